@@ -1,0 +1,33 @@
+# zkcurator: every target installs what it needs first (scripts/install-zookeeper.sh).
+GO ?= go
+SEED ?= 1
+SECS ?= 300
+
+.PHONY: deps vet test demo bench interop chaos
+
+deps:
+	@bash scripts/install-zookeeper.sh
+
+vet:
+	$(GO) vet ./...
+
+# The README's test command; CI runs it through .ci/run.
+test: deps vet
+	$(GO) test -race -count=1 -timeout 25m ./...
+
+# The newcomer's first command: a tour of the recipes against an embedded ZooKeeper
+# (or the ensemble named by ZK_CONNECT).
+demo: deps
+	$(GO) run ./examples/tour
+
+# zkcurator against go-zookeeper's own lock, one embedded server, one run: a Markdown table.
+bench: deps
+	@bash scripts/bench.sh
+
+# Only the suite that drives real Apache Curator beside zkcurator.
+interop: deps
+	$(GO) test -race -count=1 -v ./testing/interop/...
+
+# A longer seeded fault campaign: make chaos SEED=7 SECS=600
+chaos: deps
+	CAMPAIGN_SEED=$(SEED) CAMPAIGN_SECS=$(SECS) $(GO) test -count=1 -timeout 0 -v -run 'TestCampaign' ./testing/campaign/...
