@@ -1,0 +1,145 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// closedChan is what Lost returns when nothing is held.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// hold is one acquisition of a lock node, from the moment the lock is held
+// until it is released: its Lost channel, its lazily read fencing token and
+// its revocation watcher.
+type hold struct {
+	li         *lockInternals
+	path       string
+	lost       chan struct{}
+	lostOnce   sync.Once
+	done       chan struct{} // closed on release
+	stopListen func()
+	watchers   sync.WaitGroup
+
+	tokenMu sync.Mutex
+	token   int64
+}
+
+// newHold starts watching the connection for a hold that has just begun.
+// Under the client's error policy a Suspended (standard) or Lost state ends
+// the certainty of holding; so does a session other than the one that owned
+// our node when we got the lock.
+func newHold(li *lockInternals, ourPath string) *hold {
+	h := &hold{li: li, path: ourPath, lost: make(chan struct{}), done: make(chan struct{})}
+	c := li.client
+	h.stopListen = c.Listen(func(s framework.ConnectionState) {
+		if c.ErrorPolicy().IsErrorState(s) {
+			h.markLost("connection " + s.String())
+		}
+	})
+	if s := c.State(); c.ErrorPolicy().IsErrorState(s) {
+		h.markLost("connection " + s.String())
+	}
+	return h
+}
+
+func (h *hold) markLost(why string) {
+	h.lostOnce.Do(func() {
+		h.li.client.Logger().Warn("lock hold no longer certain", zap.String("path", h.path), zap.String("reason", why))
+		close(h.lost)
+	})
+}
+
+// end stops the hold's watchers and closes its Lost channel.
+func (h *hold) end() {
+	h.stopListen()
+	close(h.done)
+	h.watchers.Wait()
+	h.lostOnce.Do(func() { close(h.lost) })
+}
+
+// fencingToken returns the creation zxid of the hold's fence node, read once.
+func (h *hold) fencingToken() int64 {
+	h.tokenMu.Lock()
+	defer h.tokenMu.Unlock()
+	if h.token != 0 {
+		return h.token
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.li.client.SessionTimeout())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stat, err := h.li.client.Exists(ctx, h.li.fencePath(h.path))
+	switch {
+	case err != nil:
+		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.path), zap.Error(err))
+		return 0
+	case stat == nil:
+		h.markLost("lock node deleted")
+		return 0
+	}
+	h.token = stat.Czxid
+	return h.token
+}
+
+// watchRevocation calls fn once, on a goroutine of its own, when the hold's
+// node data becomes RevokeMessage before the hold ends. fn may release the lock.
+func (h *hold) watchRevocation(fn func()) {
+	h.watchers.Add(1)
+	go func() {
+		revoked := h.awaitRevocation()
+		h.watchers.Done()
+		if revoked {
+			fn()
+		}
+	}()
+}
+
+func (h *hold) awaitRevocation() bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		data, _, events, err := h.li.client.GetDataW(ctx, h.path)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			h.markLost("lock node deleted")
+			return false
+		case err != nil:
+			if ctx.Err() != nil {
+				return false
+			}
+			h.li.client.Logger().Debug("revocation watch failed; retrying", zap.String("path", h.path), zap.Error(err))
+			events = nil
+		case string(data) == RevokeMessage:
+			return true
+		}
+		select {
+		case <-events:
+		case <-time.After(h.li.client.SessionTimeout() / 4):
+		case <-h.done:
+			return false
+		}
+	}
+}

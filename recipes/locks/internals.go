@@ -1,0 +1,296 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/retry"
+)
+
+// errVanished marks an attempt whose own node disappeared while it waited.
+// It is retried with a new node as long as the client's retry policy allows.
+var errVanished = errors.New("lock node vanished while waiting (its session expired or it was deleted)")
+
+// lockInternals is the engine behind every lock in this package, Curator's
+// LockInternals: the driver creates our node; we list the contenders, ask the
+// driver whether we hold the lock and otherwise watch the one node it names.
+type lockInternals struct {
+	client    *framework.Client
+	driver    LockInternalsDriver
+	basePath  string
+	lockName  string
+	maxLeases int
+}
+
+// attempt creates a contender node and waits until it holds the lock. wait < 0
+// waits as long as ctx allows; otherwise the attempt gives up after wait and
+// reports held == false. On any outcome other than a hold, our node is gone
+// (or being deleted in the background) when attempt returns.
+func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (ourPath string, held bool, err error) {
+	var timeout <-chan time.Time
+	if wait >= 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
+	for {
+		ourPath, held, err = li.attemptOnce(ctx, data, timeout)
+		if !errors.Is(err, errVanished) {
+			return ourPath, held, err
+		}
+		sleep := bo.NextBackOff()
+		if sleep == backoff.Stop {
+			return "", false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
+		}
+		li.client.Logger().Debug("lock node vanished; retrying with a new node")
+		select {
+		case <-time.After(sleep):
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		}
+	}
+}
+
+func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time) (string, bool, error) {
+	ourPath, err := li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
+	if err != nil {
+		return "", false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
+	}
+	held, err := li.waitToHold(ctx, ourPath, timeout)
+	if err != nil || !held {
+		li.abandon(ctx, ourPath)
+	}
+	return ourPath, held, err
+}
+
+// waitToHold loops until our node holds the lock, timeout fires (false, nil)
+// or ctx is done. A waiter wakes when the node it watches changes and on every
+// connection state change, because go-zookeeper does not fire watches on a
+// plain disconnect.
+func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout <-chan time.Time) (bool, error) {
+	ourName := path.Base(ourPath)
+	wake := make(chan struct{}, 1)
+	stop := li.client.Listen(func(framework.ConnectionState) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+
+	ordered := false
+	if o, ok := li.driver.(CreationOrdered); ok {
+		ordered = o.NodesSortInCreationOrder()
+	}
+	var contenders []string // nil: list the children again
+	for {
+		if contenders == nil {
+			var err error
+			if contenders, err = li.contenders(ctx); err != nil {
+				return false, err
+			}
+		}
+		pr, err := li.driver.GetsTheLock(ctx, li.client, contenders, ourName, li.maxLeases)
+		if errors.Is(err, zk.ErrNoNode) {
+			return false, fmt.Errorf("%w: %s", errVanished, ourPath)
+		}
+		if err != nil {
+			return false, fmt.Errorf("locks: %s: %w", li.basePath, err)
+		}
+		if pr.GetsTheLock {
+			won, err := li.claimHolder(ctx, ourPath)
+			if err != nil || won {
+				return won, err
+			}
+			pr.PathToWatch = li.holderName()
+		}
+
+		watched := pr.PathToWatch
+		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			contenders = li.afterDeletion(contenders, watched, ordered)
+			continue
+		case err != nil:
+			return false, fmt.Errorf("locks: watch %s: %w", watched, err)
+		}
+
+		select {
+		case ev := <-events:
+			if ev.Type == zk.EventNodeDeleted {
+				contenders = li.afterDeletion(contenders, watched, ordered)
+			} else {
+				contenders = nil
+			}
+		case <-wake:
+			contenders = nil
+		case <-timeout:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// afterDeletion returns the contenders to decide on once the watched node is
+// known to be gone. When nodes sort in creation order, no contender that
+// arrived since our listing can sort before us, so the listing without the
+// deleted node is as good as a new one for us: the hand-off needs no round
+// trip. Otherwise (nil) the children are listed again.
+func (li *lockInternals) afterDeletion(contenders []string, deleted string, ordered bool) []string {
+	if !ordered {
+		return nil
+	}
+	i := indexOf(contenders, deleted)
+	if i < 0 {
+		return nil
+	}
+	rest := make([]string, 0, len(contenders)-1)
+	rest = append(rest, contenders[:i]...)
+	return append(rest, contenders[i+1:]...)
+}
+
+// contenders lists the lock path's children that carry the lock name, in lock order.
+func (li *lockInternals) contenders(ctx context.Context) ([]string, error) {
+	children, _, err := li.client.Children(ctx, li.basePath)
+	if errors.Is(err, zk.ErrNoNode) {
+		return []string{}, nil // no lock node was ever created, or the container was reaped
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locks: list %s: %w", li.basePath, err)
+	}
+	c := SortedContenders(children, li.lockName, li.driver.FixForSorting)
+	if c == nil {
+		c = []string{}
+	}
+	return c, nil
+}
+
+// participants returns the contenders' full paths in lock order.
+func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
+	names, err := li.contenders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = framework.JoinPath(li.basePath, n)
+	}
+	return paths, nil
+}
+
+func (li *lockInternals) holderName() string {
+	if h, ok := li.driver.(Holding); ok {
+		return h.HolderNodeName()
+	}
+	return ""
+}
+
+// claimHolder makes a pick of a Holding driver a hold: it creates the holder
+// node in one transaction with a check that our node still exists, so a
+// contender whose session has ended can never own the holder node. Drivers
+// without a holder node hold as soon as GetsTheLock says so.
+func (li *lockInternals) claimHolder(ctx context.Context, ourPath string) (bool, error) {
+	name := li.holderName()
+	if name == "" {
+		return true, nil
+	}
+	holderPath := framework.JoinPath(li.basePath, name)
+	_, err := li.client.Transaction(ctx,
+		&zk.CheckVersionRequest{Path: ourPath, Version: -1},
+		&zk.CreateRequest{Path: holderPath, Data: []byte(path.Base(ourPath)), Acl: zk.WorldACL(zk.PermAll), Flags: zk.FlagEphemeral},
+	)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, zk.ErrNoNode):
+		return false, fmt.Errorf("%w: %s", errVanished, ourPath)
+	case !errors.Is(err, zk.ErrNodeExists):
+		return false, fmt.Errorf("locks: claim %s: %w", holderPath, err)
+	}
+	// Someone holds, or our own claim succeeded but its reply was lost.
+	data, stat, err := li.client.GetData(ctx, holderPath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("locks: read %s: %w", holderPath, err)
+	}
+	return string(data) == path.Base(ourPath) && stat.EphemeralOwner == li.client.SessionID(), nil
+}
+
+// fencePath is the node whose creation zxid is the fencing token of a hold.
+func (li *lockInternals) fencePath(ourPath string) string {
+	if name := li.holderName(); name != "" {
+		return framework.JoinPath(li.basePath, name)
+	}
+	return ourPath
+}
+
+// release ends a hold (held) or abandons an attempt: the driver's Releaser
+// when it has one; otherwise our node is deleted, guaranteed, so a failure
+// here is retried in the background. For Holding drivers the holder node goes
+// in the same transaction as our node whenever it is ours.
+func (li *lockInternals) release(ctx context.Context, ourPath string, held bool) error {
+	if r, ok := li.driver.(Releaser); ok {
+		return r.ReleasesTheLock(ctx, li.client, ourPath)
+	}
+	if li.holderName() != "" && (held || li.ownsHolder(ctx, ourPath)) {
+		return li.releaseHolder(ctx, ourPath)
+	}
+	return li.client.Delete(ctx, ourPath, framework.Guaranteed(), framework.Quietly())
+}
+
+// ownsHolder reports whether the holder node names our node and belongs to
+// our session: an attempt whose claim went through unseen must give it up.
+func (li *lockInternals) ownsHolder(ctx context.Context, ourPath string) bool {
+	data, stat, err := li.client.GetData(ctx, framework.JoinPath(li.basePath, li.holderName()))
+	return err == nil && string(data) == path.Base(ourPath) && stat.EphemeralOwner == li.client.SessionID()
+}
+
+// releaseHolder deletes our node and the holder node atomically, so that a
+// holder node is never deleted on behalf of a session other than its own:
+// once our node is gone (NoNode), so is our holder node. It keeps trying
+// through connection loss for up to twice the session timeout, by which time
+// the session has either come back or been declared lost and closed (and its
+// ephemeral holder node deleted by the server).
+func (li *lockInternals) releaseHolder(ctx context.Context, ourPath string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*li.client.SessionTimeout())
+	defer cancel()
+	bo := backoff.WithContext(backoff.NewExponentialBackOff(), ctx)
+	op := func() error {
+		_, err := li.client.Transaction(ctx,
+			&zk.DeleteRequest{Path: ourPath, Version: -1},
+			&zk.DeleteRequest{Path: framework.JoinPath(li.basePath, li.holderName()), Version: -1},
+		)
+		switch {
+		case err == nil || errors.Is(err, zk.ErrNoNode):
+			return nil
+		case retry.IsRetryable(err):
+			return err
+		}
+		return backoff.Permanent(err)
+	}
+	if err := backoff.Retry(op, bo); err != nil {
+		return fmt.Errorf("locks: release %s: %w", ourPath, err)
+	}
+	return nil
+}
+
+// abandon deletes the node of an attempt that did not end in a hold, with a
+// context of its own so that a cancelled caller still leaves no node behind.
+func (li *lockInternals) abandon(ctx context.Context, ourPath string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+	defer cancel()
+	if err := li.release(ctx, ourPath, false); err != nil {
+		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background")
+	}
+}

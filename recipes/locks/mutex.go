@@ -1,0 +1,229 @@
+package locks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// lockNameMutex is the lock name of InterProcessMutex nodes, as in Curator.
+const lockNameMutex = "lock-"
+
+// InterProcessMutex is a re-entrant mutual exclusion lock that works across
+// processes and languages: it speaks Curator's protocol, so a Go and a Java
+// process on the same path exclude each other. Reentrancy is per handle:
+// acquiring again through the same handle nests, so goroutines that must
+// exclude each other use handles of their own. A handle is safe for
+// concurrent use.
+type InterProcessMutex struct {
+	li   *lockInternals
+	data []byte
+	err  error // a construction error, reported by every call
+
+	// beforeAcquire, when set, may refuse a first acquisition (the read/write
+	// lock refuses an upgrade with it).
+	beforeAcquire func() error
+
+	mu        sync.Mutex
+	count     int           // reentrant holds; 0 when not held
+	current   *hold         // non-nil while held
+	acquiring chan struct{} // closed when the first acquisition in flight ends
+	revocable func()
+}
+
+// NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
+// the contenders' nodes are created. It makes no network call; an invalid path
+// or a nil client is reported by every later call.
+func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) *InterProcessMutex {
+	return newMutex(c, path, lockNameMutex, 1, newMutexConfig(opts))
+}
+
+func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mutexConfig) *InterProcessMutex {
+	m := &InterProcessMutex{
+		li:   &lockInternals{client: c, driver: cfg.driver, basePath: path, lockName: lockName, maxLeases: maxLeases},
+		data: cfg.data,
+	}
+	switch {
+	case c == nil:
+		m.err = fmt.Errorf("locks: nil client for lock %q", path)
+	case cfg.driver == nil:
+		m.err = fmt.Errorf("locks: nil driver for lock %q", path)
+	default:
+		if err := framework.ValidatePath(path); err != nil {
+			m.err = fmt.Errorf("locks: %w", err)
+		}
+	}
+	return m
+}
+
+// Acquire blocks until this handle holds the lock or ctx is done. If ctx ends
+// first, the contender's node is deleted before Acquire returns (or, when the
+// connection is down, by a guaranteed delete in the background), so a
+// cancelled waiter never blocks others.
+func (m *InterProcessMutex) Acquire(ctx context.Context) error {
+	_, err := m.acquire(ctx, -1)
+	return err
+}
+
+// TryAcquire is Acquire that gives up after wait and then reports false with
+// a nil error; a wait of zero makes a single attempt. An error is returned
+// when ctx ends or the attempt fails.
+func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
+	if wait < 0 {
+		return false, fmt.Errorf("locks: TryAcquire %s: negative wait %v", m.li.basePath, wait)
+	}
+	return m.acquire(ctx, wait)
+}
+
+func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bool, error) {
+	if m.err != nil {
+		return false, m.err
+	}
+	if ctx == nil {
+		return false, fmt.Errorf("locks: acquire %s: nil context", m.li.basePath)
+	}
+	for {
+		m.mu.Lock()
+		if m.count > 0 {
+			m.count++
+			m.mu.Unlock()
+			return true, nil
+		}
+		if inFlight := m.acquiring; inFlight != nil {
+			// Another goroutine is acquiring through this handle: share its result.
+			m.mu.Unlock()
+			select {
+			case <-inFlight:
+				continue
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+		}
+		if m.beforeAcquire != nil {
+			if err := m.beforeAcquire(); err != nil {
+				m.mu.Unlock()
+				return false, err
+			}
+		}
+		done := make(chan struct{})
+		m.acquiring = done
+		m.mu.Unlock()
+
+		ourPath, held, err := m.li.attempt(ctx, m.data, wait)
+
+		m.mu.Lock()
+		if held {
+			m.count = 1
+			m.current = newHold(m.li, ourPath)
+			if m.revocable != nil {
+				m.current.watchRevocation(m.revocable)
+			}
+		}
+		m.acquiring = nil
+		close(done)
+		m.mu.Unlock()
+		return held, err
+	}
+}
+
+// Release undoes one Acquire. The outermost Release deletes the lock node
+// (guaranteed: retried in the background if the connection is down) and
+// closes the hold's Lost channel. It returns an error matching ErrNotOwner
+// when this handle does not hold the lock.
+func (m *InterProcessMutex) Release(ctx context.Context) error {
+	if m.err != nil {
+		return m.err
+	}
+	m.mu.Lock()
+	if m.count == 0 {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNotOwner, m.li.basePath)
+	}
+	m.count--
+	if m.count > 0 {
+		m.mu.Unlock()
+		return nil
+	}
+	h := m.current
+	m.current = nil
+	m.mu.Unlock()
+
+	h.end()
+	if err := m.li.release(ctx, h.path, true); err != nil {
+		return fmt.Errorf("locks: release %s: %w", h.path, err)
+	}
+	return nil
+}
+
+// IsAcquiredInThisProcess reports whether this handle holds the lock.
+func (m *InterProcessMutex) IsAcquiredInThisProcess() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.count > 0
+}
+
+// ParticipantNodes returns the full paths of all contenders' nodes, the
+// holder first, in the order in which they will hold the lock (for fair
+// drivers).
+func (m *InterProcessMutex) ParticipantNodes(ctx context.Context) ([]string, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.li.participants(ctx)
+}
+
+// LockPath returns the path of this handle's lock node while it holds the
+// lock, and "" otherwise.
+func (m *InterProcessMutex) LockPath() string {
+	if h := m.held(); h != nil {
+		return h.path
+	}
+	return ""
+}
+
+// FencingToken returns the creation zxid (czxid) of the node that marks this
+// hold, while the lock is held, and 0 otherwise. Tokens of successive holds of
+// one lock strictly increase across the ensemble, so a store that remembers
+// the highest token it has seen can reject writes from a holder that lost the
+// lock. The first call of a hold costs one round trip (bounded by the session
+// timeout); it returns 0, and closes Lost, if the node is found deleted.
+func (m *InterProcessMutex) FencingToken() int64 {
+	if h := m.held(); h != nil {
+		return h.fencingToken()
+	}
+	return 0
+}
+
+// Lost returns a channel that is closed when holding the lock is no longer
+// certain: on Suspended under the client's standard error policy or on Lost
+// under the session policy, when the lock node is found deleted, and when the
+// hold ends by Release. When nothing is held it returns a closed channel; each
+// acquisition gets a new channel.
+func (m *InterProcessMutex) Lost() <-chan struct{} {
+	if h := m.held(); h != nil {
+		return h.lost
+	}
+	return closedChan
+}
+
+// MakeRevocable registers fn to be called, once per hold and on a goroutine
+// of its own, when another process asks this holder to release the lock (see
+// AttemptRevoke). It applies to the current hold, if any, and to later ones.
+// Watching costs one request per hold.
+func (m *InterProcessMutex) MakeRevocable(fn func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.revocable = fn
+	if m.current != nil && fn != nil {
+		m.current.watchRevocation(fn)
+	}
+}
+
+func (m *InterProcessMutex) held() *hold {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.current
+}
