@@ -1,0 +1,196 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/recipes/locks"
+)
+
+// RunDriverSuite runs the checks every LockInternalsDriver must pass against
+// the ZooKeeper at connect: mutual exclusion under contention from several
+// sessions, hand-over, reentrancy, and cancelled or timed-out waiters that
+// leave no node behind. newDriver returns the driver for each mutex.
+func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInternalsDriver) {
+	opt := func() locks.MutexOption { return locks.WithDriver(newDriver()) }
+	var seq int
+	var seqMu sync.Mutex
+	lockPath := func() string {
+		seqMu.Lock()
+		defer seqMu.Unlock()
+		seq++
+		return fmt.Sprintf("/locktest/%s/%d", t.Name(), seq)
+	}
+
+	t.Run("Exclusion", func(t *testing.T) {
+		const clients, handlesPerClient, rounds = 3, 2, 10
+		path := lockPath()
+		var check Checker
+		var wg sync.WaitGroup
+		errs := make(chan error, clients*handlesPerClient)
+		for i := 0; i < clients; i++ {
+			c := NewClient(t, connect)
+			for j := 0; j < handlesPerClient; j++ {
+				m := locks.NewInterProcessMutex(c, path, opt())
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					for r := 0; r < rounds; r++ {
+						if err := m.Acquire(ctx); err != nil {
+							errs <- err
+							return
+						}
+						exit := check.Enter()
+						time.Sleep(time.Millisecond) // hold briefly so overlaps would show
+						exit()
+						if err := m.Release(ctx); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("contender failed: %v", err)
+		}
+		if v := check.Violations(); v != 0 {
+			t.Fatalf("%d overlapping holds", v)
+		}
+		if got, want := check.Entries(), clients*handlesPerClient*rounds; got != want {
+			t.Fatalf("entries = %d, want %d", got, want)
+		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("HandOver", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		a := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		b := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		must(t, a.Acquire(ctx))
+		got := make(chan error, 1)
+		go func() { got <- b.Acquire(ctx) }()
+		waitContenders(t, a, 2)
+		select {
+		case err := <-got:
+			t.Fatalf("second session acquired while the first held (err %v)", err)
+		default:
+		}
+		must(t, a.Release(ctx))
+		must(t, <-got)
+		if !b.IsAcquiredInThisProcess() || a.IsAcquiredInThisProcess() {
+			t.Fatalf("after hand-over: a held %v, b held %v", a.IsAcquiredInThisProcess(), b.IsAcquiredInThisProcess())
+		}
+		must(t, b.Release(ctx))
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("Reentrancy", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		c := NewClient(t, connect)
+		m := locks.NewInterProcessMutex(c, path, opt())
+		other := locks.NewInterProcessMutex(c, path, opt())
+		for i := 0; i < 3; i++ {
+			must(t, m.Acquire(ctx))
+		}
+		nodes, err := m.ParticipantNodes(ctx)
+		must(t, err)
+		if len(nodes) != 1 || nodes[0] != m.LockPath() {
+			t.Fatalf("3-deep hold: participants %v, our node %q", nodes, m.LockPath())
+		}
+		if ok, err := other.TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
+			t.Fatalf("another handle's TryAcquire during a reentrant hold = %v, %v; want false, nil", ok, err)
+		}
+		for i := 0; i < 2; i++ {
+			must(t, m.Release(ctx))
+			if !m.IsAcquiredInThisProcess() {
+				t.Fatalf("released after %d of 3 releases", i+1)
+			}
+		}
+		must(t, m.Release(ctx))
+		if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
+			t.Fatalf("fourth Release = %v, want ErrNotOwner", err)
+		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("CancelledWaiterLeavesNoNode", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		holder := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		waiter := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		must(t, holder.Acquire(ctx))
+		wctx, cancel := context.WithCancel(ctx)
+		got := make(chan error, 1)
+		go func() { got <- waiter.Acquire(wctx) }()
+		waitContenders(t, holder, 2)
+		cancel()
+		if err := <-got; !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Acquire = %v, want context.Canceled", err)
+		}
+		waitContenders(t, holder, 1)
+		must(t, holder.Release(ctx))
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("TryAcquireTimesOutWithoutNode", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		holder := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		waiter := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		must(t, holder.Acquire(ctx))
+		ok, err := waiter.TryAcquire(ctx, 150*time.Millisecond)
+		if ok || err != nil {
+			t.Fatalf("TryAcquire while held = %v, %v; want false, nil", ok, err)
+		}
+		if ok, err := waiter.TryAcquire(ctx, 0); ok || err != nil {
+			t.Fatalf("TryAcquire(0) while held = %v, %v; want false, nil", ok, err)
+		}
+		waitContenders(t, holder, 1)
+		must(t, holder.Release(ctx))
+		if ok, err := waiter.TryAcquire(ctx, 0); !ok || err != nil {
+			t.Fatalf("TryAcquire(0) when free = %v, %v; want true, nil", ok, err)
+		}
+		must(t, waiter.Release(ctx))
+		assertNoContenders(t, connect, path, opt)
+	})
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitContenders waits until the lock of m has n contenders.
+func waitContenders(t *testing.T, m *locks.InterProcessMutex, n int) {
+	t.Helper()
+	Eventually(t, 10*time.Second, fmt.Sprintf("%d contenders", n), func() bool {
+		nodes, err := m.ParticipantNodes(context.Background())
+		return err == nil && len(nodes) == n
+	})
+}
+
+// assertNoContenders checks, through a fresh session, that no node of any
+// contender is left under path.
+func assertNoContenders(t *testing.T, connect, path string, opt func() locks.MutexOption) {
+	t.Helper()
+	waitContenders(t, locks.NewInterProcessMutex(NewClient(t, connect), path, opt()), 0)
+}
