@@ -1,0 +1,465 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+const shortSession = 1500 * time.Millisecond
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newProxy(t *testing.T, target string) *zktest.Proxy {
+	t.Helper()
+	p, err := zktest.NewProxy(target)
+	if err != nil {
+		t.Fatalf("NewProxy(%s): %v", target, err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func waitParticipants(t *testing.T, m *locks.InterProcessMutex, n int) []string {
+	t.Helper()
+	var nodes []string
+	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d participants", n), func() bool {
+		var err error
+		nodes, err = m.ParticipantNodes(context.Background())
+		return err == nil && len(nodes) == n
+	})
+	return nodes
+}
+
+func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	var check locktest.Checker
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for i := 0; i < 10; i++ {
+		m := locks.NewInterProcessMutex(c, "/ten")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < 5; r++ {
+				if err := m.Acquire(ctx); err != nil {
+					errs <- err
+					return
+				}
+				exit := check.Enter()
+				time.Sleep(time.Millisecond)
+				exit()
+				if err := m.Release(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if v := check.Violations(); v != 0 || check.Entries() != 50 {
+		t.Fatalf("violations %d, entries %d; want 0, 50", v, check.Entries())
+	}
+}
+
+func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	m := locks.NewInterProcessMutex(c, "/shared-handle")
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- m.Acquire(ctx) }()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		must(t, err)
+	}
+	if nodes := waitParticipants(t, m, 1); nodes[0] != m.LockPath() {
+		t.Fatalf("participants %v, our node %q", nodes, m.LockPath())
+	}
+	for i := 0; i < 5; i++ {
+		must(t, m.Release(ctx))
+	}
+	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) || !strings.Contains(err.Error(), "you do not own the lock: /shared-handle") {
+		t.Fatalf("sixth Release = %v, want ErrNotOwner naming the path", err)
+	}
+	waitParticipants(t, m, 0)
+}
+
+func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr())
+	ctx := testCtx(t)
+	proxy.ResetCounts()
+	for _, tc := range []struct {
+		name string
+		m    *locks.InterProcessMutex
+		want string
+	}{
+		{"nil client", locks.NewInterProcessMutex(nil, "/a"), "nil client"},
+		{"relative path", locks.NewInterProcessMutex(c, "a/b"), "a/b"},
+		{"trailing slash", locks.NewInterProcessMutex(c, "/a/"), "/a/"},
+		{"nil driver", locks.NewInterProcessMutex(c, "/a", locks.WithDriver(nil)), "nil driver"},
+		{"bad suffix digits", locks.NewInterProcessMutex(c, "/a", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: -3})), "-3"},
+	} {
+		if err := tc.m.Acquire(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Acquire = %v, want an error naming %q", tc.name, err, tc.want)
+		}
+	}
+	m := locks.NewInterProcessMutex(c, "/a")
+	if _, err := m.TryAcquire(ctx, -time.Second); err == nil || !strings.Contains(err.Error(), "-1s") {
+		t.Errorf("TryAcquire(-1s) = %v, want an error naming the wait", err)
+	}
+	if err := locks.AttemptRevoke(ctx, c, "bad"); err == nil {
+		t.Error("AttemptRevoke with a relative path succeeded")
+	}
+	for _, op := range []zktest.Op{zktest.OpCreate, zktest.OpCreateContainer, zktest.OpGetChildren2, zktest.OpSetData} {
+		if n := proxy.RequestCount(op); n != 0 {
+			t.Errorf("bad input sent %d %v requests", n, op)
+		}
+	}
+}
+
+func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	holder := locks.NewInterProcessMutex(holderClient, "/expiry")
+	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry")
+	must(t, holder.Acquire(ctx))
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(ctx) }()
+	waitParticipants(t, waiter, 2)
+
+	proxy.Pause()
+	paused := time.Now()
+	select {
+	case <-holder.Lost():
+	case <-time.After(5 * shortSession):
+		t.Fatal("holder's Lost() did not close during the partition")
+	}
+	select {
+	case err := <-got:
+		must(t, err)
+	case <-time.After(5 * shortSession):
+		t.Fatal("waiter did not acquire after the holder's session expired")
+	}
+	t.Logf("waiter acquired %v after the partition began (session timeout %v)", time.Since(paused), holderClient.SessionTimeout())
+	proxy.Resume()
+	// The stale holder must be able to release without touching the new holder's node.
+	must(t, holder.Release(ctx))
+	nodes := waitParticipants(t, waiter, 1)
+	if nodes[0] != waiter.LockPath() {
+		t.Fatalf("after the stale release, participants %v; want only %s", nodes, waiter.LockPath())
+	}
+	must(t, waiter.Release(ctx))
+}
+
+func TestMutexHolderSurvivesServerRestart(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	m := locks.NewInterProcessMutex(c, "/restart")
+	must(t, m.Acquire(ctx))
+	ourNode := m.LockPath()
+	must(t, srv.Stop())
+	must(t, srv.Restart())
+	must(t, c.BlockUntilConnected(ctx))
+	select {
+	case <-m.Lost():
+		t.Fatal("Lost() closed on a restart within the session (session error policy)")
+	default:
+	}
+	stat, err := c.Exists(ctx, ourNode)
+	must(t, err)
+	if stat == nil {
+		t.Fatalf("lock node %s gone after a restart within the session", ourNode)
+	}
+	must(t, m.Release(ctx))
+	if stat, err := c.Exists(ctx, ourNode); err != nil || stat != nil {
+		t.Fatalf("after Release, Exists(%s) = %v, %v; want absent", ourNode, stat, err)
+	}
+}
+
+func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithContainerCheckInterval(100*time.Millisecond))
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	m := locks.NewInterProcessMutex(c, "/containers/deep/lock")
+	must(t, m.Acquire(ctx))
+	must(t, m.Release(ctx))
+	locktest.Eventually(t, 10*time.Second, "container parents reaped", func() bool {
+		stat, err := c.Exists(ctx, "/containers")
+		return err == nil && stat == nil
+	})
+	// The lock still works after its parents were reaped.
+	must(t, m.Acquire(ctx))
+	must(t, m.Release(ctx))
+}
+
+func TestMutexUnderNamespace(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString(), framework.WithNamespace("tenant"))
+	ctx := testCtx(t)
+	m := locks.NewInterProcessMutex(c, "/jobs")
+	must(t, m.Acquire(ctx))
+	if !strings.HasPrefix(m.LockPath(), "/jobs/_c_") {
+		t.Fatalf("LockPath() = %q, want it relative to the namespace", m.LockPath())
+	}
+	raw := locktest.NewClient(t, srv.ConnectString())
+	children, _, err := raw.Children(ctx, "/tenant/jobs")
+	must(t, err)
+	if len(children) != 1 || "/jobs/"+children[0] != m.LockPath() {
+		t.Fatalf("/tenant/jobs children %v; want our node %s", children, m.LockPath())
+	}
+	other := locks.NewInterProcessMutex(c.UsingNamespace("other"), "/jobs")
+	ok, err := other.TryAcquire(ctx, 0)
+	if !ok || err != nil {
+		t.Fatalf("the same path in another namespace: TryAcquire = %v, %v; want true", ok, err)
+	}
+	must(t, other.Release(ctx))
+	must(t, m.Release(ctx))
+}
+
+func TestMutexRevocation(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	holderClient := locktest.NewClient(t, srv.ConnectString())
+	holder := locks.NewInterProcessMutex(holderClient, "/revocable")
+	revoked := make(chan struct{}, 2)
+	holder.MakeRevocable(func() {
+		revoked <- struct{}{}
+		_ = holder.Release(context.Background())
+	})
+	must(t, holder.Acquire(ctx))
+	other := locktest.NewClient(t, srv.ConnectString())
+	waiter := locks.NewInterProcessMutex(other, "/revocable")
+	nodes := waitParticipants(t, waiter, 1)
+	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
+	select {
+	case <-revoked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("revocation callback not called")
+	}
+	must(t, waiter.Acquire(ctx))
+	must(t, waiter.Release(ctx))
+	if len(revoked) != 0 {
+		t.Fatal("revocation callback called more than once")
+	}
+	// Revoking a node that is gone is not an error.
+	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
+}
+
+func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	m := locks.NewInterProcessMutex(c, "/lost-standard")
+	must(t, m.Acquire(ctx))
+	lost := m.Lost()
+	proxy.Sever() // connection loss, well within the session
+	select {
+	case <-lost:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Lost() did not close on Suspended under the standard error policy")
+	}
+	must(t, c.BlockUntilConnected(ctx))
+	must(t, m.Release(ctx))
+	must(t, m.Acquire(ctx))
+	if m.Lost() == lost {
+		t.Fatal("a new acquisition reused the old Lost channel")
+	}
+	select {
+	case <-m.Lost():
+		t.Fatal("the new hold's Lost() is closed")
+	default:
+	}
+	must(t, m.Release(ctx))
+	select {
+	case <-m.Lost():
+	default:
+		t.Fatal("Lost() is open when nothing is held")
+	}
+}
+
+func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	m := locks.NewInterProcessMutex(c, "/lost-session")
+	must(t, m.Acquire(ctx))
+
+	states := make(chan framework.ConnectionState, 16)
+	stop := c.Listen(func(s framework.ConnectionState) { states <- s })
+	defer stop()
+	awaitState := func(want framework.ConnectionState) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case s := <-states:
+				if s == want {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %v state", want)
+			}
+		}
+	}
+	proxy.Sever()
+	awaitState(framework.Suspended)
+	awaitState(framework.Reconnected)
+	select {
+	case <-m.Lost():
+		t.Fatal("Lost() closed on a suspension under the session error policy")
+	default:
+	}
+	proxy.Pause()
+	awaitState(framework.Lost)
+	select {
+	case <-m.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost() did not close on Lost")
+	}
+	proxy.Resume()
+	must(t, m.Release(ctx))
+}
+
+func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	m := locks.NewInterProcessMutex(c, "/deleted-under-us")
+	must(t, m.Acquire(ctx))
+	must(t, c.Delete(ctx, m.LockPath()))
+	if tok := m.FencingToken(); tok != 0 {
+		t.Fatalf("FencingToken() = %d for a deleted node, want 0", tok)
+	}
+	select {
+	case <-m.Lost():
+	default:
+		t.Fatal("Lost() open after the node was found deleted")
+	}
+	must(t, m.Release(ctx))
+}
+
+func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	for _, driver := range []locks.LockInternalsDriver{locks.StandardLockInternalsDriver{}, locks.UnfairLockInternalsDriver{}} {
+		handles := []*locks.InterProcessMutex{
+			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
+			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
+		}
+		var last int64
+		for i := 0; i < 100; i++ {
+			m := handles[i%2]
+			must(t, m.Acquire(ctx))
+			tok := m.FencingToken()
+			if tok <= last {
+				t.Fatalf("%T: hold %d: token %d not above %d", driver, i, tok, last)
+			}
+			if again := m.FencingToken(); again != tok {
+				t.Fatalf("%T: token changed within a hold: %d then %d", driver, tok, again)
+			}
+			last = tok
+			must(t, m.Release(ctx))
+			if m.FencingToken() != 0 {
+				t.Fatalf("%T: FencingToken() non-zero after Release", driver)
+			}
+		}
+	}
+}
+
+// TestMutexReleaseWakesOneWaiter: with 50 waiters, a release makes the next
+// waiter the holder with no request at all (one-step hand-off) and wakes no
+// other waiter: the server's watch count drops by exactly one.
+func TestMutexReleaseWakesOneWaiter(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd")
+	must(t, holder.Acquire(ctx))
+	waitersClient := locktest.NewClient(t, proxy.Addr())
+	const waiters = 50
+	handles := make([]*locks.InterProcessMutex, waiters)
+	acquired := make(chan int, waiters)
+	for i := range handles {
+		handles[i] = locks.NewInterProcessMutex(waitersClient, "/herd")
+		go func(i int) {
+			if err := handles[i].Acquire(ctx); err != nil {
+				t.Errorf("waiter %d: %v", i, err)
+			}
+			acquired <- i
+		}(i)
+	}
+	waitParticipants(t, holder, waiters+1)
+	watches := func() int {
+		out, err := srv.FourLetter(ctx, "wchs")
+		must(t, err)
+		var conns, paths, total int
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "connections watching") {
+				fmt.Sscanf(line, "%d connections watching %d paths", &conns, &paths)
+			}
+			if strings.HasPrefix(line, "Total watches:") {
+				fmt.Sscanf(line, "Total watches:%d", &total)
+			}
+		}
+		return total
+	}
+	locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool { return watches() == waiters })
+	proxy.ResetCounts()
+	must(t, holder.Release(ctx))
+	next := <-acquired
+	if n := proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren) + proxy.RequestCount(zktest.OpGetData); n != 0 {
+		t.Errorf("the hand-off cost the waiters %d requests; want 0", n)
+	}
+	if w := watches(); w != waiters-1 {
+		t.Errorf("after one release %d watches remain; want %d", w, waiters-1)
+	}
+	// Drain: every waiter gets the lock in turn.
+	must(t, handles[next].Release(ctx))
+	for i := 1; i < waiters; i++ {
+		select {
+		case j := <-acquired:
+			must(t, handles[j].Release(ctx))
+		case <-time.After(20 * time.Second):
+			t.Fatalf("only %d of %d waiters acquired", i, waiters)
+		}
+	}
+}
