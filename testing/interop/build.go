@@ -1,0 +1,110 @@
+package interop
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+//go:embed java/CuratorHelper.java
+var helperSource []byte
+
+// JarDir is where Debian's packages put the Curator and ZooKeeper jars.
+const JarDir = "/usr/share/java"
+
+// helperJars is the helper's classpath besides its own classes: Curator 5.4.0
+// (libcurator-*-java), the ZooKeeper 3.8 client and what both need at run time.
+// zookeeper.jar's manifest Class-Path brings netty and the rest of its own deps.
+var helperJars = []string{
+	"curator-recipes.jar",
+	"curator-framework.jar",
+	"curator-client.jar",
+	"zookeeper.jar",
+	"zookeeper-jute.jar",
+	"guava.jar",
+	"slf4j-api.jar",
+	"slf4j-simple.jar",
+}
+
+const installHint = "run scripts/install-zookeeper.sh (make interop does) to install a JDK and libcurator-recipes-java"
+
+// build is the compiled helper, shared by every Helper of the process.
+var build struct {
+	once      sync.Once
+	mu        sync.Mutex // guards the fields below after once.Do has returned
+	dir       string
+	classpath string
+	java      string
+	err       error
+}
+
+// compileHelper compiles CuratorHelper.java once per process into a temporary
+// directory and returns the java binary and the classpath to run it with.
+func compileHelper() (java, classpath string, err error) {
+	build.once.Do(func() { build.java, build.classpath, build.dir, build.err = compile() })
+	build.mu.Lock()
+	defer build.mu.Unlock()
+	return build.java, build.classpath, build.err
+}
+
+func compile() (java, classpath, dir string, err error) {
+	java, err = exec.LookPath("java")
+	if err != nil {
+		return "", "", "", fmt.Errorf("interop: java not found in PATH: %s", installHint)
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		return "", "", "", fmt.Errorf("interop: javac not found in PATH: %s", installHint)
+	}
+	jars := make([]string, 0, len(helperJars))
+	for _, name := range helperJars {
+		p := filepath.Join(JarDir, name)
+		if name == "zookeeper.jar" && os.Getenv("ZOOKEEPER_JAR") != "" {
+			p = os.Getenv("ZOOKEEPER_JAR")
+		}
+		if _, err := os.Stat(p); err != nil {
+			return "", "", "", fmt.Errorf("interop: jar %s missing: %s", p, installHint)
+		}
+		jars = append(jars, p)
+	}
+	dir, err = os.MkdirTemp("", "zkcurator-interop-")
+	if err != nil {
+		return "", "", "", fmt.Errorf("interop: %w", err)
+	}
+	src := filepath.Join(dir, "CuratorHelper.java")
+	classes := filepath.Join(dir, "classes")
+	if err := os.WriteFile(src, helperSource, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", "", "", fmt.Errorf("interop: %w", err)
+	}
+	// -Xlint:-path: zookeeper.jar's manifest names jars Debian does not ship (jline).
+	out, err := exec.Command(javac, "-Xlint:-path", "-encoding", "UTF-8", "-d", classes,
+		"-cp", strings.Join(jars, ":"), src).CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", "", "", fmt.Errorf("interop: javac CuratorHelper.java: %w\n%s", err, out)
+	}
+	return java, strings.Join(append([]string{classes}, jars...), ":"), dir, nil
+}
+
+// errRemoved is what Start reports once RemoveBuild has run.
+var errRemoved = errors.New("interop: the helper build was removed")
+
+// RemoveBuild deletes the compiled helper. Call it once, after the last helper has
+// exited (from TestMain); helpers started later fail.
+func RemoveBuild() error {
+	build.once.Do(func() {}) // no compile from now on
+	build.mu.Lock()
+	defer build.mu.Unlock()
+	dir := build.dir
+	build.dir, build.classpath, build.err = "", "", errRemoved
+	if dir == "" {
+		return nil
+	}
+	return os.RemoveAll(dir)
+}
