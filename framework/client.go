@@ -1,0 +1,190 @@
+package framework
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/retry"
+)
+
+// Client is a ZooKeeper client with Curator's guarantees: connection states delivered
+// in order, operations run through the retry policy, namespaces, protected creates and
+// guaranteed deletes. It is safe for concurrent use. Views made by UsingNamespace share
+// one connection, state and set of listeners.
+type Client struct {
+	core  *core
+	ns    string // the namespace prefix ("/app"), or "" for none
+	nsErr error  // an invalid namespace given to UsingNamespace, returned by every operation
+}
+
+// core is what every namespace view of a client shares.
+type core struct {
+	cfg config
+	log *zap.Logger
+
+	events    *queue[loopEvent]
+	notices   *queue[ConnectionState]
+	listeners listenerSet
+	bg        *background
+
+	closing  chan struct{} // closed when Close begins
+	loopStop chan struct{} // closed when the event loop and dispatcher must stop
+
+	mu         sync.Mutex
+	started    bool
+	closed     bool
+	connClosed bool // Close is closing the connection: its events are ignored
+	noSpawn    bool // set once Close waits for our goroutines
+	wg         sync.WaitGroup
+	sess       session         // guarded by mu; see connection.go
+	nsReady    map[string]bool // namespace roots known to exist
+	closeOnce  sync.Once
+}
+
+// NewClient checks its arguments and makes a client for the comma-separated servers in
+// connectString ("127.0.0.1:2181,127.0.0.1:2182"). It does no network I/O; call Start.
+func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Client, error) {
+	cfg, err := newConfig(connectString, policy, opts)
+	if err != nil {
+		return nil, err
+	}
+	k := &core{
+		cfg:      cfg,
+		log:      cfg.logger,
+		events:   newQueue[loopEvent](),
+		notices:  newQueue[ConnectionState](),
+		closing:  make(chan struct{}),
+		loopStop: make(chan struct{}),
+		nsReady:  make(map[string]bool),
+	}
+	k.bg = newBackground(k)
+	k.sess.readyCh = make(chan struct{})
+	ns := ""
+	if cfg.namespace != "" {
+		ns = "/" + cfg.namespace
+	}
+	return &Client{core: k, ns: ns}, nil
+}
+
+// Start begins connecting in the background and returns at once; use
+// BlockUntilConnected or Listen to learn when the client is connected. A client can be
+// started only once.
+func (c *Client) Start() error {
+	k := c.core
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.closed:
+		return ErrClosed
+	case k.started:
+		return errors.New("framework: client already started")
+	}
+	if err := k.connectLocked(); err != nil {
+		return err
+	}
+	k.started = true
+	k.spawnLocked(k.eventLoop)
+	k.spawnLocked(func() { k.dispatch(k.loopStop) })
+	k.spawnLocked(k.bg.run)
+	return nil
+}
+
+// Close stops the client: it gives pending guaranteed deletes up to
+// min(5 s, connection timeout) to finish, closes the session (its ephemeral nodes go)
+// and waits for the client's goroutines to end, including a listener call under way.
+// It is idempotent; every namespace view closes the same shared client. Connection
+// states are not reported during or after Close.
+func (c *Client) Close() error {
+	k := c.core
+	k.closeOnce.Do(k.close)
+	return nil
+}
+
+func (k *core) close() {
+	k.mu.Lock()
+	k.closed = true
+	started := k.started
+	close(k.closing)
+	k.mu.Unlock()
+
+	if started {
+		k.bg.drain(min(5*time.Second, k.cfg.connectionTimeout))
+	} else {
+		k.bg.drain(0)
+	}
+
+	k.mu.Lock()
+	conn := k.sess.conn
+	k.connClosed = true
+	k.stopSuspendTimerLocked()
+	k.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	close(k.loopStop)
+
+	k.mu.Lock()
+	k.noSpawn = true
+	k.mu.Unlock()
+	k.wg.Wait()
+}
+
+// spawnLocked runs fn on a goroutine that Close waits for. It reports false, and does not
+// run fn, once Close has begun waiting. k.mu must be held.
+func (k *core) spawnLocked(fn func()) bool {
+	if k.noSpawn {
+		return false
+	}
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+func (k *core) spawn(fn func()) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.spawnLocked(fn)
+}
+
+// UsingNamespace returns a view of the client whose paths are relative to ns (""
+// for none), sharing this client's connection, state, listeners and lifetime. If ns is
+// invalid, every operation of the view returns an error naming it.
+func (c *Client) UsingNamespace(ns string) *Client {
+	if err := validateNamespace(ns); err != nil {
+		return &Client{core: c.core, nsErr: err}
+	}
+	if ns == "" {
+		return &Client{core: c.core}
+	}
+	return &Client{core: c.core, ns: "/" + ns}
+}
+
+// Namespace returns the client's namespace without its leading slash ("" for none).
+func (c *Client) Namespace() string {
+	if c.ns == "" {
+		return ""
+	}
+	return c.ns[1:]
+}
+
+// ErrorPolicy returns the policy set with WithErrorPolicy.
+func (c *Client) ErrorPolicy() ErrorPolicy { return c.core.cfg.errorPolicy }
+
+// Logger returns the client's logger; it is never nil.
+func (c *Client) Logger() *zap.Logger { return c.core.log }
+
+// Conn returns the current go-zookeeper connection, or nil before Start. Requests made
+// on it bypass namespaces and retries. After a simulated session expiry the client
+// replaces it, so do not keep it.
+func (c *Client) Conn() *zk.Conn {
+	c.core.mu.Lock()
+	defer c.core.mu.Unlock()
+	return c.core.sess.conn
+}

@@ -1,0 +1,360 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+)
+
+// session is the connection state the event loop maintains; guarded by core.mu.
+type session struct {
+	conn          *zk.Conn
+	gen           uint64          // increments each time conn is replaced
+	state         ConnectionState // the last state published to listeners
+	ready         bool            // a session is established and auth applied: operations may run
+	readyCh       chan struct{}   // closed while ready
+	hasSession    bool            // go-zookeeper reports a session on conn
+	authApplied   int             // how many WithAuth entries conn has accepted
+	authRunning   bool
+	lastSessionID int64
+	negotiated    time.Duration // the session timeout the server granted, once known
+	suspendTimer  *time.Timer
+	suspendEpoch  uint64
+}
+
+type loopEventKind int
+
+const (
+	evZK             loopEventKind = iota // a session event from go-zookeeper
+	evNegotiated                          // the server granted a session timeout
+	evAuthDone                            // WithAuth entries were sent on a connection
+	evSuspendExpired                      // Suspended for as long as the session timeout
+	evReconnect                           // retry replacing the connection
+)
+
+// loopEvent is one input of the state machine, tagged with the connection generation
+// it belongs to so that events of a replaced connection are ignored.
+type loopEvent struct {
+	kind    loopEventKind
+	gen     uint64
+	zkEvent zk.Event
+	timeout time.Duration
+	applied int
+	err     error
+	epoch   uint64
+}
+
+// connectLocked opens a new go-zookeeper connection (a new session) as the next
+// generation. go-zookeeper starts its goroutines at once; its events are fed into our
+// own queue by a callback that never blocks. k.mu must be held.
+func (k *core) connectLocked() error {
+	gen := k.sess.gen + 1
+	dialer := k.cfg.dialer
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
+	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
+		zk.WithEventCallback(func(ev zk.Event) {
+			if ev.Type == zk.EventSession {
+				k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
+			}
+		}),
+		zk.WithLogger(&zkLogger{log: k.log.Sugar(), gen: gen, events: k.events}),
+		zk.WithDialer(dialer),
+	)
+	if err != nil {
+		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
+	}
+	// go-zookeeper closes ec when its goroutines are done; Close waits for that.
+	k.spawnLocked(func() {
+		for range ec {
+		}
+	})
+	k.sess.conn = conn
+	k.sess.gen = gen
+	k.sess.hasSession = false
+	k.sess.authApplied = 0
+	k.sess.authRunning = false
+	return nil
+}
+
+// eventLoop runs the state machine until Close.
+func (k *core) eventLoop() {
+	for {
+		select {
+		case <-k.loopStop:
+			return
+		case <-k.events.ready:
+			for _, ev := range k.events.takeAll() {
+				k.handle(ev)
+			}
+		}
+	}
+}
+
+func (k *core) handle(ev loopEvent) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s := &k.sess
+	if ev.gen != s.gen || k.connClosed {
+		return
+	}
+	switch ev.kind {
+	case evZK:
+		k.handleZKLocked(ev.zkEvent)
+	case evNegotiated:
+		s.negotiated = ev.timeout
+	case evAuthDone:
+		k.authDoneLocked(ev)
+	case evSuspendExpired:
+		if ev.epoch == s.suspendEpoch && s.state == Suspended && !k.closed {
+			k.log.Warn("suspended for the session timeout: the session is considered lost; starting a new one",
+				zap.Duration("sessionTimeout", k.sessionTimeoutLocked()), zap.Int64("sessionID", s.lastSessionID))
+			k.publishLocked(Lost)
+			k.replaceConnLocked()
+		}
+	case evReconnect:
+		if !k.closed {
+			k.replaceConnLocked()
+		}
+	}
+}
+
+func (k *core) handleZKLocked(ev zk.Event) {
+	s := &k.sess
+	switch ev.State {
+	case zk.StateHasSession:
+		s.hasSession = true
+		k.stopSuspendTimerLocked() // the server has spoken: no need to simulate its verdict
+		sid := s.conn.SessionID()
+		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != Lost {
+			// go-zookeeper opened a new session by itself: the old one expired.
+			k.log.Warn("session replaced by a new one: the old session expired",
+				zap.Int64("oldSessionID", s.lastSessionID), zap.Int64("sessionID", sid))
+			k.publishLocked(Lost)
+		}
+		s.lastSessionID = sid
+		k.authOrReadyLocked()
+	case zk.StateDisconnected:
+		s.hasSession = false
+		k.notReadyLocked()
+		if s.state.IsConnected() {
+			k.publishLocked(Suspended)
+			k.startSuspendTimerLocked()
+		}
+	case zk.StateExpired:
+		s.hasSession = false
+		k.notReadyLocked()
+		k.stopSuspendTimerLocked()
+		if s.state != Lost {
+			k.log.Warn("session expired", zap.Int64("sessionID", s.lastSessionID))
+			k.publishLocked(Lost)
+		}
+	case zk.StateAuthFailed:
+		k.log.Error("authentication failed", zap.String("server", ev.Server))
+	}
+}
+
+// authOrReadyLocked applies the WithAuth entries this connection has not accepted yet
+// before operations may use it; go-zookeeper re-sends accepted ones on reconnect.
+func (k *core) authOrReadyLocked() {
+	s := &k.sess
+	if s.authApplied < len(k.cfg.auth) {
+		if !s.authRunning {
+			s.authRunning = true
+			conn, gen, from := s.conn, s.gen, s.authApplied
+			k.spawnLocked(func() { k.applyAuth(conn, gen, from) })
+		}
+		return
+	}
+	k.readyLocked()
+}
+
+func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
+	applied := from
+	var err error
+	for _, a := range k.cfg.auth[from:] {
+		if err = conn.AddAuth(a.scheme, a.auth); err != nil {
+			break
+		}
+		applied++
+	}
+	k.events.push(loopEvent{kind: evAuthDone, gen: gen, applied: applied, err: err})
+}
+
+func (k *core) authDoneLocked(ev loopEvent) {
+	s := &k.sess
+	s.authRunning = false
+	s.authApplied = ev.applied
+	if ev.err != nil && !isConnectionError(ev.err) {
+		a := k.cfg.auth[ev.applied]
+		k.log.Error("authentication rejected; continuing without it",
+			zap.String("scheme", a.scheme), zap.Error(ev.err))
+		s.authApplied++
+	}
+	if s.hasSession {
+		k.authOrReadyLocked()
+	}
+}
+
+func isConnectionError(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrClosing) ||
+		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionExpired)
+}
+
+func (k *core) readyLocked() {
+	s := &k.sess
+	k.stopSuspendTimerLocked()
+	if !s.ready {
+		s.ready = true
+		close(s.readyCh)
+	}
+	switch {
+	case s.state == 0:
+		k.publishLocked(Connected)
+	case !s.state.IsConnected():
+		k.publishLocked(Reconnected)
+	}
+}
+
+func (k *core) notReadyLocked() {
+	s := &k.sess
+	if s.ready {
+		s.ready = false
+		s.readyCh = make(chan struct{})
+	}
+}
+
+func (k *core) publishLocked(st ConnectionState) {
+	k.sess.state = st
+	k.log.Info("connection state changed", zap.Stringer("state", st))
+	k.notices.push(st)
+}
+
+// startSuspendTimerLocked arms the simulated session expiry: Suspended for the
+// negotiated session timeout (times the configured percent) means Lost, because during
+// a partition the server's verdict cannot reach us.
+func (k *core) startSuspendTimerLocked() {
+	k.stopSuspendTimerLocked()
+	if k.cfg.simulatedPercent == 0 {
+		return
+	}
+	d := k.sessionTimeoutLocked() * time.Duration(k.cfg.simulatedPercent) / 100
+	s := &k.sess
+	gen, epoch := s.gen, s.suspendEpoch
+	s.suspendTimer = time.AfterFunc(d, func() {
+		k.events.push(loopEvent{kind: evSuspendExpired, gen: gen, epoch: epoch})
+	})
+}
+
+func (k *core) stopSuspendTimerLocked() {
+	s := &k.sess
+	s.suspendEpoch++
+	if s.suspendTimer != nil {
+		s.suspendTimer.Stop()
+		s.suspendTimer = nil
+	}
+}
+
+// replaceConnLocked abandons the current session after a simulated expiry: the old
+// connection is closed, so it can never resume the session we declared lost, and a
+// new connection (new session) takes its place.
+func (k *core) replaceConnLocked() {
+	s := &k.sess
+	if old := s.conn; old != nil {
+		k.spawnLocked(old.Close)
+	}
+	k.notReadyLocked()
+	if err := k.connectLocked(); err != nil {
+		k.log.Error("cannot open a new connection; retrying in 1s", zap.Error(err))
+		s.gen++ // ignore the old connection's events
+		gen := s.gen
+		t := time.AfterFunc(time.Second, func() { k.events.push(loopEvent{kind: evReconnect, gen: gen}) })
+		s.suspendTimer = t
+	}
+}
+
+func (k *core) sessionTimeoutLocked() time.Duration {
+	if k.sess.negotiated > 0 {
+		return k.sess.negotiated
+	}
+	return k.cfg.sessionTimeout
+}
+
+// State returns the last connection state reported to listeners (zero before the first
+// connection).
+func (c *Client) State() ConnectionState {
+	c.core.mu.Lock()
+	defer c.core.mu.Unlock()
+	return c.core.sess.state
+}
+
+// SessionID returns the id of the current session, or 0 when there is none.
+func (c *Client) SessionID() int64 {
+	c.core.mu.Lock()
+	conn := c.core.sess.conn
+	c.core.mu.Unlock()
+	if conn == nil {
+		return 0
+	}
+	return conn.SessionID()
+}
+
+// SessionTimeout returns the session timeout the server negotiated, or the requested
+// one before the first connection.
+func (c *Client) SessionTimeout() time.Duration {
+	c.core.mu.Lock()
+	defer c.core.mu.Unlock()
+	return c.core.sessionTimeoutLocked()
+}
+
+// BlockUntilConnected waits until the client is connected (with auth applied) or ctx
+// ends. It returns ErrNotStarted before Start and ErrClosed after Close.
+func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	_, err := c.core.waitReady(ctx, 0, false)
+	return err
+}
+
+// waitReady waits for a usable connection. With a positive timeout it gives up after
+// it with an error matching zk.ErrConnectionClosed (a connection loss, which the retry
+// policy may retry), as Curator does after its connection timeout.
+// Background work passes background=true to keep waiting while Close drains it.
+func (k *core) waitReady(ctx context.Context, timeout time.Duration, background bool) (*zk.Conn, error) {
+	closing := k.closing
+	if background {
+		closing = nil
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		k.mu.Lock()
+		closed, started, ready, ch, conn := k.closed, k.started, k.sess.ready, k.sess.readyCh, k.sess.conn
+		k.mu.Unlock()
+		switch {
+		case closed && !background:
+			return nil, ErrClosed
+		case !started:
+			return nil, ErrNotStarted
+		case ready:
+			return conn, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-closing:
+			return nil, ErrClosed
+		case <-expired:
+			return nil, fmt.Errorf("framework: not connected within the connection timeout %v: %w", timeout, zk.ErrConnectionClosed)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+// Package framework is the Go counterpart of Apache Curator's CuratorFramework: a
+// ZooKeeper client whose guarantees every recipe relies on.
+//
+// A Client connects in the background (Start), reports connection states to listeners
+// in order (Listen), runs every operation under a retry policy after waiting for a
+// connection (RetryLoop), validates paths before any request, prefixes paths with a
+// namespace, creates parents and containers, and offers Curator's protected creates and
+// guaranteed deletes. It is built on github.com/go-zookeeper/zk; Conn is the escape hatch.
+//
+// # Connection states
+//
+// The states and their transitions are Curator 5's:
+//
+//	event                                              state reported
+//	first session established                          CONNECTED
+//	connection lost while connected                    SUSPENDED
+//	session established again (same or new session)    RECONNECTED
+//	server reports the session expired                 LOST
+//	go-zookeeper silently opened a new session         LOST, then RECONNECTED
+//	SUSPENDED for the session timeout (simulated)      LOST; the session is replaced
+//
+// SUSPENDED is not repeated while SUSPENDED or LOST. The simulated expiry (see
+// WithSimulatedSessionExpirationPercent) exists because during a partition the server's
+// verdict cannot arrive: after the negotiated session timeout the client declares the
+// session lost, closes that connection so the old session can never be resumed (its
+// ephemeral nodes cannot outlive the claim), and opens a new session; the next
+// successful connection reports RECONNECTED with a different SessionID. READ_ONLY is
+// defined for completeness; go-zookeeper never connects read-only.
+//
+// ErrorPolicy tells recipes which states mean that what they hold is lost:
+// StandardErrorPolicy (SUSPENDED or LOST, Curator's default) or SessionErrorPolicy (LOST).
+//
+// # Operations
+//
+// Every operation takes a ctx. go-zookeeper's calls take none, so each request runs on
+// its own goroutine and a cancelled ctx returns at once; the request may still complete
+// on the server. Returned errors wrap go-zookeeper's, so errors.Is(err, zk.ErrNoNode)
+// and the like work; paths ZooKeeper would reject fail with ErrInvalidPath before any
+// request is sent.
+//
+// # Curator names
+//
+//	Curator                                            zkcurator
+//	CuratorFrameworkFactory.newClient / builder()      NewClient(connectString, policy, opts...)
+//	  sessionTimeoutMs / connectionTimeoutMs           WithSessionTimeout / WithConnectionTimeout
+//	  namespace, aclProvider, authorization            WithNamespace, WithACLProvider, WithAuth
+//	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
+//	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
+//	  zookeeperFactory                                 WithDialer
+//	start() / close()                                  Start() / Close()
+//	blockUntilConnected()                              BlockUntilConnected(ctx)
+//	getConnectionStateListenable().addListener         Listen(fn) (stop func())
+//	getZookeeperClient().getZooKeeper()                Conn()
+//	usingNamespace(ns) / getNamespace()                UsingNamespace(ns) / Namespace()
+//	create().creatingParentsIfNeeded()                 Create(ctx, p, data, CreatingParentsIfNeeded())
+//	  .creatingParentContainersIfNeeded()              CreatingParentContainersIfNeeded()
+//	  .withProtection().withMode(m).withACL(acl)       WithProtection(), WithMode(m), WithACL(acl...)
+//	  .withTtl(ms)                                     WithTTL(d)
+//	delete().guaranteed().deletingChildrenIfNeeded()   Delete(ctx, p, Guaranteed(), DeletingChildrenIfNeeded())
+//	  .quietly().withVersion(v)                        Quietly(), WithVersion(v)
+//	checkExists() / getData() / setData()              Exists / GetData / SetData
+//	getChildren() / .usingWatcher(...)                 Children / ExistsW, GetDataW, ChildrenW
+//	transaction() / transactionOp()                    Transaction(ctx, ops...)
+//	createContainers(path)                             CreateContainers(ctx, path)
+//	RetryLoop.callWithRetry                            RetryLoop(ctx, fn)
+//	ConnectionState.CONNECTED ... READ_ONLY            Connected, Suspended, Reconnected, Lost, ReadOnly
+//	StandardConnectionStateErrorPolicy                 StandardErrorPolicy
+//	SessionConnectionStateErrorPolicy                  SessionErrorPolicy
+package framework

@@ -1,0 +1,290 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Exists returns the node's Stat, or nil and no error when the node does not exist.
+func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, err
+	}
+	var stat *zk.Stat
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		stat, err = do(ctx, c.core, func() (*zk.Stat, error) {
+			ok, st, err := conn.Exists(full)
+			if err != nil || !ok {
+				return nil, err
+			}
+			return st, nil
+		})
+		return err
+	})
+	return stat, wrapErr("exists", path, err)
+}
+
+// ExistsW is Exists that also leaves a watch: on creation when the node is absent (the
+// Stat is nil), else on change or deletion. The channel receives one event; it also
+// fires (EventNotWatching) when the session ends.
+func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.Event, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	type out struct {
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	}
+	var o out
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		o, err = do(ctx, c.core, func() (out, error) {
+			ok, st, ch, err := conn.ExistsW(full)
+			if err != nil {
+				return out{}, err
+			}
+			if !ok {
+				st = nil
+			}
+			return out{st, ch}, nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, wrapErr("exists", path, err)
+	}
+	return o.stat, o.ch, nil
+}
+
+// GetData returns the node's data and Stat; errors.Is(err, zk.ErrNoNode) when absent.
+func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	type out struct {
+		data []byte
+		stat *zk.Stat
+	}
+	var o out
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		o, err = do(ctx, c.core, func() (out, error) {
+			data, st, err := conn.Get(full)
+			return out{data, st}, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, wrapErr("get data", path, err)
+	}
+	return o.data, o.stat, nil
+}
+
+// GetDataW is GetData that also leaves a watch for the node's next change or deletion.
+func (c *Client) GetDataW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	type out struct {
+		data []byte
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	}
+	var o out
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		o, err = do(ctx, c.core, func() (out, error) {
+			data, st, ch, err := conn.GetW(full)
+			return out{data, st, ch}, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, wrapErr("get data", path, err)
+	}
+	return o.data, o.stat, o.ch, nil
+}
+
+// SetData sets the node's data if its version is version (-1 for any) and returns the
+// new Stat; errors.Is(err, zk.ErrBadVersion) on a version mismatch.
+func (c *Client) SetData(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, err
+	}
+	var stat *zk.Stat
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		stat, err = do(ctx, c.core, func() (*zk.Stat, error) {
+			return conn.Set(full, data, version)
+		})
+		return err
+	})
+	if err != nil {
+		return nil, wrapErr("set data", path, err)
+	}
+	return stat, nil
+}
+
+// Children returns the names of the node's children (in no particular order) and its Stat.
+func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	type out struct {
+		children []string
+		stat     *zk.Stat
+	}
+	var o out
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		o, err = do(ctx, c.core, func() (out, error) {
+			children, st, err := conn.Children(full)
+			return out{children, st}, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, wrapErr("get children", path, err)
+	}
+	return o.children, o.stat, nil
+}
+
+// ChildrenW is Children that also leaves a watch for the next change of the children
+// (or the node's deletion).
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	type out struct {
+		children []string
+		stat     *zk.Stat
+		ch       <-chan zk.Event
+	}
+	var o out
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		o, err = do(ctx, c.core, func() (out, error) {
+			children, st, ch, err := conn.ChildrenW(full)
+			return out{children, st, ch}, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, wrapErr("get children", path, err)
+	}
+	return o.children, o.stat, o.ch, nil
+}
+
+// CreateContainers creates path and its missing ancestors as containers, as Curator's
+// createContainers; an existing node is fine.
+func (c *Client) CreateContainers(ctx context.Context, path string) error {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return err
+	}
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		return c.core.ensureDir(ctx, conn, full, true)
+	})
+	return wrapErr("create containers", path, err)
+}
+
+// Transaction runs ops atomically (all or none). Each op is a *zk.CreateRequest,
+// *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest with a
+// namespace-relative path; the ops are copied, never modified. A create with a nil ACL
+// gets the ACL provider's, and nil data gets the default data. Created paths in the
+// results have the namespace stripped. The per-op errors are in the results.
+func (c *Client) Transaction(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	fixed := make([]any, len(ops))
+	for i, op := range ops {
+		f, err := c.fixOp(op)
+		if err != nil {
+			return nil, fmt.Errorf("framework: transaction op %d: %w", i, err)
+		}
+		fixed[i] = f
+	}
+	var res []zk.MultiResponse
+	err := c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		var err error
+		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) {
+			return conn.Multi(fixed...)
+		})
+		return err
+	})
+	for i := range res {
+		if res[i].String != "" {
+			res[i].String = c.relPath(res[i].String)
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("framework: transaction of %d ops: %w", len(ops), err)
+	}
+	return res, nil
+}
+
+func (c *Client) fixOp(op any) (any, error) {
+	switch o := op.(type) {
+	case *zk.CreateRequest:
+		if o == nil {
+			break
+		}
+		full, err := c.fullPath(o.Path, o.Flags&zk.FlagSequence != 0)
+		if err != nil {
+			return nil, err
+		}
+		cp := *o
+		cp.Path = full
+		if cp.Acl == nil {
+			cp.Acl = c.core.aclFor(full)
+		}
+		if cp.Data == nil {
+			cp.Data = c.core.cfg.defaultData
+		}
+		return &cp, nil
+	case *zk.DeleteRequest:
+		if o == nil {
+			break
+		}
+		full, err := c.fullPath(o.Path, false)
+		if err != nil {
+			return nil, err
+		}
+		cp := *o
+		cp.Path = full
+		return &cp, nil
+	case *zk.SetDataRequest:
+		if o == nil {
+			break
+		}
+		full, err := c.fullPath(o.Path, false)
+		if err != nil {
+			return nil, err
+		}
+		cp := *o
+		cp.Path = full
+		return &cp, nil
+	case *zk.CheckVersionRequest:
+		if o == nil {
+			break
+		}
+		full, err := c.fullPath(o.Path, false)
+		if err != nil {
+			return nil, err
+		}
+		cp := *o
+		cp.Path = full
+		return &cp, nil
+	default:
+		return nil, fmt.Errorf("unsupported op type %T (want *zk.CreateRequest, *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest)", op)
+	}
+	return nil, fmt.Errorf("nil %T", op)
+}

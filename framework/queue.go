@@ -1,0 +1,34 @@
+package framework
+
+import "sync"
+
+// queue is an unbounded FIFO with a wake-up channel: push never blocks, so it can be
+// fed from go-zookeeper's callbacks, and one consumer takes everything queued so far.
+type queue[T any] struct {
+	mu    sync.Mutex
+	items []T
+	ready chan struct{} // holds a token while items may be waiting
+}
+
+func newQueue[T any]() *queue[T] {
+	return &queue[T]{ready: make(chan struct{}, 1)}
+}
+
+func (q *queue[T]) push(v T) {
+	q.mu.Lock()
+	q.items = append(q.items, v)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// takeAll removes and returns everything queued, oldest first.
+func (q *queue[T]) takeAll() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}

@@ -1,0 +1,402 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// recorder keeps every state a listener was told, in order.
+type recorder struct {
+	mu     sync.Mutex
+	states []framework.ConnectionState
+}
+
+func (r *recorder) add(s framework.ConnectionState) {
+	r.mu.Lock()
+	r.states = append(r.states, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) get() []framework.ConnectionState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.states)
+}
+
+// await waits until the recorder holds at least len(want) states and checks them.
+func (r *recorder) await(t *testing.T, want ...framework.ConnectionState) {
+	t.Helper()
+	eventually(t, "states "+statesString(want), func() bool { return len(r.get()) >= len(want) })
+	if got := r.get(); !slices.Equal(got, want) {
+		t.Fatalf("states = %s, want %s", statesString(got), statesString(want))
+	}
+}
+
+// quiet checks that no further state arrives during d.
+func (r *recorder) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	before := r.get()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if got := r.get(); len(got) != len(before) {
+			t.Fatalf("unexpected states after %s: %s", statesString(before), statesString(got[len(before):]))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func statesString(states []framework.ConnectionState) string {
+	s := "["
+	for i, st := range states {
+		if i > 0 {
+			s += " "
+		}
+		s += st.String()
+	}
+	return s + "]"
+}
+
+// startRecorded starts a client whose states are recorded from the first one on.
+func startRecorded(t *testing.T, connect string, opts ...framework.Option) (*framework.Client, *recorder) {
+	t.Helper()
+	c := newUnstartedClient(t, connect, opts...)
+	r := &recorder{}
+	c.Listen(r.add)
+	if err := c.Start(); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if err := c.BlockUntilConnected(testCtx(t)); err != nil {
+		t.Fatalf("BlockUntilConnected: %v", err)
+	}
+	r.await(t, framework.Connected)
+	return c, r
+}
+
+const (
+	C = framework.Connected
+	S = framework.Suspended
+	R = framework.Reconnected
+	L = framework.Lost
+)
+
+func TestStateStrings(t *testing.T) {
+	want := map[framework.ConnectionState]string{C: "CONNECTED", S: "SUSPENDED", R: "RECONNECTED", L: "LOST", framework.ReadOnly: "READ_ONLY"}
+	for st, name := range want {
+		if st.String() != name {
+			t.Errorf("%d.String() = %q, want %q", int(st), st.String(), name)
+		}
+		if got := st.IsConnected(); got != (st == C || st == R || st == framework.ReadOnly) {
+			t.Errorf("%v.IsConnected() = %v", st, got)
+		}
+	}
+	for _, tc := range []struct {
+		p     framework.ErrorPolicy
+		state framework.ConnectionState
+		want  bool
+	}{
+		{framework.StandardErrorPolicy, S, true}, {framework.StandardErrorPolicy, L, true},
+		{framework.StandardErrorPolicy, R, false}, {framework.SessionErrorPolicy, S, false},
+		{framework.SessionErrorPolicy, L, true}, {framework.SessionErrorPolicy, C, false},
+	} {
+		if got := tc.p.IsErrorState(tc.state); got != tc.want {
+			t.Errorf("%v.IsErrorState(%v) = %v, want %v", tc.p, tc.state, got, tc.want)
+		}
+	}
+}
+
+// A connection loss without expiry: SUSPENDED then RECONNECTED on the same session.
+func TestSeverGivesSuspendedThenReconnected(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	// go-zookeeper waits a second before dialing its only server again.
+	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
+	sid := c.SessionID()
+	ctx := testCtx(t)
+	eph, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p.Sever()
+	r.await(t, C, S, R)
+	if got := c.SessionID(); got != sid {
+		t.Fatalf("SessionID = %#x after a reconnect, want %#x", got, sid)
+	}
+	if st, err := c.Exists(ctx, eph); err != nil || st == nil || st.EphemeralOwner != sid {
+		t.Fatalf("ephemeral node after reconnect: %+v, %v", st, err)
+	}
+	if c.State() != R {
+		t.Fatalf("State() = %v, want RECONNECTED", c.State())
+	}
+	r.quiet(t, 2*testSessionTimeout)
+}
+
+// A pause shorter than the session timeout: SUSPENDED then RECONNECTED.
+func TestShortPauseKeepsSession(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(3*time.Second))
+	sid := c.SessionID()
+
+	p.Pause()
+	// go-zookeeper notices silence after 2/3 of the session timeout.
+	eventually(t, "SUSPENDED", func() bool { return c.State() == S })
+	p.Resume()
+	r.await(t, C, S, R)
+	if got := c.SessionID(); got != sid {
+		t.Fatalf("SessionID = %#x, want %#x", got, sid)
+	}
+}
+
+// A partition longer than the session timeout: the client cannot hear the server's
+// verdict, so it decides (simulated expiry): SUSPENDED, LOST while still partitioned,
+// then RECONNECTED on a new session once the partition heals, and nothing more.
+func TestLongPauseSimulatesExpiry(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr())
+	sid := c.SessionID()
+	watcher := newClient(t, sharedServer(t).ConnectString())
+	ctx := testCtx(t)
+	eph, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p.Pause()
+	r.await(t, C, S, L) // while still paused: no server verdict could arrive
+	p.Resume()
+	r.await(t, C, S, L, R)
+	if got := c.SessionID(); got == sid || got == 0 {
+		t.Fatalf("SessionID after LOST = %#x, want a new session (old %#x)", got, sid)
+	}
+	// The old session is gone for good: its ephemeral node disappears.
+	eventually(t, "the old session's ephemeral node to vanish", func() bool {
+		st, err := watcher.Exists(ctx, eph)
+		return err == nil && st == nil
+	})
+	if _, err := c.Create(ctx, eph, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatalf("create on the new session: %v", err)
+	}
+	r.quiet(t, 2*testSessionTimeout)
+}
+
+// With the simulation off, LOST comes from the server's verdict after the partition.
+func TestServerReportedExpiry(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0))
+	sid := c.SessionID()
+	watcher := newClient(t, sharedServer(t).ConnectString())
+	ctx := testCtx(t)
+	eph, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p.Pause()
+	r.await(t, C, S)
+	eventually(t, "the server to expire the session", func() bool {
+		st, err := watcher.Exists(ctx, eph)
+		return err == nil && st == nil
+	})
+	if got := r.get(); !slices.Equal(got, []framework.ConnectionState{C, S}) {
+		t.Fatalf("states before the verdict = %s, want [CONNECTED SUSPENDED]", statesString(got))
+	}
+	p.Resume()
+	r.await(t, C, S, L, R)
+	if got := c.SessionID(); got == sid {
+		t.Fatalf("SessionID still %#x after expiry", got)
+	}
+	r.quiet(t, 2*testSessionTimeout)
+}
+
+// A server restart within the session timeout keeps the session and its ephemeral nodes.
+func TestServerRestartKeepsSession(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c, r := startRecorded(t, srv.ConnectString(), framework.WithSessionTimeout(20*time.Second))
+	sid := c.SessionID()
+	ctx := testCtx(t)
+	eph, err := c.Create(ctx, "/eph", nil, framework.WithMode(framework.Ephemeral))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, C, S)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, C, S, R)
+	if got := c.SessionID(); got != sid {
+		t.Fatalf("SessionID = %#x after restart, want %#x", got, sid)
+	}
+	st, err := c.Exists(ctx, eph)
+	if err != nil || st == nil || st.EphemeralOwner != sid {
+		t.Fatalf("ephemeral node after restart: %+v, %v", st, err)
+	}
+}
+
+// Listeners see every transition in order, even while one of them is blocked and a
+// thousand transitions queue up behind it; operations go on meanwhile.
+func TestListenersNeverDropOrStall(t *testing.T) {
+	const cycles = 500 // each gives SUSPENDED and RECONNECTED
+	p := newProxy(t, sharedServer(t).ConnectString())
+	var dials atomic.Int64
+	dialer := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		dials.Add(1)
+		return net.DialTimeout(network, addr, timeout)
+	}
+	// The address twice: go-zookeeper waits a second before dialing a list it has
+	// gone through, so one entry would make each reconnect take a second.
+	c, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithDialer(dialer),
+		framework.WithSessionTimeout(10*time.Second))
+	sid := c.SessionID()
+
+	release := make(chan struct{})
+	var blocked atomic.Bool
+	slow := &recorder{}
+	c.Listen(func(s framework.ConnectionState) {
+		if blocked.CompareAndSwap(false, true) {
+			<-release
+		}
+		slow.add(s)
+	})
+
+	ctx := testCtx(t)
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; i < cycles; i++ {
+		n := dials.Load()
+		p.Sever()
+		for dials.Load() == n || c.Conn().State() != zk.StateHasSession {
+			if time.Now().After(deadline) {
+				t.Fatalf("cycle %d: no reconnect before the deadline", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if i == cycles/2 {
+			// The blocked listener must not stall operations.
+			if _, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral)); err != nil {
+				t.Fatalf("create while a listener is blocked: %v", err)
+			}
+		}
+	}
+	if !blocked.Load() {
+		t.Fatal("the slow listener was never called")
+	}
+	close(release)
+
+	want := []framework.ConnectionState{C}
+	for i := 0; i < cycles; i++ {
+		want = append(want, S, R)
+	}
+	r.await(t, want...)
+	// The slow listener registered after CONNECTED, so it sees the rest.
+	slow.await(t, want[1:]...)
+	if got := c.SessionID(); got != sid {
+		t.Fatalf("SessionID changed during the cycles: %#x, want %#x", got, sid)
+	}
+}
+
+func TestListenStop(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
+	var calls atomic.Int64
+	stop := c.Listen(func(framework.ConnectionState) { calls.Add(1) })
+	stop()
+	stop() // idempotent
+	var (
+		mu        sync.Mutex
+		self      func()
+		selfCalls atomic.Int64
+	)
+	mu.Lock()
+	self = c.Listen(func(framework.ConnectionState) {
+		selfCalls.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		self() // stopping from within the callback is allowed
+	})
+	mu.Unlock()
+	p.Sever()
+	r.await(t, C, S, R)
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("stopped listener called %d times", n)
+	}
+	if n := selfCalls.Load(); n != 1 {
+		t.Fatalf("self-stopping listener called %d times, want 1", n)
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	c := newUnstartedClient(t, sharedServer(t).ConnectString())
+	ctx := testCtx(t)
+	if _, err := c.Exists(ctx, "/"); !errors.Is(err, framework.ErrNotStarted) {
+		t.Fatalf("Exists before Start: %v, want ErrNotStarted", err)
+	}
+	if err := c.BlockUntilConnected(ctx); !errors.Is(err, framework.ErrNotStarted) {
+		t.Fatalf("BlockUntilConnected before Start: %v, want ErrNotStarted", err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err == nil {
+		t.Fatal("second Start succeeded")
+	}
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.SessionTimeout(); got != testSessionTimeout {
+		t.Fatalf("SessionTimeout = %v, want the negotiated %v", got, testSessionTimeout)
+	}
+	if _, err := c.Exists(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := c.Exists(ctx, "/"); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Exists after Close: %v, want ErrClosed", err)
+	}
+	if err := c.Start(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Start after Close: %v, want ErrClosed", err)
+	}
+}
+
+// An operation waits for a connection only up to the connection timeout; then the
+// retry policy decides, and a cancelled ctx returns at once.
+func TestOperationWaitsForConnection(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0),
+		framework.WithConnectionTimeout(300*time.Millisecond))
+	p.Pause()
+	defer p.Resume()
+	eventually(t, "SUSPENDED", func() bool { return c.State() == S })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Exists(ctx, "/")
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Fatalf("Exists with a short ctx: %v after %v", err, time.Since(start))
+	}
+	// testPolicy allows 5 retries of 100 ms, each after a 300 ms wait.
+	_, err = c.Exists(testCtx(t), "/")
+	if !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("Exists while partitioned: %v, want a connection loss", err)
+	}
+	p.Resume()
+	r.await(t, C, S, L, R) // the server's verdict once the partition heals
+}
