@@ -319,7 +319,9 @@ func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	// go-zookeeper waits a second before redialing a lone server, so the
+	// session must comfortably outlast a reconnect for Sever to stay a suspension.
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := locks.NewInterProcessMutex(c, "/lost-session")
 	must(t, m.Acquire(ctx))
 
