@@ -26,14 +26,23 @@
 // A driver creates a contender's node (CreatesTheLock), decides from the
 // sorted contenders whether a node holds the lock or which single node it
 // should watch (GetsTheLock), and extracts the ordering key from a node name
-// (FixForSorting). Embed StandardLockInternalsDriver to override one method.
-// Whatever a driver changes, mutual exclusion must hold when nodes arrive at
-// any time: a driver whose node order is not creation order (random
-// suffixes, say) must not grant the lock on order alone, because a newcomer
-// can sort before the current holder. Such a driver implements Holding (as
-// UnfairLockInternalsDriver does) and overrides NodesSortInCreationOrder to
-// return false. Drivers that must clean up more than the node implement
-// Releaser. See DRIVERS.md in this directory for the full contract.
+// (FixForSorting). Embed StandardLockInternalsDriver to override one method;
+// everything a driver needs is exported (SortedContenders,
+// StandardFixForSorting, package protection, framework.Client). Whatever a
+// driver changes, three things must stay true: mutual exclusion however nodes
+// arrive, one watched node per waiter, and no node left behind by an attempt
+// that fails, times out or is cancelled. The naive unfair driver (the lowest
+// random suffix holds) breaks the first: a newcomer with a lower suffix sorts
+// before the holder and is told it holds too, which is why
+// UnfairLockInternalsDriver also claims a holder node (Holding). Optional
+// interfaces let a driver go further: CreationOrdered, Holding, Releaser and
+// NodeKeeper (a driver that looks after its nodes reports one it gave up,
+// which closes Lost). PersistentTTLLockInternalsDriver uses them for a lock
+// that outlives its session: TTL nodes refreshed every TTL/3 while waiting and
+// holding, adopted again by a restarted holder through WithProtectedID, and
+// freed by the server once a crashed holder stops refreshing.
+// locktest.RunDriverSuite checks a driver against a real ZooKeeper; DRIVERS.md
+// in this directory has the full contract.
 //
 // # Lost locks and fencing
 //

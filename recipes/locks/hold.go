@@ -38,7 +38,8 @@ type hold struct {
 // newHold starts watching the connection for a hold that has just begun.
 // Under the client's error policy a Suspended (standard) or Lost state ends
 // the certainty of holding; so does a session other than the one that owned
-// our node when we got the lock.
+// our node when we got the lock, and, for a NodeKeeper driver, the driver
+// giving our node up.
 func newHold(li *lockInternals, ourPath string) *hold {
 	h := &hold{li: li, path: ourPath, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
@@ -50,7 +51,24 @@ func newHold(li *lockInternals, ourPath string) *hold {
 	if s := c.State(); c.ErrorPolicy().IsErrorState(s) {
 		h.markLost("connection " + s.String())
 	}
+	if k, ok := li.driver.(NodeKeeper); ok {
+		h.watchKeeper(k.NodeLost(ourPath))
+	}
 	return h
+}
+
+// watchKeeper closes Lost when the driver that keeps the hold's node gives it
+// up before the hold ends (see NodeKeeper).
+func (h *hold) watchKeeper(gone <-chan struct{}) {
+	h.watchers.Add(1)
+	go func() {
+		defer h.watchers.Done()
+		select {
+		case <-gone:
+			h.markLost("the driver gave up the lock node")
+		case <-h.done:
+		}
+	}()
 }
 
 func (h *hold) markLost(why string) {

@@ -90,6 +90,10 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 	if o, ok := li.driver.(CreationOrdered); ok {
 		ordered = o.NodesSortInCreationOrder()
 	}
+	var nodeLost <-chan struct{} // nil: never ready
+	if k, ok := li.driver.(NodeKeeper); ok {
+		nodeLost = k.NodeLost(ourPath)
+	}
 	var contenders []string // nil: list the children again
 	for {
 		if contenders == nil {
@@ -117,7 +121,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
-			contenders = li.afterDeletion(contenders, watched, ordered)
+			// Gone before we could watch it: our listing is stale, and one
+			// new listing beats walking it node by node.
+			contenders = nil
 			continue
 		case err != nil:
 			return false, fmt.Errorf("locks: watch %s: %w", watched, err)
@@ -132,6 +138,8 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 			}
 		case <-wake:
 			contenders = nil
+		case <-nodeLost:
+			return false, fmt.Errorf("%w: %s (its driver gave it up)", errVanished, ourPath)
 		case <-timeout:
 			return false, nil
 		case <-ctx.Done():

@@ -13,8 +13,10 @@ import (
 
 // RunDriverSuite runs the checks every LockInternalsDriver must pass against
 // the ZooKeeper at connect: mutual exclusion under contention from several
-// sessions, hand-over, reentrancy, and cancelled or timed-out waiters that
-// leave no node behind. newDriver returns the driver for each mutex.
+// sessions, hand-over, reentrancy, strictly increasing fencing tokens, a Lost
+// channel that closes on release, and cancelled or timed-out waiters that
+// leave no node behind, also when many give up while others hold. newDriver
+// returns the driver for each mutex.
 func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInternalsDriver) {
 	opt := func() locks.MutexOption { return locks.WithDriver(newDriver()) }
 	var seq int
@@ -162,6 +164,119 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 			t.Fatalf("TryAcquire(0) when free = %v, %v; want true, nil", ok, err)
 		}
 		must(t, waiter.Release(ctx))
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("CancelledBeforeStartLeavesNoNode", func(t *testing.T) {
+		path := lockPath()
+		m := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := m.Acquire(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Acquire with a cancelled context = %v, want context.Canceled", err)
+		}
+		if m.IsAcquiredInThisProcess() {
+			t.Fatal("held after a cancelled Acquire")
+		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("FencingTokensIncrease", func(t *testing.T) {
+		const rounds = 3
+		path := lockPath()
+		ctx := testContext(t)
+		handles := []*locks.InterProcessMutex{
+			locks.NewInterProcessMutex(NewClient(t, connect), path, opt()),
+			locks.NewInterProcessMutex(NewClient(t, connect), path, opt()),
+		}
+		var last int64
+		for r := 0; r < rounds; r++ {
+			for i, m := range handles {
+				must(t, m.Acquire(ctx))
+				token := m.FencingToken()
+				if token <= last {
+					t.Fatalf("round %d, handle %d: fencing token %d after %d; want a larger one", r, i, token, last)
+				}
+				if again := m.FencingToken(); again != token {
+					t.Fatalf("fencing token changed during one hold: %d then %d", token, again)
+				}
+				last = token
+				must(t, m.Release(ctx))
+				if got := m.FencingToken(); got != 0 {
+					t.Fatalf("fencing token after release = %d, want 0", got)
+				}
+			}
+		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("LostClosesOnRelease", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		m := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		must(t, m.Acquire(ctx))
+		lost := m.Lost()
+		select {
+		case <-lost:
+			t.Fatal("Lost closed while the lock is held on a healthy connection")
+		default:
+		}
+		must(t, m.Release(ctx))
+		select {
+		case <-lost:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the hold's Lost channel stayed open after Release")
+		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("TimeoutsUnderContention", func(t *testing.T) {
+		const clients, handlesPerClient, rounds = 2, 2, 8
+		path := lockPath()
+		var check Checker
+		var wg sync.WaitGroup
+		errs := make(chan error, clients*handlesPerClient)
+		for i := 0; i < clients; i++ {
+			c := NewClient(t, connect)
+			for j := 0; j < handlesPerClient; j++ {
+				m := locks.NewInterProcessMutex(c, path, opt())
+				wait := time.Duration(i*handlesPerClient+j) * 5 * time.Millisecond // 0 to 15 ms
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					for r := 0; r < rounds; r++ {
+						ok, err := m.TryAcquire(ctx, wait)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if !ok {
+							continue
+						}
+						exit := check.Enter()
+						time.Sleep(3 * time.Millisecond) // hold long enough for others to give up
+						exit()
+						if err := m.Release(ctx); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("contender failed: %v", err)
+		}
+		if v := check.Violations(); v != 0 {
+			t.Fatalf("%d overlapping holds", v)
+		}
+		if check.Entries() == 0 {
+			t.Fatal("no TryAcquire succeeded")
+		}
 		assertNoContenders(t, connect, path, opt)
 	})
 }
