@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestTour runs the whole tour, as make demo does, against one real
+// ZooKeeper, and checks that every demo passed within the time a newcomer
+// is promised.
+func TestTour(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	began := time.Now()
+	if err := run(ctx, srv.ConnectString(), &out, tourSteps()); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	if took := time.Since(began); took > 45*time.Second {
+		t.Errorf("the tour took %v, want well under a minute", took)
+	}
+	for _, s := range tourSteps() {
+		if !strings.Contains(out.String(), "  "+s.name+": ") {
+			t.Errorf("output lacks the heading of %s", s.name)
+		}
+	}
+	if n := strings.Count(out.String(), "s  OK: "); n != len(tourSteps()) {
+		t.Errorf("%d demos reported OK, want %d:\n%s", n, len(tourSteps()), out.String())
+	}
+}
+
+// TestTourGoesOnAfterAFailure checks that a failing demo fails the tour but
+// does not stop the demos after it.
+func TestTourGoesOnAfterAFailure(t *testing.T) {
+	var ran []string
+	fake := func(name string, err error) step {
+		return step{name: name, about: "about " + name, run: func(context.Context, string, io.Writer) error {
+			ran = append(ran, name)
+			return err
+		}}
+	}
+	boom := errors.New("boom")
+	var out bytes.Buffer
+	err := run(context.Background(), "127.0.0.1:1", &out, []step{fake("first", nil), fake("second", boom), fake("third", nil)})
+	if err == nil || !strings.Contains(err.Error(), "1 of 3 demos failed or did not run: second") {
+		t.Errorf("run = %v, want an error naming the failed demo", err)
+	}
+	if strings.Join(ran, " ") != "first second third" {
+		t.Errorf("ran %v, want all three demos", ran)
+	}
+	if !strings.Contains(out.String(), "FAILED: boom") || !strings.Contains(out.String(), "third      ok") {
+		t.Errorf("output does not show the failure and the later success:\n%s", out.String())
+	}
+}
+
+// TestTourStopsWhenCancelled checks that an interrupted tour runs no more
+// demos and reports those it did not run.
+func TestTourStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	first := step{name: "first", run: func(context.Context, string, io.Writer) error { cancel(); return nil }}
+	second := step{name: "second", run: func(context.Context, string, io.Writer) error {
+		t.Error("the second demo ran after the tour was cancelled")
+		return nil
+	}}
+	var out bytes.Buffer
+	err := run(ctx, "127.0.0.1:1", &out, []step{first, second})
+	if err == nil || !strings.Contains(err.Error(), "second") || !strings.Contains(out.String(), "second     not run") {
+		t.Errorf("run = %v, output:\n%s\nwant the second demo reported as not run", err, out.String())
+	}
+}
+
+// TestStepsNameExamples checks that every program the tour points the
+// reader to (each demo's own, and customdriver) exists under examples/.
+func TestStepsNameExamples(t *testing.T) {
+	names := []string{"customdriver"}
+	for _, s := range tourSteps() {
+		names = append(names, s.name)
+	}
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join("..", name, "main.go")); err != nil {
+			t.Errorf("the tour names examples/%s: %v", name, err)
+		}
+	}
+}
