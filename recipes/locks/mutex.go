@@ -26,6 +26,10 @@ type InterProcessMutex struct {
 	// beforeAcquire, when set, may refuse a first acquisition (the read/write
 	// lock refuses an upgrade with it).
 	beforeAcquire func() error
+	// keepParticipant, when set, picks the contenders that ParticipantNodes
+	// reports by their full path (the two locks of a read/write lock share
+	// one set of contenders but each reports only its own nodes).
+	keepParticipant func(nodePath string) bool
 
 	mu        sync.Mutex
 	count     int           // reentrant holds; 0 when not held
@@ -172,7 +176,17 @@ func (m *InterProcessMutex) ParticipantNodes(ctx context.Context) ([]string, err
 	if m.err != nil {
 		return nil, m.err
 	}
-	return m.li.participants(ctx)
+	paths, err := m.li.participants(ctx)
+	if err != nil || m.keepParticipant == nil {
+		return paths, err
+	}
+	kept := paths[:0]
+	for _, p := range paths {
+		if m.keepParticipant(p) {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
 }
 
 // LockPath returns the path of this handle's lock node while it holds the
@@ -199,8 +213,8 @@ func (m *InterProcessMutex) FencingToken() int64 {
 
 // Lost returns a channel that is closed when holding the lock is no longer
 // certain: on Suspended under the client's standard error policy or on Lost
-// under the session policy, when the lock node is found deleted, and when the
-// hold ends by Release. When nothing is held it returns a closed channel; each
+// under the session policy, when the lock node is found deleted or its driver
+// gives it up (see NodeKeeper), and when the hold ends by Release. When nothing is held it returns a closed channel; each
 // acquisition gets a new channel.
 func (m *InterProcessMutex) Lost() <-chan struct{} {
 	if h := m.held(); h != nil {

@@ -1,0 +1,50 @@
+package locks_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Lock both accounts of a transfer, always in the same order, or neither.
+func ExampleInterProcessMultiLock() {
+	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+
+	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	if err := client.Start(); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	both := locks.NewInterProcessMultiLock(
+		locks.NewInterProcessMutex(client, "/accounts/1001"),
+		locks.NewInterProcessMutex(client, "/accounts/2002"),
+	)
+	ok, err := both.TryAcquire(ctx, 5*time.Second)
+	if err != nil || !ok {
+		fmt.Println("not acquired:", err)
+		return
+	}
+	fmt.Println("moving money between 1001 and 2002")
+	if err := both.Release(ctx); err != nil {
+		fmt.Println(err)
+	}
+	// Output: moving money between 1001 and 2002
+}

@@ -1,0 +1,67 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Write, then downgrade to reading without letting another writer in between;
+// an upgrade is refused at once.
+func ExampleInterProcessReadWriteLock() {
+	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+
+	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	if err := client.Start(); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rw := locks.NewInterProcessReadWriteLock(client, "/locks/catalog")
+
+	if err := rw.WriteLock().Acquire(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("writing the catalog")
+
+	// Downgrade: take the read lock while writing, then let go of the write lock.
+	if err := rw.ReadLock().Acquire(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := rw.WriteLock().Release(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("still reading:", rw.ReadLock().IsAcquiredInThisProcess())
+
+	err = rw.WriteLock().Acquire(ctx)
+	fmt.Println("upgrade refused:", errors.Is(err, locks.ErrUpgrade))
+
+	if err := rw.ReadLock().Release(ctx); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// writing the catalog
+	// still reading: true
+	// upgrade refused: true
+}

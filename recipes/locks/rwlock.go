@@ -1,0 +1,149 @@
+package locks
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// Lock names of InterProcessReadWriteLock nodes, as in Curator. They have the
+// same length and share one sequence, so readers and writers queue in one
+// order.
+const (
+	lockNameRead  = "__READ__"
+	lockNameWrite = "__WRIT__"
+)
+
+// InterProcessReadWriteLock is a fair, re-entrant read/write lock that works
+// across processes and languages with Curator's protocol: any number of
+// readers may hold the read lock at once while no writer holds the write lock,
+// which is exclusive. Contenders are served in the order they arrive, so a
+// writer that waits is not passed by readers that arrive after it.
+//
+// Like InterProcessMutex, reentrancy is per handle pair: a holder of the write
+// lock may also take the read lock, and releasing the write lock then leaves
+// the read lock held (a downgrade) without letting a writer that was waiting
+// in between. Taking the write lock while holding only the read lock fails
+// with ErrUpgrade at once.
+type InterProcessReadWriteLock struct {
+	read  *InterProcessMutex
+	write *InterProcessMutex
+}
+
+// NewInterProcessReadWriteLock returns a read/write lock on path. It makes no
+// network call; an invalid path or a nil client is reported by every later
+// call of either lock. WithLockData sets the data of both locks' nodes;
+// WithDriver is not supported (the protocol fixes the drivers) and is
+// reported the same way.
+func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) *InterProcessReadWriteLock {
+	cfg := newMutexConfig(opts)
+	rw := &InterProcessReadWriteLock{}
+	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data})
+	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write}, data: cfg.data})
+	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
+		err := fmt.Errorf("locks: read/write lock %q: WithDriver is not supported", path)
+		rw.write.err, rw.read.err = err, err
+	}
+	rw.write.beforeAcquire = func() error {
+		if rw.read.IsAcquiredInThisProcess() {
+			return fmt.Errorf("%w: %s", ErrUpgrade, path)
+		}
+		return nil
+	}
+	rw.write.keepParticipant = nodeNamed(lockNameWrite)
+	rw.read.keepParticipant = nodeNamed(lockNameRead)
+	return rw
+}
+
+// ReadLock returns the shared lock. While this pair's write lock is held it is
+// granted at once (the first step of a downgrade). Its ParticipantNodes lists
+// the readers' nodes only.
+func (rw *InterProcessReadWriteLock) ReadLock() *InterProcessMutex { return rw.read }
+
+// WriteLock returns the exclusive lock. Acquiring it fails with ErrUpgrade
+// while this pair holds the read lock but not the write lock. Its
+// ParticipantNodes lists the writers' nodes only.
+func (rw *InterProcessReadWriteLock) WriteLock() *InterProcessMutex { return rw.write }
+
+func nodeNamed(lockName string) func(string) bool {
+	return func(nodePath string) bool { return strings.Contains(path.Base(nodePath), lockName) }
+}
+
+// rwFixForSorting orders readers and writers by their one shared sequence.
+func rwFixForSorting(str string) string {
+	return StandardFixForSorting(StandardFixForSorting(str, lockNameRead), lockNameWrite)
+}
+
+// writeLockDriver is the write lock's driver: the standard fair driver over
+// readers and writers alike.
+//
+// It does not claim CreationOrdered: a downgrade creates a read node with the
+// sequence of its write node, so a node may appear before a waiting writer
+// after the writer listed the children. A writer woken by a deletion must
+// list them again to find such a reader ahead of it.
+type writeLockDriver struct{}
+
+var _ LockInternalsDriver = writeLockDriver{}
+
+func (writeLockDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
+	return StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
+}
+
+func (writeLockDriver) GetsTheLock(ctx context.Context, c *framework.Client, children []string, sequenceNodeName string, maxLeases int) (PredicateResults, error) {
+	return StandardLockInternalsDriver{}.GetsTheLock(ctx, c, children, sequenceNodeName, maxLeases)
+}
+
+func (writeLockDriver) FixForSorting(str, _ string) string { return rwFixForSorting(str) }
+
+// readLockDriver is the read lock's driver. A reader holds the lock when no
+// writer precedes it, or at once when its own pair holds the write lock; it
+// watches the first writer. While the pair holds the write lock, a reader's
+// node reuses the write node's sequence as a plain ephemeral node (Curator
+// 5.5's downgrade), so releasing the write lock lets no queued writer in.
+type readLockDriver struct {
+	write *InterProcessMutex
+}
+
+var (
+	_ LockInternalsDriver = readLockDriver{}
+	_ CreationOrdered     = readLockDriver{}
+)
+
+func (d readLockDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
+	writePath := d.write.LockPath()
+	if writePath == "" {
+		return StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
+	}
+	return c.Create(ctx, lockPath+rwFixForSorting(path.Base(writePath)), data,
+		framework.WithMode(framework.Ephemeral),
+		framework.WithProtection(),
+		framework.CreatingParentContainersIfNeeded())
+}
+
+func (d readLockDriver) GetsTheLock(_ context.Context, _ *framework.Client, children []string, sequenceNodeName string, _ int) (PredicateResults, error) {
+	firstWriter := -1
+	for i, name := range children {
+		switch {
+		case name == sequenceNodeName:
+			if firstWriter >= 0 && !d.write.IsAcquiredInThisProcess() {
+				return PredicateResults{PathToWatch: children[firstWriter]}, nil
+			}
+			return PredicateResults{GetsTheLock: true}, nil
+		case firstWriter < 0 && strings.Contains(name, lockNameWrite):
+			firstWriter = i
+		}
+	}
+	return PredicateResults{}, fmt.Errorf("lock node %s is not among the contenders: %w", sequenceNodeName, zk.ErrNoNode)
+}
+
+func (readLockDriver) FixForSorting(str, _ string) string { return rwFixForSorting(str) }
+
+// NodesSortInCreationOrder reports true: only read nodes ever sort before
+// nodes created earlier (a downgrade), and readers do not wait for readers.
+func (readLockDriver) NodesSortInCreationOrder() bool { return true }

@@ -1,0 +1,268 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/retry"
+)
+
+// Node names of InterProcessSemaphoreV2, as in Curator.
+const (
+	semaphoreLocksName  = "locks"
+	semaphoreLeasesName = "leases"
+	leaseName           = "lease-"
+)
+
+// InterProcessSemaphoreV2 is a counting semaphore that works across processes
+// and languages with Curator's protocol: at most maxLeases leases exist at
+// once among all processes using the same path. Acquirers queue fairly on an
+// InterProcessMutex at "<path>/locks"; each lease is a protected ephemeral
+// sequential node "<path>/leases/_c_<uuid>-lease-<sequence>", granted once the
+// leases path has no more than maxLeases children. A lease ends with
+// Lease.Close or with the session that took it.
+//
+// The limit is fixed, or read from a shared count node (WithSharedCount) so
+// that it can change at run time. A semaphore is safe for concurrent use;
+// every acquisition is independent of the others.
+type InterProcessSemaphoreV2 struct {
+	client     *framework.Client
+	path       string
+	locksPath  string
+	leasesPath string
+	maxLeases  int    // the limit, or the seed of countPath
+	countPath  string // "" when the limit is fixed
+	data       []byte
+	err        error // a construction error, reported by every call
+}
+
+// SemaphoreOption configures an InterProcessSemaphoreV2.
+type SemaphoreOption func(*semaphoreConfig)
+
+type semaphoreConfig struct {
+	countPath string
+	countSet  bool
+	data      []byte
+}
+
+// WithSharedCount makes the semaphore read its limit from the node at
+// countPath, which holds a 4-byte big-endian integer as Curator's SharedCount
+// writes it, so Java and Go processes (or an operator) can change the limit at
+// run time. Waiters watch the node and re-check when it changes. If the node
+// does not exist, the first acquisition creates it (persistent, with
+// container parents) holding maxLeases, as a SharedCount seeded with it would.
+func WithSharedCount(countPath string) SemaphoreOption {
+	return func(c *semaphoreConfig) { c.countPath, c.countSet = countPath, true }
+}
+
+// WithLeaseData sets the data stored in each lease node (empty by default),
+// for example to tell other processes who holds the leases; Curator's
+// setNodeData.
+func WithLeaseData(data []byte) SemaphoreOption {
+	return func(c *semaphoreConfig) { c.data = append([]byte{}, data...) }
+}
+
+// NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
+// maxLeases leases at once. It makes no network call; a nil client, an invalid
+// path or a maxLeases below 1 is reported by every later call.
+func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) *InterProcessSemaphoreV2 {
+	cfg := semaphoreConfig{data: []byte{}}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	s := &InterProcessSemaphoreV2{
+		client:     c,
+		path:       path,
+		locksPath:  framework.JoinPath(path, semaphoreLocksName),
+		leasesPath: framework.JoinPath(path, semaphoreLeasesName),
+		maxLeases:  maxLeases,
+		countPath:  cfg.countPath,
+		data:       cfg.data,
+	}
+	s.err = s.validate(cfg)
+	return s
+}
+
+func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
+	switch {
+	case s.client == nil:
+		return fmt.Errorf("locks: nil client for semaphore %q", s.path)
+	case s.maxLeases < 1:
+		return fmt.Errorf("locks: semaphore %q: maxLeases %d is less than 1", s.path, s.maxLeases)
+	case cfg.countSet && s.maxLeases > math.MaxInt32:
+		return fmt.Errorf("locks: semaphore %q: maxLeases %d does not fit a shared count", s.path, s.maxLeases)
+	}
+	if err := framework.ValidatePath(s.path); err != nil {
+		return fmt.Errorf("locks: semaphore: %w", err)
+	}
+	if cfg.countSet {
+		if err := framework.ValidatePath(cfg.countPath); err != nil {
+			return fmt.Errorf("locks: semaphore %q: shared count: %w", s.path, err)
+		}
+	}
+	return nil
+}
+
+// Acquire blocks until it holds one lease or ctx is done. A cancelled Acquire
+// leaves no lease node behind.
+func (s *InterProcessSemaphoreV2) Acquire(ctx context.Context) (*Lease, error) {
+	leases, err := s.acquire(ctx, 1, -1)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// AcquireN blocks until it holds qty leases or ctx is done; it returns all of
+// them or none, returning the ones it took when it fails or is cancelled. It
+// keeps the semaphore's lock until all qty are granted, so that acquirers of
+// several leases cannot deadlock each other holding partial sets (Curator
+// takes the lock once per lease). With a fixed
+// limit, qty must be between 1 and maxLeases; with a shared count, a qty above
+// the count waits until the count rises.
+func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lease, error) {
+	return s.acquire(ctx, qty, -1)
+}
+
+// TryAcquire is AcquireN that gives up after wait and then returns nil leases
+// and a nil error; a wait of zero makes a single attempt.
+func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
+	if s.err == nil && wait < 0 {
+		return nil, fmt.Errorf("locks: semaphore %s: TryAcquire: negative wait %v", s.path, wait)
+	}
+	return s.acquire(ctx, qty, wait)
+}
+
+// ParticipantNodes returns the full paths of the lease nodes, granted or
+// waiting, oldest first.
+func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]string, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	children, _, err := s.client.Children(ctx, s.leasesPath)
+	if errors.Is(err, zk.ErrNoNode) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+	}
+	names := SortedContenders(children, leaseName, StandardFixForSorting)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = framework.JoinPath(s.leasesPath, n)
+	}
+	return paths, nil
+}
+
+// acquire takes qty leases; wait < 0 waits as long as ctx allows. A lease
+// node that vanishes while it waits (its session expired, or someone deleted
+// it) makes the whole acquisition start again, as long as the client's retry
+// policy allows.
+func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
+	switch {
+	case s.err != nil:
+		return nil, s.err
+	case ctx == nil:
+		return nil, fmt.Errorf("locks: semaphore %s: nil context", s.path)
+	case qty < 1:
+		return nil, fmt.Errorf("locks: semaphore %s: qty %d is less than 1", s.path, qty)
+	case s.countPath == "" && qty > s.maxLeases:
+		return nil, fmt.Errorf("locks: semaphore %s: qty %d exceeds maxLeases %d", s.path, qty, s.maxLeases)
+	}
+	var deadline time.Time
+	var timeout <-chan time.Time
+	if wait >= 0 {
+		deadline = time.Now().Add(wait)
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	bo := backoff.WithContext(retry.NewBackOff(s.client.RetryPolicy()), ctx)
+	for {
+		leases, err := s.acquireOnce(ctx, qty, deadline, timeout)
+		if !errors.Is(err, errVanished) {
+			return leases, err
+		}
+		sleep := bo.NextBackOff()
+		if sleep == backoff.Stop {
+			return nil, fmt.Errorf("locks: semaphore %s: %w: %w", s.path, ErrLockLost, err)
+		}
+		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
+		select {
+		case <-time.After(sleep):
+		case <-timeout:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// acquireOnce takes the semaphore's lock, then qty leases one after the
+// other. It returns nil leases and a nil error when the deadline (if not zero)
+// passes first.
+func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) ([]*Lease, error) {
+	lock := NewInterProcessMutex(s.client, s.locksPath)
+	if deadline.IsZero() {
+		if err := lock.Acquire(ctx); err != nil {
+			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+		}
+	} else {
+		ok, err := lock.TryAcquire(ctx, max(0, time.Until(deadline)))
+		if err != nil {
+			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+		}
+		if !ok {
+			return nil, nil
+		}
+	}
+	defer func() {
+		ctx, cancel := detach(ctx, s.client)
+		defer cancel()
+		if err := lock.Release(ctx); err != nil {
+			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
+		}
+	}()
+
+	leases := make([]*Lease, 0, qty)
+	for len(leases) < qty {
+		lease, err := s.acquireLease(ctx, timeout)
+		if err != nil || lease == nil {
+			if cerr := closeAll(ctx, s.client, leases); cerr != nil {
+				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
+			}
+			return nil, err
+		}
+		leases = append(leases, lease)
+	}
+	return leases, nil
+}
+
+// acquireLease creates one lease node and waits until it is granted. On any
+// other outcome the node is deleted and the lease is nil.
+func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time) (*Lease, error) {
+	p, err := s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
+		framework.WithMode(framework.EphemeralSequential),
+		framework.WithProtection(),
+		framework.CreatingParentContainersIfNeeded())
+	if err != nil {
+		return nil, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+	}
+	lease := &Lease{client: s.client, path: p}
+	granted, err := s.awaitGrant(ctx, lease, timeout)
+	if err == nil && granted {
+		return lease, nil
+	}
+	if cerr := closeAll(ctx, s.client, []*Lease{lease}); cerr != nil {
+		s.client.Logger().Debug("deleting an abandoned lease node failed; retrying in the background", zap.Error(cerr))
+	}
+	return nil, err
+}

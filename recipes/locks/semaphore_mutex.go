@@ -1,0 +1,83 @@
+package locks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// InterProcessSemaphoreMutex is a mutual exclusion lock that is not
+// re-entrant, Curator's InterProcessSemaphoreMutex: an InterProcessSemaphoreV2
+// with a single lease. Like a sync.Mutex, a second Acquire through the same
+// handle waits until the lock is released, and any goroutine may release it.
+//
+// It uses the semaphore's nodes ("<path>/locks" and "<path>/leases"), not an
+// InterProcessMutex's, so it does not exclude an InterProcessMutex on the
+// same path, exactly as in Curator.
+type InterProcessSemaphoreMutex struct {
+	sem *InterProcessSemaphoreV2
+
+	mu    sync.Mutex
+	lease *Lease
+}
+
+// NewInterProcessSemaphoreMutex returns a non-re-entrant mutex on path. It
+// makes no network call; a nil client or an invalid path is reported by every
+// later call.
+func NewInterProcessSemaphoreMutex(c *framework.Client, path string) *InterProcessSemaphoreMutex {
+	return &InterProcessSemaphoreMutex{sem: NewInterProcessSemaphoreV2(c, path, 1)}
+}
+
+// Acquire blocks until the lock is held or ctx is done. A cancelled Acquire
+// leaves no node behind.
+func (m *InterProcessSemaphoreMutex) Acquire(ctx context.Context) error {
+	lease, err := m.sem.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	m.setLease(lease)
+	return nil
+}
+
+// TryAcquire is Acquire that gives up after wait and then reports false with
+// a nil error; a wait of zero makes a single attempt.
+func (m *InterProcessSemaphoreMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
+	leases, err := m.sem.TryAcquire(ctx, 1, wait)
+	if err != nil || leases == nil {
+		return false, err
+	}
+	m.setLease(leases[0])
+	return true, nil
+}
+
+func (m *InterProcessSemaphoreMutex) setLease(l *Lease) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lease = l
+}
+
+// Release releases the lock, from any goroutine. It returns an error matching
+// ErrNotOwner when this handle does not hold the lock.
+func (m *InterProcessSemaphoreMutex) Release(ctx context.Context) error {
+	if m.sem.err != nil {
+		return m.sem.err
+	}
+	m.mu.Lock()
+	lease := m.lease
+	m.lease = nil
+	m.mu.Unlock()
+	if lease == nil {
+		return fmt.Errorf("%w: %s", ErrNotOwner, m.sem.path)
+	}
+	return lease.Close(ctx)
+}
+
+// IsAcquiredInThisProcess reports whether this handle holds the lock.
+func (m *InterProcessSemaphoreMutex) IsAcquiredInThisProcess() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lease != nil
+}

@@ -1,0 +1,100 @@
+package locks
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// awaitGrant waits until the leases path has no more children than the
+// limit, with our node among them: the lease is granted. It reports false
+// when timeout fires, and wraps errVanished when our node is gone. A waiter
+// wakes when the children change, when the shared count changes and on every
+// connection state change (go-zookeeper fires no watch on a plain disconnect).
+func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, lease *Lease, timeout <-chan time.Time) (bool, error) {
+	wake := make(chan struct{}, 1)
+	stop := s.client.Listen(func(framework.ConnectionState) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+
+	name := path.Base(lease.path)
+	limit, readLimit := s.maxLeases, s.countPath != ""
+	var countEvents <-chan zk.Event
+	for {
+		children, _, childEvents, err := s.client.ChildrenW(ctx, s.leasesPath)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			return false, fmt.Errorf("%w: %s", errVanished, lease.path)
+		case err != nil:
+			return false, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+		case !slices.Contains(children, name):
+			return false, fmt.Errorf("%w: %s", errVanished, lease.path)
+		}
+		if readLimit {
+			if limit, countEvents, err = s.sharedCount(ctx); err != nil {
+				return false, err
+			}
+			readLimit = false
+		}
+		if len(children) <= limit {
+			return true, nil
+		}
+		select {
+		case <-childEvents:
+		case <-countEvents:
+			readLimit = true
+		case <-wake:
+			readLimit = s.countPath != ""
+		case <-timeout:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// sharedCount reads the limit from the shared count node and leaves a watch on
+// it, creating the node with maxLeases as its seed when it does not exist.
+func (s *InterProcessSemaphoreV2) sharedCount(ctx context.Context) (int, <-chan zk.Event, error) {
+	data, _, events, err := s.client.GetDataW(ctx, s.countPath)
+	if errors.Is(err, zk.ErrNoNode) {
+		_, err = s.client.Create(ctx, s.countPath, encodeCount(s.maxLeases), framework.CreatingParentContainersIfNeeded())
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return 0, nil, fmt.Errorf("locks: semaphore %s: create shared count: %w", s.path, err)
+		}
+		data, _, events, err = s.client.GetDataW(ctx, s.countPath)
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("locks: semaphore %s: read shared count: %w", s.path, err)
+	}
+	n, err := decodeCount(data)
+	if err != nil {
+		return 0, nil, fmt.Errorf("locks: semaphore %s: shared count %s: %w", s.path, s.countPath, err)
+	}
+	return n, events, nil
+}
+
+// encodeCount and decodeCount use Curator's SharedCount encoding: a 4-byte
+// big-endian two's complement integer.
+func encodeCount(n int) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(int32(n)))
+}
+
+func decodeCount(data []byte) (int, error) {
+	if len(data) != 4 {
+		return 0, fmt.Errorf("holds %d bytes, want a 4-byte big-endian count", len(data))
+	}
+	return int(int32(binary.BigEndian.Uint32(data))), nil
+}
