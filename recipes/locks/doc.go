@@ -10,6 +10,17 @@
 // so a release wakes one waiter, and with the standard driver that waiter
 // takes the lock without listing the children again.
 //
+// Built on the same engine, with Curator's node names:
+//   - InterProcessReadWriteLock: "__READ__" and "__WRIT__" nodes in one
+//     sequence; readers share, writers exclude everyone, a writer holding the
+//     lock may downgrade to read, and later readers queue behind a waiting
+//     writer.
+//   - InterProcessSemaphoreV2: leases under "<path>/leases", acquirers
+//     serialized by a mutex at "<path>/locks"; the limit may live in a shared
+//     count node. InterProcessSemaphoreMutex is a semaphore of one lease.
+//   - InterProcessMultiLock: several Locks taken in order and rolled back in
+//     reverse.
+//
 // Beyond Curator, on purpose:
 //   - Every call that can wait takes a context; a cancelled Acquire leaves no
 //     node behind.
