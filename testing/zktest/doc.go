@@ -1,0 +1,18 @@
+// Package zktest runs real Apache ZooKeeper servers for tests, the Go
+// counterpart of Curator's curator-test module.
+//
+// A [Server] is a standalone ZooKeeper started as a child Java process on
+// 127.0.0.1 and a free port, with its data in a temporary directory. A
+// [Cluster] is an ensemble of such processes whose members can be killed and
+// restarted one at a time. A [Proxy] sits between a client and a server and
+// injects the faults a network produces: it pauses traffic, severs
+// connections and loses the reply to a chosen request.
+//
+// In tests use [StartServer] and [StartCluster]; they stop everything when the
+// test ends and print the server log when the test failed. Programs use
+// [NewServer] and [NewCluster] and must call Close.
+//
+// ZooKeeper and Java must be installed (scripts/install-zookeeper.sh, which
+// make test runs). The environment variable ZOOKEEPER_CLASSPATH overrides the
+// default class path, and JAVA_HOME selects the Java runtime.
+package zktest

@@ -1,0 +1,185 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Proxy is a TCP proxy on 127.0.0.1 in front of one ZooKeeper address that
+// injects network faults into the connections passing through it. It reads
+// ZooKeeper's framing, so it can count requests by opcode and lose the reply
+// to a chosen request. A Proxy is safe for concurrent use.
+type Proxy struct {
+	target    string
+	ln        net.Listener
+	ctx       context.Context // ends with Close; bounds dials to the target
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // every goroutine of the proxy
+	closeOnce sync.Once
+	closeErr  error
+
+	mu      sync.Mutex
+	changed *sync.Cond // broadcast whenever a waiting goroutine may proceed
+	paused  bool
+	closed  bool
+	links   map[*link]struct{}
+	arming  *arming // the pending LoseNextReply, if any
+	lost    int
+	counts  map[Op]int64
+}
+
+// arming is one LoseNextReply call not yet bound to a request.
+type arming struct {
+	ops []Op // empty: any request but a ping
+}
+
+func (a *arming) matches(op Op) bool {
+	if len(a.ops) == 0 {
+		return op != OpPing
+	}
+	return slices.Contains(a.ops, op)
+}
+
+// NewProxy listens on a free port of 127.0.0.1 and forwards every
+// connection it accepts to target, a "host:port" address.
+func NewProxy(target string) (*Proxy, error) {
+	if _, _, err := net.SplitHostPort(target); err != nil {
+		return nil, fmt.Errorf("zktest: proxy target %q: %w", target, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: proxy for %s: %w", target, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{
+		target: target,
+		ln:     ln,
+		ctx:    ctx,
+		cancel: cancel,
+		links:  make(map[*link]struct{}),
+		counts: make(map[Op]int64),
+	}
+	p.changed = sync.NewCond(&p.mu)
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the address clients connect to instead of the target.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Pause stops forwarding in both directions, like a network partition:
+// connections stay open, bytes (and connection ends) are held, in order, and
+// new connections are accepted but not yet connected to the target.
+func (p *Proxy) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+	p.changed.Broadcast()
+}
+
+// Resume forwards again what Pause held, in order, on the connections that
+// still exist.
+func (p *Proxy) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = false
+	p.changed.Broadcast()
+}
+
+// Sever closes every current connection, on both sides, discarding what it
+// held; clients see a connection loss. New connections are accepted.
+func (p *Proxy) Sever() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for l := range p.links {
+		l.closeLocked()
+	}
+}
+
+// LoseNextReply arms the proxy once: the next client request whose opcode is
+// one of ops (any request but a ping when ops is empty) is forwarded, and when
+// the server's reply to it arrives, that reply is dropped and the connection
+// is severed at that moment. The server did the work; the client saw a
+// connection loss. A later call replaces an arming no request has matched yet.
+// If the connection ends before the reply arrives, nothing is lost.
+func (p *Proxy) LoseNextReply(ops ...Op) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.arming = &arming{ops: slices.Clone(ops)}
+}
+
+// LostReplies returns how many replies LoseNextReply has dropped.
+func (p *Proxy) LostReplies() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lost
+}
+
+// RequestCount returns how many client requests with opcode op the proxy has
+// read since it started or since ResetCounts. Connection handshakes are not
+// requests; held requests count once read.
+func (p *Proxy) RequestCount(op Op) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.counts[op]
+}
+
+// ResetCounts sets every request count to zero.
+func (p *Proxy) ResetCounts() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.counts)
+}
+
+// Close stops listening, closes every connection and returns once all of the
+// proxy's goroutines have exited. It is idempotent.
+func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		for l := range p.links {
+			l.closeLocked()
+		}
+		p.mu.Unlock()
+		p.cancel()
+		p.closeErr = p.ln.Close()
+		p.wg.Wait()
+	})
+	return p.closeErr
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		conn, err := p.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors or similar: try again shortly.
+			select {
+			case <-p.ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		l := &link{p: p, client: conn}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			conn.Close()
+			return
+		}
+		p.links[l] = struct{}{}
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go l.run()
+	}
+}

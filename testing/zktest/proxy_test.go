@@ -1,0 +1,208 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// startProxy puts a Proxy in front of s for the test.
+func startProxy(t *testing.T, s *Server) *Proxy {
+	t.Helper()
+	p, err := NewProxy(s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("close proxy: %v", err)
+		}
+	})
+	return p
+}
+
+func TestProxyCountsRequests(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 10*time.Second)
+
+	p.ResetCounts()
+	if _, err := c.Create("/counted", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Children("/"); err != nil {
+		t.Fatal(err)
+	}
+	for op, want := range map[Op]int64{OpCreate: 1, OpGetChildren2: 1, OpGetData: 0, OpExists: 0, OpDelete: 0} {
+		if got := p.RequestCount(op); got != want {
+			t.Errorf("RequestCount(%v) = %d, want %d", op, got, want)
+		}
+	}
+	p.ResetCounts()
+	if got := p.RequestCount(OpCreate); got != 0 {
+		t.Errorf("RequestCount(create) after ResetCounts = %d, want 0", got)
+	}
+
+	// Four-letter commands are not ZooKeeper frames; they pass through as bytes.
+	if reply, err := fourLetter(context.Background(), p.Addr(), "ruok"); err != nil || reply != "imok" {
+		t.Errorf("ruok through the proxy = %q, %v; want imok", reply, err)
+	}
+}
+
+func TestProxyPauseHoldsRequestsUntilResume(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 10*time.Second)
+	direct := connect(t, s.Addr(), 10*time.Second)
+
+	p.ResetCounts()
+	p.Pause()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create("/held", []byte("x"), 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	await(t, 5*time.Second, "the proxy holds the create", func() bool { return p.RequestCount(OpCreate) == 1 })
+	select {
+	case err := <-done:
+		t.Fatalf("create completed while paused: %v", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if exists(t, direct, "/held") {
+		t.Fatal("the server got the create while the proxy was paused")
+	}
+
+	p.Resume()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("create after resume: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("create still blocked 5s after resume")
+	}
+	if !exists(t, direct, "/held") {
+		t.Fatal("/held missing after the create completed")
+	}
+}
+
+func TestProxySeverMakesClientReconnect(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 10*time.Second)
+	session := c.SessionID()
+
+	p.Sever()
+	c.awaitState(t, zk.StateDisconnected, 5*time.Second)
+	c.awaitState(t, zk.StateHasSession, 10*time.Second)
+	if got := c.SessionID(); got != session {
+		t.Errorf("session %#x after reconnecting, want the same %#x", got, session)
+	}
+	if _, err := c.Create("/after-sever", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Errorf("create after reconnecting: %v", err)
+	}
+}
+
+func TestProxyLoseNextReplyLosesExactlyOne(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 10*time.Second)
+	direct := connect(t, s.Addr(), 10*time.Second)
+	acl := zk.WorldACL(zk.PermAll)
+
+	p.LoseNextReply(OpCreate)
+	if _, _, err := c.Exists("/"); err != nil {
+		t.Fatalf("exists is not armed, yet: %v", err)
+	}
+	if _, err := c.Create("/lost", nil, 0, acl); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("create with its reply lost: %v; want zk.ErrConnectionClosed", err)
+	}
+	if got := p.LostReplies(); got != 1 {
+		t.Fatalf("LostReplies = %d, want 1", got)
+	}
+	if !exists(t, direct, "/lost") {
+		t.Fatal("the server did not create /lost")
+	}
+
+	c.awaitState(t, zk.StateHasSession, 10*time.Second)
+	if _, err := c.Create("/second", nil, 0, acl); err != nil {
+		t.Fatalf("second create: %v", err)
+	}
+	if got := p.LostReplies(); got != 1 {
+		t.Errorf("LostReplies after a normal create = %d, want 1", got)
+	}
+}
+
+func TestProxyPauseLongerThanSessionExpiresIt(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 800*time.Millisecond)
+	direct := connect(t, s.Addr(), 10*time.Second)
+	if _, err := c.Create("/owned", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	session := c.SessionID()
+
+	p.Pause()
+	start := time.Now()
+	await(t, 10*time.Second, "the server expires the paused session", func() bool { return !exists(t, direct, "/owned") })
+	t.Logf("session expired %v into the pause", time.Since(start))
+	p.Resume()
+
+	c.awaitState(t, zk.StateExpired, 10*time.Second)
+	c.awaitState(t, zk.StateHasSession, 10*time.Second)
+	if got := c.SessionID(); got == session || got == 0 {
+		t.Errorf("session %#x after expiry; want a new one, not %#x", got, session)
+	}
+	if exists(t, c, "/owned") {
+		t.Error("the expired session's ephemeral node is still there")
+	}
+}
+
+func TestProxyCloseWhilePaused(t *testing.T) {
+	s := StartServer(t)
+	p, err := NewProxy(s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, p.Addr(), 10*time.Second)
+	p.Pause()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create("/never", nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	await(t, 5*time.Second, "the proxy holds the create", func() bool { return p.RequestCount(OpCreate) == 1 })
+	if err := p.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("create succeeded through a closed proxy")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("create still blocked 5s after the proxy closed")
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second close: %v", err)
+	}
+}
+
+func TestNewProxyRejectsBadTarget(t *testing.T) {
+	if _, err := NewProxy("no-port"); err == nil || !strings.Contains(err.Error(), `"no-port"`) {
+		t.Errorf("NewProxy(no-port) error = %v; want one naming the target", err)
+	}
+}
+
+func TestOpString(t *testing.T) {
+	for op, want := range map[Op]string{OpCreate: "create", OpGetChildren2: "getChildren2", OpClose: "closeSession", Op(999): "Op(999)"} {
+		if got := op.String(); got != want {
+			t.Errorf("Op(%d).String() = %q, want %q", int32(op), got, want)
+		}
+	}
+}
