@@ -7,182 +7,103 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Exists returns the node's Stat, or nil and no error when the node does not exist.
-func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
+// query runs one read or write of the node at path on the current connection,
+// under the client's retry loop, and wraps its error with what and path.
+func query[T any](ctx context.Context, c *Client, what, path string, op func(conn *zk.Conn, full string) (T, error)) (T, error) {
+	var out T
 	full, err := c.fullPath(path, false)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	var stat *zk.Stat
 	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
 		var err error
-		stat, err = do(ctx, c.core, func() (*zk.Stat, error) {
-			ok, st, err := conn.Exists(full)
-			if err != nil || !ok {
-				return nil, err
-			}
-			return st, nil
-		})
+		out, err = do(ctx, c.core, func() (T, error) { return op(conn, full) })
 		return err
 	})
-	return stat, wrapErr("exists", path, err)
+	if err != nil {
+		var zero T
+		return zero, wrapErr(what, path, err)
+	}
+	return out, nil
+}
+
+// nodeResult carries what the read calls return.
+type nodeResult struct {
+	data     []byte
+	children []string
+	stat     *zk.Stat
+	watch    <-chan zk.Event
+}
+
+// Exists returns the node's Stat, or nil and no error when the node does not exist.
+func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
+	r, err := query(ctx, c, "exists", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		ok, st, err := conn.Exists(full)
+		if !ok {
+			st = nil
+		}
+		return nodeResult{stat: st}, err
+	})
+	return r.stat, err
 }
 
 // ExistsW is Exists that also leaves a watch: on creation when the node is absent (the
 // Stat is nil), else on change or deletion. The channel receives one event; it also
 // fires (EventNotWatching) when the session ends.
 func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.Event, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	type out struct {
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	}
-	var o out
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		o, err = do(ctx, c.core, func() (out, error) {
-			ok, st, ch, err := conn.ExistsW(full)
-			if err != nil {
-				return out{}, err
-			}
-			if !ok {
-				st = nil
-			}
-			return out{st, ch}, nil
-		})
-		return err
+	r, err := query(ctx, c, "exists", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		ok, st, ch, err := conn.ExistsW(full)
+		if !ok {
+			st = nil
+		}
+		return nodeResult{stat: st, watch: ch}, err
 	})
-	if err != nil {
-		return nil, nil, wrapErr("exists", path, err)
-	}
-	return o.stat, o.ch, nil
+	return r.stat, r.watch, err
 }
 
 // GetData returns the node's data and Stat; errors.Is(err, zk.ErrNoNode) when absent.
 func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	type out struct {
-		data []byte
-		stat *zk.Stat
-	}
-	var o out
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		o, err = do(ctx, c.core, func() (out, error) {
-			data, st, err := conn.Get(full)
-			return out{data, st}, err
-		})
-		return err
+	r, err := query(ctx, c, "get data", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		data, st, err := conn.Get(full)
+		return nodeResult{data: data, stat: st}, err
 	})
-	if err != nil {
-		return nil, nil, wrapErr("get data", path, err)
-	}
-	return o.data, o.stat, nil
+	return r.data, r.stat, err
 }
 
 // GetDataW is GetData that also leaves a watch for the node's next change or deletion.
 func (c *Client) GetDataW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	type out struct {
-		data []byte
-		stat *zk.Stat
-		ch   <-chan zk.Event
-	}
-	var o out
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		o, err = do(ctx, c.core, func() (out, error) {
-			data, st, ch, err := conn.GetW(full)
-			return out{data, st, ch}, err
-		})
-		return err
+	r, err := query(ctx, c, "get data", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		data, st, ch, err := conn.GetW(full)
+		return nodeResult{data: data, stat: st, watch: ch}, err
 	})
-	if err != nil {
-		return nil, nil, nil, wrapErr("get data", path, err)
-	}
-	return o.data, o.stat, o.ch, nil
+	return r.data, r.stat, r.watch, err
 }
 
 // SetData sets the node's data if its version is version (-1 for any) and returns the
 // new Stat; errors.Is(err, zk.ErrBadVersion) on a version mismatch.
 func (c *Client) SetData(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, err
-	}
-	var stat *zk.Stat
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		stat, err = do(ctx, c.core, func() (*zk.Stat, error) {
-			return conn.Set(full, data, version)
-		})
-		return err
+	return query(ctx, c, "set data", path, func(conn *zk.Conn, full string) (*zk.Stat, error) {
+		return conn.Set(full, data, version)
 	})
-	if err != nil {
-		return nil, wrapErr("set data", path, err)
-	}
-	return stat, nil
 }
 
 // Children returns the names of the node's children (in no particular order) and its Stat.
 func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	type out struct {
-		children []string
-		stat     *zk.Stat
-	}
-	var o out
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		o, err = do(ctx, c.core, func() (out, error) {
-			children, st, err := conn.Children(full)
-			return out{children, st}, err
-		})
-		return err
+	r, err := query(ctx, c, "get children", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		children, st, err := conn.Children(full)
+		return nodeResult{children: children, stat: st}, err
 	})
-	if err != nil {
-		return nil, nil, wrapErr("get children", path, err)
-	}
-	return o.children, o.stat, nil
+	return r.children, r.stat, err
 }
 
 // ChildrenW is Children that also leaves a watch for the next change of the children
 // (or the node's deletion).
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	full, err := c.fullPath(path, false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	type out struct {
-		children []string
-		stat     *zk.Stat
-		ch       <-chan zk.Event
-	}
-	var o out
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		o, err = do(ctx, c.core, func() (out, error) {
-			children, st, ch, err := conn.ChildrenW(full)
-			return out{children, st, ch}, err
-		})
-		return err
+	r, err := query(ctx, c, "get children", path, func(conn *zk.Conn, full string) (nodeResult, error) {
+		children, st, ch, err := conn.ChildrenW(full)
+		return nodeResult{children: children, stat: st, watch: ch}, err
 	})
-	if err != nil {
-		return nil, nil, nil, wrapErr("get children", path, err)
-	}
-	return o.children, o.stat, o.ch, nil
+	return r.children, r.stat, r.watch, err
 }
 
 // CreateContainers creates path and its missing ancestors as containers, as Curator's

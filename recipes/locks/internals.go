@@ -214,7 +214,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, ourPath string) (bool,
 	holderPath := framework.JoinPath(li.basePath, name)
 	_, err := li.client.Transaction(ctx,
 		&zk.CheckVersionRequest{Path: ourPath, Version: -1},
-		&zk.CreateRequest{Path: holderPath, Data: []byte(path.Base(ourPath)), Acl: zk.WorldACL(zk.PermAll), Flags: zk.FlagEphemeral},
+		&zk.CreateRequest{Path: holderPath, Data: []byte(path.Base(ourPath)), Flags: zk.FlagEphemeral},
 	)
 	switch {
 	case err == nil:
