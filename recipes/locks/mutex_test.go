@@ -55,34 +55,12 @@ func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
+	mutexes := make([]*locks.InterProcessMutex, 10)
+	for i := range mutexes {
+		mutexes[i] = locks.NewInterProcessMutex(c, "/ten")
+	}
 	var check locktest.Checker
-	var wg sync.WaitGroup
-	errs := make(chan error, 10)
-	for i := 0; i < 10; i++ {
-		m := locks.NewInterProcessMutex(c, "/ten")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := 0; r < 5; r++ {
-				if err := m.Acquire(ctx); err != nil {
-					errs <- err
-					return
-				}
-				exit := check.Enter()
-				time.Sleep(time.Millisecond)
-				exit()
-				if err := m.Release(ctx); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	must(t, locktest.Contend(ctx, mutexes, 5, time.Millisecond, &check))
 	if v := check.Violations(); v != 0 || check.Entries() != 50 {
 		t.Fatalf("violations %d, entries %d; want 0, 50", v, check.Entries())
 	}

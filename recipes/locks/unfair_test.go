@@ -76,36 +76,15 @@ func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const clients, perClient, rounds = 4, 4, 50
-	var check locktest.Checker
-	var wg sync.WaitGroup
-	errs := make(chan error, clients*perClient)
+	var mutexes []*locks.InterProcessMutex
 	for i := 0; i < clients; i++ {
 		c := locktest.NewClient(t, srv.ConnectString())
 		for j := 0; j < perClient; j++ {
-			m := locks.NewInterProcessMutex(c, "/unfair-contention", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 6}))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for r := 0; r < rounds; r++ {
-					if err := m.Acquire(ctx); err != nil {
-						errs <- err
-						return
-					}
-					exit := check.Enter()
-					exit()
-					if err := m.Release(ctx); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
+			mutexes = append(mutexes, locks.NewInterProcessMutex(c, "/unfair-contention", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 6})))
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	var check locktest.Checker
+	must(t, locktest.Contend(ctx, mutexes, rounds, 0, &check))
 	if v, n := check.Violations(), check.Entries(); v != 0 || n != clients*perClient*rounds {
 		t.Fatalf("violations %d, entries %d; want 0, %d", v, n, clients*perClient*rounds)
 	}

@@ -31,38 +31,18 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 	t.Run("Exclusion", func(t *testing.T) {
 		const clients, handlesPerClient, rounds = 3, 2, 10
 		path := lockPath()
-		var check Checker
-		var wg sync.WaitGroup
-		errs := make(chan error, clients*handlesPerClient)
+		var mutexes []*locks.InterProcessMutex
 		for i := 0; i < clients; i++ {
 			c := NewClient(t, connect)
 			for j := 0; j < handlesPerClient; j++ {
-				m := locks.NewInterProcessMutex(c, path, opt())
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-					defer cancel()
-					for r := 0; r < rounds; r++ {
-						if err := m.Acquire(ctx); err != nil {
-							errs <- err
-							return
-						}
-						exit := check.Enter()
-						time.Sleep(time.Millisecond) // hold briefly so overlaps would show
-						exit()
-						if err := m.Release(ctx); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
+				mutexes = append(mutexes, locks.NewInterProcessMutex(c, path, opt()))
 			}
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("contender failed: %v", err)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var check Checker
+		if err := Contend(ctx, mutexes, rounds, time.Millisecond, &check); err != nil {
+			t.Fatal(err)
 		}
 		if v := check.Violations(); v != 0 {
 			t.Fatalf("%d overlapping holds", v)
