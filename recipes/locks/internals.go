@@ -118,6 +118,10 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 		}
 
 		watched := pr.PathToWatch
+		var handOff []string
+		if ordered {
+			handOff = li.handOffListing(ctx, contenders, watched, ourName)
+		}
 		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
@@ -131,10 +135,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 
 		select {
 		case ev := <-events:
+			contenders = nil
 			if ev.Type == zk.EventNodeDeleted {
-				contenders = li.afterDeletion(contenders, watched, ordered)
-			} else {
-				contenders = nil
+				contenders = handOff
 			}
 		case <-wake:
 			contenders = nil
@@ -148,22 +151,28 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 	}
 }
 
-// afterDeletion returns the contenders to decide on once the watched node is
-// known to be gone. When nodes sort in creation order, no contender that
-// arrived since our listing can sort before us, so the listing without the
-// deleted node is as good as a new one for us: the hand-off needs no round
-// trip. Otherwise (nil) the children are listed again.
-func (li *lockInternals) afterDeletion(contenders []string, deleted string, ordered bool) []string {
-	if !ordered {
+// handOffListing decides, while we start to wait, what the deletion of the
+// watched node will mean. When nodes sort in creation order, no contender
+// that arrives later can sort before us, so if our listing without the
+// watched node already grants us the lock, that deletion alone hands the lock
+// over and no new listing is needed: the listing to decide on then is
+// returned, cut to the contenders up to us. Otherwise it returns nil, and the
+// deletion means one new listing, which beats watching stale nodes one by one.
+func (li *lockInternals) handOffListing(ctx context.Context, contenders []string, watched, ourName string) []string {
+	rest := make([]string, 0, len(contenders))
+	for _, name := range contenders {
+		if name != watched {
+			rest = append(rest, name)
+		}
+		if name == ourName {
+			break
+		}
+	}
+	pr, err := li.driver.GetsTheLock(ctx, li.client, rest, ourName, li.maxLeases)
+	if err != nil || !pr.GetsTheLock {
 		return nil
 	}
-	i := indexOf(contenders, deleted)
-	if i < 0 {
-		return nil
-	}
-	rest := make([]string, 0, len(contenders)-1)
-	rest = append(rest, contenders[:i]...)
-	return append(rest, contenders[i+1:]...)
+	return rest
 }
 
 // contenders lists the lock path's children that carry the lock name, in lock order.
