@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// section is the critical section every cycle enters: an occupancy count
+// that must be 1 inside, and a counter incremented by a separate load and
+// store, so that two holders at once can lose an update. Atomics keep the
+// race detector quiet: the lock's happens-before goes through ZooKeeper,
+// which it cannot see.
+type section struct {
+	inside     atomic.Int64
+	violations atomic.Int64
+	counter    atomic.Int64
+}
+
+func (s *section) enter() {
+	if s.inside.Add(1) != 1 {
+		s.violations.Add(1)
+	}
+	s.counter.Store(s.counter.Load() + 1)
+	s.inside.Add(-1)
+}
+
+// worker is one client: its session, its lock handle and what it measured.
+type worker struct {
+	sess    session
+	mu      mutex
+	acq     []time.Duration // measured cycles only
+	cycle   []time.Duration
+	entered int64 // critical sections entered, warm-up included
+	err     error // the first failure; the worker stops there
+}
+
+// run does one acquire, critical section, release cycle.
+func (w *worker) run(ctx context.Context, sec *section) (acq, cycle time.Duration, err error) {
+	start := time.Now()
+	if err := w.mu.acquire(ctx); err != nil {
+		return 0, 0, fmt.Errorf("acquire: %w", err)
+	}
+	acquired := time.Now()
+	sec.enter()
+	w.entered++
+	if err := w.mu.release(ctx); err != nil {
+		return 0, 0, fmt.Errorf("release: %w", err)
+	}
+	return acquired.Sub(start), time.Since(start), nil
+}
+
+// bench runs the workload of cfg against connect and measures it.
+func bench(ctx context.Context, cfg config, connect string, log io.Writer) (result, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+
+	workers, err := dialAll(ctx, cfg, connect)
+	if err != nil {
+		return result{}, err
+	}
+	closeAll := func() {
+		var wg sync.WaitGroup
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.sess.close()
+			}()
+		}
+		wg.Wait()
+	}
+	defer closeAll()
+	// A failed client ends the run: a lock node it left behind could block
+	// the others until the timeout. go-zookeeper's Lock cannot be cancelled,
+	// so when the run ends early, closing the sessions ends every wait.
+	ctx, abort := context.WithCancel(ctx)
+	defer abort()
+	stopWatchdog := context.AfterFunc(ctx, closeAll)
+	defer stopWatchdog()
+
+	fmt.Fprintf(log, "lockbench: %s, %d clients on %s, %d warm-up and %d measured cycles each\n",
+		describe(cfg), cfg.clients, cfg.path, cfg.warmup, cfg.n)
+	var sec section
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for _, w := range workers {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			defer func() {
+				if w.err != nil {
+					abort()
+				}
+			}()
+			for range cfg.warmup {
+				if _, _, w.err = w.run(ctx, &sec); w.err != nil {
+					break
+				}
+			}
+			ready.Done()
+			if w.err != nil {
+				return
+			}
+			select {
+			case <-start:
+			case <-ctx.Done():
+				w.err = ctx.Err()
+				return
+			}
+			for range cfg.n {
+				var acq, cycle time.Duration
+				if acq, cycle, w.err = w.run(ctx, &sec); w.err != nil {
+					return
+				}
+				w.acq = append(w.acq, acq)
+				w.cycle = append(w.cycle, cycle)
+			}
+		}()
+	}
+	ready.Wait()
+	began := time.Now()
+	close(start)
+	done.Wait()
+	elapsed := time.Since(began)
+
+	res := result{impl: cfg.impl, clients: cfg.clients, iterations: cfg.n, secs: elapsed.Seconds()}
+	var acq, cycle []time.Duration
+	var entered int64
+	for i, w := range workers {
+		acq = append(acq, w.acq...)
+		cycle = append(cycle, w.cycle...)
+		entered += w.entered
+		if w.err != nil {
+			res.errors++
+			fmt.Fprintf(log, "lockbench: client %d stopped after %d measured cycles: %v\n", i, len(w.acq), w.err)
+		}
+	}
+	res.ops = len(cycle)
+	res.acqP50, res.acqP99 = percentile(acq, 50), percentile(acq, 99)
+	res.cycleP50, res.cycleP99 = percentile(cycle, 50), percentile(cycle, 99)
+	res.violations = sec.violations.Load()
+	res.counterOK = sec.counter.Load() == entered
+	if !res.counterOK {
+		fmt.Fprintf(log, "lockbench: counter is %d after %d critical sections: updates were lost\n", sec.counter.Load(), entered)
+	}
+	return res, nil
+}
+
+// maxPrealloc bounds the latency samples allocated up front per client.
+const maxPrealloc = 1 << 16
+
+// dialAll opens one session and lock handle per client, concurrently.
+func dialAll(ctx context.Context, cfg config, connect string) ([]*worker, error) {
+	workers := make([]*worker, cfg.clients)
+	errs := make([]error, cfg.clients)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := dial(ctx, cfg, connect)
+			if err != nil {
+				errs[i] = fmt.Errorf("client %d: %w", i, err)
+				return
+			}
+			capacity := min(cfg.n, maxPrealloc)
+			workers[i] = &worker{
+				sess:  s,
+				mu:    s.newMutex(cfg.path),
+				acq:   make([]time.Duration, 0, capacity),
+				cycle: make([]time.Duration, 0, capacity),
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, w := range workers {
+			if w != nil {
+				w.sess.close()
+			}
+		}
+		return nil, err
+	}
+	return workers, nil
+}
+
+func describe(cfg config) string {
+	if cfg.impl == implGozk {
+		return "go-zookeeper zk.Lock"
+	}
+	return "zkcurator InterProcessMutex (" + cfg.driver + " driver)"
+}

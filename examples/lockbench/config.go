@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// The implementations lockbench can measure.
+const (
+	implCurator = "zkcurator" // locks.InterProcessMutex
+	implGozk    = "gozk"      // go-zookeeper's zk.Lock
+)
+
+// The drivers of zkcurator's mutex.
+const (
+	driverFair   = "fair"
+	driverUnfair = "unfair"
+)
+
+// config is what the flags ask for.
+type config struct {
+	connect        string
+	path           string
+	clients        int
+	n              int
+	warmup         int
+	driver         string
+	impl           string
+	sessionTimeout time.Duration
+	timeout        time.Duration
+	serve          bool
+}
+
+// errUsage marks a bad command line; run exits with status 2.
+var errUsage = errors.New("usage")
+
+// parseConfig reads and checks the flags; every error names the bad value.
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.connect, "connect", "", "ZooKeeper connect string; empty starts an embedded server for the run")
+	fs.StringVar(&cfg.path, "path", "/lockbench", "lock path")
+	fs.IntVar(&cfg.clients, "clients", 1, "concurrent clients, each with its own session and lock handle")
+	fs.IntVar(&cfg.n, "n", 1000, "measured acquire/release cycles per client")
+	fs.IntVar(&cfg.warmup, "warmup", 50, "unmeasured cycles per client before the measurement")
+	fs.StringVar(&cfg.driver, "driver", driverFair, "zkcurator lock driver: fair or unfair")
+	fs.StringVar(&cfg.impl, "impl", implCurator, "implementation: zkcurator or gozk (go-zookeeper's zk.Lock)")
+	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 10*time.Second, "session timeout each client asks for")
+	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "bound on the whole run; operations still under way then count as errors")
+	fs.BoolVar(&cfg.serve, "serve", false, "only start an embedded ZooKeeper, print \"CONNECT <host:port>\" and serve until interrupted")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if err := cfg.validate(); err != nil {
+		return config{}, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return cfg, nil
+}
+
+func (cfg config) validate() error {
+	if cfg.serve {
+		if cfg.connect != "" {
+			return fmt.Errorf("-serve starts its own server; it cannot be combined with -connect %q", cfg.connect)
+		}
+		return nil
+	}
+	switch {
+	case cfg.impl != implCurator && cfg.impl != implGozk:
+		return fmt.Errorf("-impl %q: want %s or %s", cfg.impl, implCurator, implGozk)
+	case cfg.driver != driverFair && cfg.driver != driverUnfair:
+		return fmt.Errorf("-driver %q: want %s or %s", cfg.driver, driverFair, driverUnfair)
+	case cfg.impl == implGozk && cfg.driver != driverFair:
+		return fmt.Errorf("-driver %q: go-zookeeper's lock has only the fair order", cfg.driver)
+	case cfg.clients < 1:
+		return fmt.Errorf("-clients %d: want at least 1", cfg.clients)
+	case cfg.n < 1:
+		return fmt.Errorf("-n %d: want at least 1", cfg.n)
+	case cfg.warmup < 0:
+		return fmt.Errorf("-warmup %d: want 0 or more", cfg.warmup)
+	case cfg.sessionTimeout <= 0:
+		return fmt.Errorf("-session-timeout %v: want a positive duration", cfg.sessionTimeout)
+	case cfg.timeout <= 0:
+		return fmt.Errorf("-timeout %v: want a positive duration", cfg.timeout)
+	case cfg.path == "/":
+		return fmt.Errorf("-path %q: the lock needs a path of its own, not the root", cfg.path)
+	}
+	if err := framework.ValidatePath(cfg.path); err != nil {
+		return fmt.Errorf("-path: %w", err)
+	}
+	return nil
+}

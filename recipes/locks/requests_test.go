@@ -1,0 +1,198 @@
+package locks_test
+
+// Deterministic performance tests: the ZooKeeper requests of a mutex's fast
+// paths, counted by a zktest.Proxy between the client and the server. Pings
+// are not counted; every other request is.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// An uncontended Acquire+Release on an existing lock path with the standard
+// driver costs exactly three requests: the create of the lock node, one
+// children listing and the delete, on every cycle.
+func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := perfCtx(t, time.Minute)
+	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpDelete: 1}
+
+	t.Run("plain", func(t *testing.T) {
+		const path = "/requests/uncontended"
+		// A persistent lock path, so that no container reaping between
+		// cycles makes the driver create parents again.
+		setup := perfClient(t, srv.ConnectString())
+		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
+		perfNoErr(t, err)
+		proxy := perfProxy(t, srv.ConnectString())
+		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+		for cycle := range 5 {
+			proxy.ResetCounts()
+			perfNoErr(t, m.Acquire(ctx))
+			perfNoErr(t, m.Release(ctx))
+			if got := perfCounts(proxy); !maps.Equal(got, want) {
+				t.Errorf("cycle %d cost %s; want %s", cycle, perfCountsString(got), perfCountsString(want))
+			}
+		}
+	})
+
+	// Under a namespace the client checks the namespace root once, on its
+	// first operation; the cycles themselves cost the same three requests.
+	t.Run("namespace", func(t *testing.T) {
+		const ns, path = "requests-ns", "/uncontended"
+		setup := perfClient(t, srv.ConnectString(), framework.WithNamespace(ns))
+		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
+		perfNoErr(t, err)
+		proxy := perfProxy(t, srv.ConnectString())
+		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr(), framework.WithNamespace(ns)), path)
+		for cycle := range 5 {
+			proxy.ResetCounts()
+			perfNoErr(t, m.Acquire(ctx))
+			perfNoErr(t, m.Release(ctx))
+			got := perfCounts(proxy)
+			if cycle == 0 {
+				t.Logf("first cycle of a namespaced client: %s", perfCountsString(got))
+				continue
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("cycle %d cost %s; want %s", cycle, perfCountsString(got), perfCountsString(want))
+			}
+		}
+	})
+}
+
+// A waiter whose predecessor is the lowest contender (the holder) lists the
+// children once for its whole Acquire: when the holder's node goes, it holds
+// without listing again. Its Acquire costs one create, one listing and one
+// watch (getData), and nothing else.
+func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := perfCtx(t, time.Minute)
+	const path = "/requests/handoff"
+	holder := locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path)
+	perfNoErr(t, holder.Acquire(ctx))
+
+	proxy := perfProxy(t, srv.ConnectString())
+	waiter := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+	proxy.ResetCounts()
+	acquired := make(chan error, 1)
+	go func() { acquired <- waiter.Acquire(ctx) }()
+	locktest.Eventually(t, 10*time.Second, "the waiter watching the holder's node", func() bool {
+		return perfWatches(t, srv) == 1
+	})
+	select {
+	case err := <-acquired:
+		t.Fatalf("the waiter's Acquire returned (%v) while the holder held the lock", err)
+	default:
+	}
+
+	perfNoErr(t, holder.Release(ctx))
+	select {
+	case err := <-acquired:
+		perfNoErr(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not acquire within 10s of the release")
+	}
+	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1}
+	if got := perfCounts(proxy); !maps.Equal(got, want) {
+		t.Errorf("the waiter's Acquire cost %s; want %s", perfCountsString(got), perfCountsString(want))
+	}
+	perfNoErr(t, waiter.Release(ctx))
+	want[zktest.OpDelete] = 1
+	if got := perfCounts(proxy); !maps.Equal(got, want) {
+		t.Errorf("the waiter's Acquire+Release cost %s; want %s", perfCountsString(got), perfCountsString(want))
+	}
+}
+
+// A waiter at the end of a queue that drains in order (each contender holds,
+// then releases) needs at most one round trip, a children listing, between
+// its predecessor's release and holding the lock, however many contenders
+// were ahead of it when it listed the children: no more than go-zookeeper's
+// own lock, and none at all when its predecessor was the lowest. Its whole
+// Acquire costs one create, at most two listings and one watch.
+func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
+	srv := zktest.StartServer(t)
+	for _, ahead := range []int{1, 4, 12} {
+		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
+			ctx := perfCtx(t, time.Minute)
+			path := fmt.Sprintf("/requests/queue-%d", ahead)
+			direct := perfClient(t, srv.ConnectString())
+			holder := locks.NewInterProcessMutex(direct, path)
+			perfNoErr(t, holder.Acquire(ctx))
+
+			// The contenders between the holder and the measured waiter
+			// queue one after the other, so their order is known; each
+			// releases as soon as it holds.
+			errs := make(chan error, ahead)
+			for i := 1; i < ahead; i++ {
+				m := locks.NewInterProcessMutex(direct, path)
+				go func() { errs <- perfCycle(ctx, m) }()
+				perfWaitParticipants(t, holder, i+1)
+			}
+
+			proxy := perfProxy(t, srv.ConnectString())
+			waiter := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+			proxy.ResetCounts()
+			acquired := make(chan error, 1)
+			go func() { acquired <- waiter.Acquire(ctx) }()
+			locktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
+				return perfWatches(t, srv) == ahead
+			})
+			waiting := perfCounts(proxy)
+			proxy.ResetCounts()
+
+			perfNoErr(t, holder.Release(ctx))
+			for range ahead - 1 {
+				perfNoErr(t, <-errs)
+			}
+			select {
+			case err := <-acquired:
+				perfNoErr(t, err)
+			case <-time.After(20 * time.Second):
+				t.Fatal("the waiter did not acquire within 20s of the release")
+			}
+			handOff := perfCounts(proxy)
+			perfNoErr(t, waiter.Release(ctx))
+			t.Logf("%d ahead: the last waiter's Acquire cost %s before the queue moved, then %s",
+				ahead, perfCountsString(waiting), perfCountsString(handOff))
+
+			wantWaiting := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1}
+			if !maps.Equal(waiting, wantWaiting) {
+				t.Errorf("queueing cost %s; want %s", perfCountsString(waiting), perfCountsString(wantWaiting))
+			}
+			wantHandOff := map[zktest.Op]int64{zktest.OpGetChildren2: 1}
+			if ahead == 1 {
+				wantHandOff = map[zktest.Op]int64{}
+			}
+			if !maps.Equal(handOff, wantHandOff) {
+				t.Errorf("with %d contenders ahead, the hand-off to the waiter cost it %s; want %s",
+					ahead, perfCountsString(handOff), perfCountsString(wantHandOff))
+			}
+		})
+	}
+}
+
+// perfCycle acquires and releases m once.
+func perfCycle(ctx context.Context, m *locks.InterProcessMutex) error {
+	if err := m.Acquire(ctx); err != nil {
+		return err
+	}
+	return m.Release(ctx)
+}
+
+// perfWaitParticipants waits until m's lock has n contenders.
+func perfWaitParticipants(tb testing.TB, m *locks.InterProcessMutex, n int) {
+	tb.Helper()
+	locktest.Eventually(tb, 10*time.Second, fmt.Sprintf("%d contenders", n), func() bool {
+		nodes, err := m.ParticipantNodes(context.Background())
+		return err == nil && len(nodes) == n
+	})
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# zkcurator's InterProcessMutex against go-zookeeper's own zk.Lock: both run
+# examples/lockbench at 1, 4 and 16 clients against ONE embedded ZooKeeper in
+# one run, interleaved, and the medians come out as a Markdown table.
+#
+# Environment (all optional):
+#   BENCH_OPS     measured cycles per run, split evenly among the clients (default 4000)
+#   BENCH_WARMUP  warm-up cycles per run, split likewise (default 400)
+#   BENCH_REPEAT  runs of each configuration; the table shows medians (default 5)
+#   BENCH_CLIENTS client counts (default "1 4 16")
+#   BENCH_DRIVER  zkcurator driver: fair or unfair (default fair)
+#   GO            the go command (default go)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+ops=${BENCH_OPS:-4000}
+warmup=${BENCH_WARMUP:-400}
+repeat=${BENCH_REPEAT:-5}
+clients_list=${BENCH_CLIENTS:-1 4 16}
+driver=${BENCH_DRIVER:-fair}
+
+for v in "$ops" "$warmup" "$repeat"; do
+	[[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: not a count: $v" >&2; exit 2; }
+done
+
+tmp=$(mktemp -d)
+serve_pid=
+cleanup() {
+	if [[ -n $serve_pid ]]; then
+		kill -TERM "$serve_pid" 2>/dev/null || true
+		wait "$serve_pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "building examples/lockbench" >&2
+"$GO" build -o "$tmp/lockbench" ./examples/lockbench
+
+# One server for every run.
+"$tmp/lockbench" -serve >"$tmp/serve.out" 2>"$tmp/serve.err" &
+serve_pid=$!
+connect=
+for _ in $(seq 600); do # up to 60 s
+	connect=$(sed -n 's/^CONNECT //p' "$tmp/serve.out")
+	[[ -n $connect ]] && break
+	if ! kill -0 "$serve_pid" 2>/dev/null; then
+		echo "bench.sh: the embedded ZooKeeper did not start:" >&2
+		cat "$tmp/serve.err" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+[[ -n $connect ]] || { echo "bench.sh: no ZooKeeper address after 60 s" >&2; exit 1; }
+echo "ZooKeeper at $connect; $repeat runs per configuration, $ops measured cycles per run" >&2
+
+# run IMPL CLIENTS ROUND [FILE]: one lockbench run; its RESULT line goes to
+# FILE (default: the results).
+run() {
+	local impl=$1 clients=$2 round=$3 file=${4:-$tmp/results}
+	local n=$(((ops + clients - 1) / clients)) w=$((warmup / clients))
+	local out
+	if ! out=$("$tmp/lockbench" -connect "$connect" -impl "$impl" -driver "$([[ $impl == gozk ]] && echo fair || echo "$driver")" \
+		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$impl-c$clients-r$round" 2>"$tmp/run.err"); then
+		echo "bench.sh: lockbench -impl $impl -clients $clients failed:" >&2
+		cat "$tmp/run.err" >&2
+		echo "$out" >&2
+		exit 1
+	fi
+	echo "$out" >&2
+	echo "$out" >>"$file"
+}
+
+# The server's JIT warms up on a discarded round of each implementation.
+for clients in $clients_list; do
+	run zkcurator "$clients" 0 "$tmp/discarded"
+	run gozk "$clients" 0 "$tmp/discarded"
+done
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+
+for clients in $clients_list; do
+	for round in $(seq "$repeat"); do
+		# Alternate which implementation goes first, so that neither always
+		# runs on the warmer server.
+		if ((round % 2)); then
+			run zkcurator "$clients" "$round"
+			run gozk "$clients" "$round"
+		else
+			run gozk "$clients" "$round"
+			run zkcurator "$clients" "$round"
+		fi
+	done
+done
+
+awk -v driver="$driver" '
+function median(key,   n, i, j, t, a) {
+	n = split(vals[key], a, " ")
+	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	delete f
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	k = f["impl"] SUBSEP f["clients"]
+	if (!(f["clients"] in seen)) { seen[f["clients"]] = 1; order[++rows] = f["clients"] }
+	for (m in f) vals[k, m] = vals[k, m] " " f[m]
+}
+END {
+	printf "| clients | zkcurator (%s) ops/s | gozk ops/s | ops/s ratio | zkcurator acq p99 ms | gozk acq p99 ms | zkcurator cycle p99 ms | gozk cycle p99 ms | cycle p99 ratio |\n", driver
+	print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for (r = 1; r <= rows; r++) {
+		c = order[r]; z = "zkcurator" SUBSEP c; g = "gozk" SUBSEP c
+		zo = median(z SUBSEP "ops_s"); go = median(g SUBSEP "ops_s")
+		zp = median(z SUBSEP "cycle_p99_ms"); gp = median(g SUBSEP "cycle_p99_ms")
+		printf "| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", c, zo, go, (go > 0 ? zo / go : 0),
+			median(z SUBSEP "acq_p99_ms"), median(g SUBSEP "acq_p99_ms"), zp, gp, (gp > 0 ? zp / gp : 0)
+	}
+}' "$tmp/results"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+echo
+zk_version=$(timeout 5 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}"; printf srvr >&3; cat <&3' _ "$connect" 2>/dev/null |
+	sed -n 's/^Zookeeper version: \([^-,]*\).*/\1/p' || true)
+echo "Medians of $repeat runs each, $ops measured cycles per run, one ZooKeeper ${zk_version:-server} on 127.0.0.1;"
+echo "ratio = zkcurator / gozk (ops/s: higher is better; p99: lower is better). $(nproc) CPUs, load average $load_before before, $load_after after."
