@@ -1,0 +1,414 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// LockKind selects the lock a campaign exercises.
+type LockKind int
+
+const (
+	// MutexLock is InterProcessMutex: every hold writes.
+	MutexLock LockKind = iota
+	// ReadWriteLock is InterProcessReadWriteLock: each worker alternates a
+	// write under the write lock and a read under the read lock.
+	ReadWriteLock
+)
+
+// String names the lock kind ("mutex" or "rwlock"); it is also the name of
+// the campaign's znode.
+func (k LockKind) String() string {
+	switch k {
+	case MutexLock:
+		return "mutex"
+	case ReadWriteLock:
+		return "rwlock"
+	}
+	return fmt.Sprintf("LockKind(%d)", int(k))
+}
+
+// Config describes one campaign. Zero fields take the defaults noted.
+type Config struct {
+	Seed     uint64        // fixes the fault schedule, together with Kind
+	Duration time.Duration // how long the nemesis injects faults (required)
+	Kind     LockKind
+
+	Clients        int           // default 6
+	SessionTimeout time.Duration // default 1.5 s
+	// Recovery bounds the time after the last fault healed in which every
+	// client must make progress (default 30 s).
+	Recovery time.Duration
+	// Logf receives the nemesis log and progress notes (default: discarded).
+	Logf func(format string, args ...any)
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Duration <= 0 {
+		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
+	}
+	if c.Kind != MutexLock && c.Kind != ReadWriteLock {
+		return c, fmt.Errorf("campaign: unknown lock kind %d", int(c.Kind))
+	}
+	if c.Clients == 0 {
+		c.Clients = 6
+	}
+	if c.Clients < 2 {
+		return c, fmt.Errorf("campaign: %d clients: need at least 2 to contend", c.Clients)
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = 1500 * time.Millisecond
+	}
+	if c.SessionTimeout < 400*time.Millisecond {
+		return c, fmt.Errorf("campaign: session timeout %v: below the 400ms a 200ms tick allows", c.SessionTimeout)
+	}
+	if c.Recovery == 0 {
+		c.Recovery = 30 * time.Second
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return c, nil
+}
+
+// Report is the outcome of a campaign: its faults, its history and the
+// checker's verdict.
+type Report struct {
+	Seed     uint64
+	Duration time.Duration
+	Kind     LockKind
+	Faults   []Fault
+	HealedAt time.Duration
+	Holds    []Hold
+	States   []StateChange
+	Verdict  Verdict
+}
+
+// OK reports whether the campaign upheld every property.
+func (r *Report) OK() bool { return r.Verdict.OK() }
+
+// Summary is the campaign's one-line result.
+func (r *Report) Summary() string {
+	v := &r.Verdict
+	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t",
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK())
+}
+
+// Details tells what the summary line leaves out: the lock, the writes
+// without a verdict, the fault mix and when the last fault healed.
+func (r *Report) Details() string {
+	kinds := make(map[FaultKind]int)
+	for _, f := range r.Faults {
+		kinds[f.Kind]++
+	}
+	var mix []string
+	for k := FaultKind(0); k < numFaultKinds; k++ {
+		mix = append(mix, fmt.Sprintf("%s=%d", k, kinds[k]))
+	}
+	lostSeen := 0
+	for i := range r.Holds {
+		if r.Holds[i].LostAtExit {
+			lostSeen++
+		}
+	}
+	states := make(map[framework.ConnectionState]int)
+	for _, s := range r.States {
+		states[s.State]++
+	}
+	return fmt.Sprintf("lock=%s healed@%s holds_that_saw_lost=%d unapplied_unknown=%d faults{%s} client_states{SUSPENDED=%d LOST=%d RECONNECTED=%d}",
+		r.Kind, fmtDur(r.HealedAt), lostSeen, r.Verdict.Unapplied, strings.Join(mix, " "),
+		states[framework.Suspended], states[framework.Lost], states[framework.Reconnected])
+}
+
+// Tail returns the violations, then the last n events of the campaign
+// (holds, faults and client state changes, in time order): what to read, with the seed, to replay a
+// failure.
+func (r *Report) Tail(n int) string {
+	type line struct {
+		at   time.Duration
+		text string
+	}
+	var lines []line
+	for i := range r.Holds {
+		lines = append(lines, line{r.Holds[i].Enter, r.Holds[i].String()})
+	}
+	for i := range r.Faults {
+		lines = append(lines, line{r.Faults[i].Start, r.Faults[i].String()})
+	}
+	for i := range r.States {
+		lines = append(lines, line{r.States[i].At, r.States[i].String()})
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at < lines[j].at })
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "replay with: make chaos SEED=%d SECS=%d\n", r.Seed, int(r.Duration/time.Second))
+	for _, v := range r.Verdict.Violations {
+		fmt.Fprintf(&b, "VIOLATION %s\n", v)
+	}
+	fmt.Fprintf(&b, "last %d events:\n", len(lines))
+	for _, l := range lines {
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Run runs one campaign against cluster, which must be healthy and must not
+// have run a campaign of the same kind before, and returns its report. An error means the campaign could not be carried out (a
+// client or member would not start, a fault could not be healed); a lock
+// that broke its promise is a Report whose OK is false. Everything Run
+// starts (proxies, clients, their goroutines) is gone when it returns.
+func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	clk := newClock()
+	p := newPaths(cfg.Kind)
+	if err := setUp(ctx, cluster, p); err != nil {
+		return nil, err
+	}
+
+	proxies, err := startProxies(cluster, cfg.Clients)
+	defer closeProxies(proxies)
+	if err != nil {
+		return nil, err
+	}
+	history := &recorder{}
+	onState := func(client int, s framework.ConnectionState) {
+		history.addState(StateChange{At: clk.now(), Client: client, State: s})
+	}
+	clients, err := startClients(ctx, proxies, cfg.SessionTimeout, onState)
+	defer closeClients(clients)
+	if err != nil {
+		return nil, err
+	}
+
+	holding := make([]atomic.Bool, cfg.Clients)
+	workCtx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		w := newWorker(i, c, cfg, p, clk, history, &holding[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(workCtx)
+		}()
+	}
+
+	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
+	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf)
+	maxFaults := int(cfg.Duration/time.Second) + 1
+	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, maxFaults)
+	cfg.Logf("campaign %s: %d faults, all healed at %s; awaiting progress of every client", cfg.Kind, len(faults), fmtDur(healedAt))
+	awaitProgress(ctx, history, cfg, healedAt)
+
+	stopWork()
+	wg.Wait()
+	closeClients(clients)
+	closeProxies(proxies)
+	if nemErr != nil {
+		return nil, fmt.Errorf("campaign: nemesis: %w", nemErr)
+	}
+
+	final, err := finalState(ctx, cluster, p, cfg.SessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	holds := history.sortedHolds()
+	v := check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
+	return &Report{Seed: cfg.Seed, Duration: cfg.Duration, Kind: cfg.Kind, Faults: faults, HealedAt: healedAt,
+		Holds: holds, States: history.stateChanges(), Verdict: v}, nil
+}
+
+// awaitProgress lets the workers run until each has made progress since
+// healedAt, or until the recovery bound passes (the checker then reports who
+// did not).
+func awaitProgress(ctx context.Context, h *recorder, cfg Config, healedAt time.Duration) {
+	deadline := time.Now().Add(cfg.Recovery)
+	for time.Now().Before(deadline) {
+		done := true
+		for _, ok := range h.progressed(cfg.Clients, healedAt, cfg.Kind == ReadWriteLock) {
+			done = done && ok
+		}
+		if done || !sleepCtx(ctx, 50*time.Millisecond) {
+			return
+		}
+	}
+}
+
+// adminClient connects straight to the ensemble, past the proxies, for
+// setting up and inspecting a campaign.
+func adminClient(ctx context.Context, cluster *zktest.Cluster) (*framework.Client, error) {
+	c, err := framework.NewClient(cluster.ConnectString(), locktest.TestRetryPolicy,
+		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(5*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := c.BlockUntilConnected(cctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("campaign: connect to %s: %w", cluster.ConnectString(), err)
+	}
+	return c, nil
+}
+
+// setUp creates the counter and the fence at zero and the parent of the
+// acknowledgement nodes.
+func setUp(ctx context.Context, cluster *zktest.Cluster, p paths) error {
+	c, err := adminClient(ctx, cluster)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, n := range []struct {
+		path string
+		data string
+	}{{p.counter, "0"}, {p.fence, "0"}, {p.acks, ""}} {
+		if _, err := c.Create(ctx, n.path, []byte(n.data), framework.CreatingParentsIfNeeded()); err != nil {
+			return fmt.Errorf("campaign: set up %s: %w", n.path, err)
+		}
+	}
+	return nil
+}
+
+// startProxies puts a proxy in front of every member for every client.
+func startProxies(cluster *zktest.Cluster, clients int) ([][]*zktest.Proxy, error) {
+	proxies := make([][]*zktest.Proxy, clients)
+	for i := range proxies {
+		for _, addr := range cluster.Addrs() {
+			px, err := zktest.NewProxy(addr)
+			if err != nil {
+				return proxies, fmt.Errorf("campaign: proxy for client %d: %w", i, err)
+			}
+			proxies[i] = append(proxies[i], px)
+		}
+	}
+	return proxies, nil
+}
+
+func closeProxies(proxies [][]*zktest.Proxy) {
+	for _, ps := range proxies {
+		for _, px := range ps {
+			px.Close()
+		}
+	}
+}
+
+// startClients starts one client per proxy set, each over its own proxies
+// only, and waits until all are connected.
+func startClients(ctx context.Context, proxies [][]*zktest.Proxy, sessionTimeout time.Duration, onState func(int, framework.ConnectionState)) ([]*framework.Client, error) {
+	clients := make([]*framework.Client, 0, len(proxies))
+	for i, ps := range proxies {
+		addrs := make([]string, len(ps))
+		for j, px := range ps {
+			addrs[j] = px.Addr()
+		}
+		c, err := framework.NewClient(strings.Join(addrs, ","), locktest.TestRetryPolicy,
+			framework.WithSessionTimeout(sessionTimeout),
+			framework.WithConnectionTimeout(2*sessionTimeout))
+		if err != nil {
+			return clients, fmt.Errorf("campaign: client %d: %w", i, err)
+		}
+		clients = append(clients, c)
+		c.Listen(func(s framework.ConnectionState) { onState(i, s) })
+		if err := c.Start(); err != nil {
+			return clients, fmt.Errorf("campaign: start client %d: %w", i, err)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for i, c := range clients {
+		if err := c.BlockUntilConnected(cctx); err != nil {
+			return clients, fmt.Errorf("campaign: connect client %d: %w", i, err)
+		}
+	}
+	return clients, nil
+}
+
+func closeClients(clients []*framework.Client) {
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// finalState reads the outcome once every client has closed: the counter,
+// the fence, the acknowledgement nodes, and the lock path's children, polled
+// until the ensemble has expired the sessions the clients abandoned (bounded
+// by a few session timeouts).
+func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTimeout time.Duration) (endState, error) {
+	var f endState
+	c, err := adminClient(ctx, cluster)
+	if err != nil {
+		return f, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	deadline := time.Now().Add(4*sessionTimeout + 5*time.Second)
+	for {
+		children, _, err := c.Children(ctx, p.lock)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			children = nil // the empty container was reaped
+		case err != nil:
+			return f, fmt.Errorf("campaign: list %s: %w", p.lock, err)
+		}
+		f.Orphans = children
+		if len(children) == 0 || time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
+			break
+		}
+	}
+
+	if f.Counter, _, err = readInt(ctx, c, p.counter); err != nil {
+		return f, fmt.Errorf("campaign: %w", err)
+	}
+	if f.Fence, _, err = readInt(ctx, c, p.fence); err != nil {
+		return f, fmt.Errorf("campaign: %w", err)
+	}
+	names, _, err := c.Children(ctx, p.acks)
+	if err != nil {
+		return f, fmt.Errorf("campaign: list %s: %w", p.acks, err)
+	}
+	for _, name := range names {
+		data, _, err := c.GetData(ctx, p.acks+"/"+name)
+		if err != nil {
+			return f, fmt.Errorf("campaign: read %s/%s: %w", p.acks, name, err)
+		}
+		a, err := parseAck(name, data)
+		if err != nil {
+			return f, fmt.Errorf("campaign: %w", err)
+		}
+		f.Acks = append(f.Acks, a)
+	}
+	return f, nil
+}

@@ -1,0 +1,73 @@
+package campaign_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/testing/campaign"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Under plain go test (CI) the campaigns use a fixed seed and short budgets,
+// about a minute for both; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// (the fault phase of each campaign) for longer runs.
+const (
+	defaultSeed        = 1
+	defaultMutexSecs   = 20
+	defaultRWLockSecs  = 20
+	historyTailOnError = 80
+)
+
+func TestCampaign(t *testing.T) {
+	runCampaign(t, campaign.MutexLock, defaultMutexSecs*time.Second)
+}
+
+func TestCampaignReadWrite(t *testing.T) {
+	runCampaign(t, campaign.ReadWriteLock, defaultRWLockSecs*time.Second)
+}
+
+func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration) {
+	seed, duration := settings(t, defaultDuration)
+	cluster := zktest.StartCluster(t, 3)
+
+	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
+	defer cancel()
+	rep, err := campaign.Run(ctx, cluster, campaign.Config{Seed: seed, Duration: duration, Kind: kind, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("campaign %s seed=%d secs=%d could not be carried out: %v", kind, seed, int(duration/time.Second), err)
+	}
+	fmt.Println(rep.Summary())
+	t.Logf("%s: %s", kind, rep.Details())
+	if !rep.OK() {
+		t.Errorf("%s\n%s", rep.Summary(), rep.Tail(historyTailOnError))
+	}
+	if len(rep.Faults) == 0 {
+		t.Errorf("%s: the nemesis injected no fault in %v: the campaign proved nothing", rep.Summary(), duration)
+	}
+}
+
+// settings reads CAMPAIGN_SEED and CAMPAIGN_SECS, or returns the defaults.
+func settings(t *testing.T, defaultDuration time.Duration) (uint64, time.Duration) {
+	t.Helper()
+	seed := uint64(defaultSeed)
+	if s := os.Getenv("CAMPAIGN_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("CAMPAIGN_SEED=%q: want a non-negative integer: %v", s, err)
+		}
+		seed = v
+	}
+	duration := defaultDuration
+	if s := os.Getenv("CAMPAIGN_SECS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("CAMPAIGN_SECS=%q: want a positive number of seconds", s)
+		}
+		duration = time.Duration(v) * time.Second
+	}
+	return seed, duration
+}

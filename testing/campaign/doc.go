@@ -1,0 +1,30 @@
+// Package campaign proves that zkcurator's locks keep their promise when the
+// network and the ensemble do not: a seeded, bounded fault campaign against a
+// real 3-node ZooKeeper ensemble, with a checker over the recorded history.
+//
+// Run starts one client per worker, each with a Proxy of its own in front of
+// every ensemble member, so that the nemesis can partition, sever or suspend
+// a single client; it also kills and restarts the leader or a follower.
+// Every worker loops: acquire the lock (with a bounded wait), read the fence
+// (the highest fencing token that ever wrote) and a counter, and write
+// counter+1 in one transaction conditional on both versions, setting the
+// fence to its own token only when that token is higher; then release. The
+// same transaction creates an acknowledgement node named after the hold, so
+// that a write whose reply was lost is still known to have applied. Every
+// hold is recorded: when the worker entered and left the critical section,
+// when it first saw the hold's Lost channel closed, its token and what
+// became of its write; so is every connection state of every client.
+//
+// The checker then verifies: no two workers were inside the critical
+// section at once while neither had seen Lost; applied writes carried
+// strictly increasing tokens; the final counter equals the number of applied
+// writes; no lock node outlived its client; every worker made progress after
+// the last fault healed. The read/write campaign does the same with writers
+// under the write lock and readers under the read lock, which must never
+// overlap a writer.
+//
+// A campaign is reproducible in its fault schedule: the seed (with the lock
+// kind) fixes which faults come, in which order, against whom and for how
+// long; wall-clock timing can only cut a schedule short. A failing run
+// prints its seed and the tail of its history.
+package campaign

@@ -1,0 +1,296 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// FaultKind is one of the faults a nemesis injects.
+type FaultKind int
+
+const (
+	// ExpireClient pauses all of one client's traffic for longer than its
+	// session timeout, so the ensemble expires its session.
+	ExpireClient FaultKind = iota
+	// SeverClient closes all of one client's connections; it reconnects at once.
+	SeverClient
+	// KillLeader kills the ensemble's leader and restarts it.
+	KillLeader
+	// KillFollower kills a follower and restarts it.
+	KillFollower
+	// SuspendClient pauses all of one client's traffic for less than its
+	// session timeout: the client suspends and, usually, reconnects to the
+	// same session.
+	SuspendClient
+
+	numFaultKinds = iota
+)
+
+// String names the fault.
+func (k FaultKind) String() string {
+	switch k {
+	case ExpireClient:
+		return "expire-client"
+	case SeverClient:
+		return "sever-client"
+	case KillLeader:
+		return "kill-leader"
+	case KillFollower:
+		return "kill-follower"
+	case SuspendClient:
+		return "suspend-client"
+	}
+	return fmt.Sprintf("FaultKind(%d)", int(k))
+}
+
+// Fault is one injected fault, as planned from the seed and as it happened.
+type Fault struct {
+	N      int
+	Kind   FaultKind
+	Client int           // the client partitioned, severed or suspended; -1 for server faults
+	Member int           // the member killed; -1 for client faults
+	Hold   time.Duration // how long the fault lasted before it was healed
+	Start  time.Duration // offsets from the campaign's start
+	Healed time.Duration
+	Note   string
+
+	aim bool // retarget the client fault at a holder when it strikes
+}
+
+// String is one line of the nemesis log.
+func (f *Fault) String() string {
+	s := fmt.Sprintf("%9s fault #%d %s", fmtDur(f.Start), f.N, f.Kind)
+	if f.Client >= 0 {
+		s += fmt.Sprintf(" client=%d", f.Client)
+	}
+	if f.Member >= 0 {
+		s += fmt.Sprintf(" member=%d", f.Member)
+	}
+	s += fmt.Sprintf(" hold=%s healed@%s", fmtDur(f.Hold), fmtDur(f.Healed))
+	if f.Note != "" {
+		s += " (" + f.Note + ")"
+	}
+	return s
+}
+
+// nemesis injects faults one at a time into a cluster and into the proxies
+// of its clients, on a schedule drawn from a seed: every 1 to 3 s one fault,
+// held for a drawn time and then healed. The kinds come in rounds, each a
+// shuffle of all five, so that even a short campaign meets every kind.
+type nemesis struct {
+	rng            *rand.Rand
+	cluster        *zktest.Cluster
+	proxies        [][]*zktest.Proxy // [client][member]
+	holding        []atomic.Bool     // [client]: inside the critical section now
+	sessionTimeout time.Duration
+	clock          clock
+	logf           func(format string, args ...any)
+
+	down []bool      // members killed and not yet restarted
+	bag  []FaultKind // the kinds still to come in this round
+}
+
+func newNemesis(seed, stream uint64, cluster *zktest.Cluster, proxies [][]*zktest.Proxy, holding []atomic.Bool, sessionTimeout time.Duration, clk clock, logf func(string, ...any)) *nemesis {
+	return &nemesis{
+		rng:            rand.New(rand.NewPCG(seed, stream^0x9e3779b97f4a7c15)),
+		cluster:        cluster,
+		proxies:        proxies,
+		holding:        holding,
+		sessionTimeout: sessionTimeout,
+		clock:          clk,
+		logf:           logf,
+		down:           make([]bool, cluster.Size()),
+	}
+}
+
+// between draws a duration uniformly from [lo, hi).
+func (n *nemesis) between(lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(n.rng.Int64N(int64(hi-lo)))
+}
+
+// plan draws the next fault. Every fault draws the same values in the same
+// order (and each round its shuffle), so the schedule depends on the seed
+// and the stream alone.
+func (n *nemesis) plan(num int) (gap time.Duration, f Fault) {
+	gap = n.between(time.Second, 3*time.Second)
+	if len(n.bag) == 0 {
+		for _, k := range n.rng.Perm(numFaultKinds) {
+			n.bag = append(n.bag, FaultKind(k))
+		}
+	}
+	kind := n.bag[0]
+	n.bag = n.bag[1:]
+	client := n.rng.IntN(len(n.proxies))
+	aim := n.rng.IntN(4) != 0                // mostly strike a client inside the critical section, if any
+	pick := n.rng.IntN(n.cluster.Size() - 1) // which follower, for KillFollower
+	frac := n.rng.Float64()
+	f = Fault{N: num, Kind: kind, Client: -1, Member: -1, aim: aim}
+	lerp := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(frac*float64(hi-lo)) }
+	st := n.sessionTimeout
+	switch kind {
+	case ExpireClient:
+		// Past the session timeout by at least one server tick and the
+		// time the ensemble needs to close the session.
+		f.Client, f.Hold = client, lerp(st*8/5, st*12/5)
+	case SuspendClient:
+		// Past the client's read timeout (2/3 of the session timeout), so it
+		// suspends, and short of the session timeout.
+		f.Client, f.Hold = client, lerp(st*7/10, st*9/10)
+	case SeverClient:
+		f.Client = client
+	case KillLeader:
+		f.Hold = lerp(500*time.Millisecond, 2*time.Second)
+	case KillFollower:
+		f.Member, f.Hold = pick, lerp(500*time.Millisecond, 3*time.Second)
+	}
+	return gap, f
+}
+
+// Run injects faults until budget has passed since it began or maxFaults
+// were injected, then heals everything. It returns the faults, when the last
+// one was healed (the time from which every client must make progress) and
+// the first error that kept it from injecting or healing a fault. A fault
+// under way when ctx ends is healed at once.
+func (n *nemesis) run(ctx context.Context, budget time.Duration, maxFaults int) (faults []Fault, healedAt time.Duration, err error) {
+	deadline := n.clock.now() + budget
+	for num := 1; num <= maxFaults; num++ {
+		gap, f := n.plan(num)
+		if n.clock.now()+gap >= deadline {
+			break
+		}
+		if !sleepCtx(ctx, gap) {
+			break
+		}
+		if err = n.inject(ctx, &f); err != nil {
+			f.Note = err.Error()
+		}
+		faults = append(faults, f)
+		n.logf("nemesis: %s", f.String())
+		if err != nil {
+			break
+		}
+	}
+	if herr := n.healAll(); herr != nil {
+		err = errors.Join(err, herr)
+	}
+	return faults, n.clock.now(), err
+}
+
+func (n *nemesis) inject(ctx context.Context, f *Fault) error {
+	f.Start = n.clock.now()
+	defer func() { f.Healed = n.clock.now() }()
+	if f.Client >= 0 && f.aim {
+		if c, ok := n.holder(f.Client); ok {
+			f.Client, f.Note = c, "aimed at a holder"
+		}
+	}
+	switch f.Kind {
+	case ExpireClient, SuspendClient:
+		for _, p := range n.proxies[f.Client] {
+			p.Pause()
+		}
+		sleepCtx(ctx, f.Hold)
+		for _, p := range n.proxies[f.Client] {
+			p.Resume()
+		}
+	case SeverClient:
+		for _, p := range n.proxies[f.Client] {
+			p.Sever()
+		}
+	case KillLeader, KillFollower:
+		leader, err := n.leader(ctx)
+		if err != nil {
+			return err
+		}
+		member := leader
+		if f.Kind == KillFollower {
+			// f.Member indexes the followers in member order.
+			member = f.Member
+			if member >= leader {
+				member++
+			}
+		}
+		f.Member = member
+		if err := n.cluster.Kill(member); err != nil {
+			return fmt.Errorf("kill member %d: %w", member, err)
+		}
+		n.down[member] = true
+		sleepCtx(ctx, f.Hold)
+		if err := n.cluster.Restart(member); err != nil {
+			return fmt.Errorf("restart member %d: %w", member, err)
+		}
+		n.down[member] = false
+	}
+	f.Hold = n.clock.now() - f.Start
+	return nil
+}
+
+// holder returns the first client at or after from (cyclically) that is
+// inside the critical section, if any.
+func (n *nemesis) holder(from int) (int, bool) {
+	for i := range len(n.holding) {
+		c := (from + i) % len(n.holding)
+		if n.holding[c].Load() {
+			return c, true
+		}
+	}
+	return from, false
+}
+
+// leader waits (bounded) for the ensemble to report a leader: after an
+// earlier restart it may still be electing one.
+func (n *nemesis) leader(ctx context.Context) (int, error) {
+	const wait = 20 * time.Second
+	deadline := time.Now().Add(wait)
+	for {
+		i, err := n.cluster.Leader()
+		if err == nil {
+			return i, nil
+		}
+		if time.Now().After(deadline) {
+			return -1, fmt.Errorf("no leader within %v: %w", wait, err)
+		}
+		if !sleepCtx(ctx, 100*time.Millisecond) {
+			return -1, fmt.Errorf("no leader before the campaign ended: %w", err)
+		}
+	}
+}
+
+// healAll resumes every proxy and restarts every member still down.
+func (n *nemesis) healAll() error {
+	for _, ps := range n.proxies {
+		for _, p := range ps {
+			p.Resume()
+		}
+	}
+	var errs []error
+	for i, down := range n.down {
+		if !down {
+			continue
+		}
+		if err := n.cluster.Restart(i); err != nil {
+			errs = append(errs, fmt.Errorf("heal: restart member %d: %w", i, err))
+			continue
+		}
+		n.down[i] = false
+	}
+	return errors.Join(errs...)
+}
+
+// sleepCtx waits for d and reports true, or reports false as soon as ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

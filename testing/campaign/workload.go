@@ -1,0 +1,266 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+)
+
+// maxDwell bounds the simulated work inside a critical section.
+const maxDwell = 20 * time.Millisecond
+
+// maxIterations bounds a worker's loop in count; the campaign's context
+// bounds it in time long before.
+const maxIterations = 1 << 20
+
+// paths are the znodes of one campaign.
+type paths struct {
+	root    string // everything below it belongs to the campaign
+	lock    string // the lock's path: contenders' nodes are its children
+	counter string // decimal counter
+	fence   string // decimal highest fencing token that has written
+	acks    string // one persistent child per applied write
+}
+
+func newPaths(kind LockKind) paths {
+	root := "/campaign/" + kind.String()
+	return paths{
+		root:    root,
+		lock:    root + "/lock",
+		counter: root + "/counter",
+		fence:   root + "/fence",
+		acks:    root + "/acks",
+	}
+}
+
+// ackName names the acknowledgement node a write creates in its transaction,
+// so that a write whose reply was lost can be told from one that never applied.
+func ackName(client, seq int) string { return fmt.Sprintf("c%d-%07d", client, seq) }
+
+// ack is the content of an acknowledgement node: the writer's token and the
+// counter value it wrote.
+type ack struct {
+	Client, Seq  int
+	Token, Value int64
+}
+
+func (a ack) data() []byte { return []byte(fmt.Sprintf("%d %d", a.Token, a.Value)) }
+
+func parseAck(name string, data []byte) (ack, error) {
+	var a ack
+	if _, err := fmt.Sscanf(name, "c%d-%d", &a.Client, &a.Seq); err != nil {
+		return a, fmt.Errorf("acknowledgement node name %q: %w", name, err)
+	}
+	if _, err := fmt.Sscanf(string(data), "%d %d", &a.Token, &a.Value); err != nil {
+		return a, fmt.Errorf("acknowledgement node %q data %q: %w", name, data, err)
+	}
+	return a, nil
+}
+
+// worker is one client's loop over the lock.
+type worker struct {
+	id        int
+	client    *framework.Client
+	exclusive *locks.InterProcessMutex
+	shared    *locks.InterProcessMutex // nil for the mutex campaign
+	paths     paths
+	clock     clock
+	history   *recorder
+	holding   *atomic.Bool // set while inside the critical section, for the nemesis to aim at
+	rng       *rand.Rand   // draws the dwell; used by this worker only
+	maxDwell  time.Duration
+
+	acquireWait time.Duration // TryAcquire's bound, so a stalled worker keeps looping
+	opTimeout   time.Duration // bounds the work inside one hold
+	release     time.Duration // bounds Release
+}
+
+func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool) *worker {
+	w := &worker{
+		id: id, client: c, paths: p, clock: clk, history: h, holding: holding,
+		rng:         rand.New(rand.NewPCG(cfg.Seed, uint64(id))),
+		maxDwell:    maxDwell,
+		acquireWait: 2 * cfg.SessionTimeout,
+		opTimeout:   4 * cfg.SessionTimeout,
+		release:     2 * cfg.SessionTimeout,
+	}
+	if cfg.Kind == ReadWriteLock {
+		rw := locks.NewInterProcessReadWriteLock(c, p.lock)
+		w.exclusive, w.shared = rw.WriteLock(), rw.ReadLock()
+	} else {
+		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
+	}
+	return w
+}
+
+// modeFor alternates writes and reads in the read/write campaign.
+func (w *worker) modeFor(seq int) Mode {
+	if w.shared != nil && seq%2 == 1 {
+		return Shared
+	}
+	return Exclusive
+}
+
+func (w *worker) run(ctx context.Context) {
+	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
+		mode := w.modeFor(seq)
+		m := w.exclusive
+		if mode == Shared {
+			m = w.shared
+		}
+		ok, err := m.TryAcquire(ctx, w.acquireWait)
+		if err != nil {
+			// The connection is down or the attempt failed; try again soon.
+			sleepCtx(ctx, 20*time.Millisecond)
+			continue
+		}
+		if ok {
+			w.hold(ctx, seq, mode, m)
+		}
+	}
+}
+
+// hold runs one critical section and records it.
+func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterProcessMutex) {
+	rec := Hold{Client: w.id, Seq: seq, Mode: mode, Enter: w.clock.now(), Write: never, LostAt: never}
+	lost := m.Lost()
+	releasing := make(chan struct{})
+	lostAt := make(chan time.Duration, 1)
+	go func() {
+		select {
+		case <-lost:
+			lostAt <- w.clock.now()
+		case <-releasing:
+			if isClosed(lost) { // both ready: Lost came first
+				lostAt <- w.clock.now()
+			} else {
+				lostAt <- never
+			}
+		}
+	}()
+
+	w.holding.Store(true)
+	opCtx, cancel := context.WithTimeout(ctx, w.opTimeout)
+	if mode == Exclusive {
+		w.write(opCtx, m, lost, &rec)
+	} else {
+		w.read(opCtx, &rec)
+	}
+	cancel()
+
+	rec.Exit = w.clock.now()
+	rec.LostAtExit = isClosed(lost)
+	w.holding.Store(false)
+	close(releasing)
+	switch rec.LostAt = <-lostAt; {
+	case rec.LostAtExit && (rec.LostAt == never || rec.LostAt > rec.Exit):
+		rec.LostAt = rec.Exit // seen by Exit at the latest
+	case !rec.LostAtExit && rec.LostAt > rec.Exit:
+		rec.LostAt = never // closed after Exit: the hold was clean throughout
+	}
+
+	relCtx, relCancel := context.WithTimeout(context.WithoutCancel(ctx), w.release)
+	if err := m.Release(relCtx); err != nil && rec.Err == "" {
+		rec.Err = "release: " + err.Error()
+	}
+	relCancel()
+	w.history.add(rec)
+}
+
+// write is the fenced increment: read the fence and the counter with their
+// versions; if our token is above the fence, set both (and create our
+// acknowledgement node) in one transaction conditional on both versions.
+func (w *worker) write(ctx context.Context, m *locks.InterProcessMutex, lost <-chan struct{}, rec *Hold) {
+	rec.Token = m.FencingToken()
+	if rec.Token == 0 {
+		rec.Err = "no fencing token"
+		return
+	}
+	fence, fenceStat, err := readInt(ctx, w.client, w.paths.fence)
+	if err != nil {
+		rec.Err = err.Error()
+		return
+	}
+	counter, counterStat, err := readInt(ctx, w.client, w.paths.counter)
+	if err != nil {
+		rec.Err = err.Error()
+		return
+	}
+	rec.Fence, rec.Counter = fence, counter
+	w.dwell(ctx)
+	rec.Write = w.clock.now()
+	rec.LostAtWrite = isClosed(lost)
+	if rec.Token <= fence {
+		rec.Outcome = Stale
+		return
+	}
+	a := ack{Client: w.id, Seq: rec.Seq, Token: rec.Token, Value: counter + 1}
+	_, err = w.client.Transaction(ctx,
+		&zk.SetDataRequest{Path: w.paths.fence, Data: []byte(strconv.FormatInt(rec.Token, 10)), Version: fenceStat.Version},
+		&zk.SetDataRequest{Path: w.paths.counter, Data: []byte(strconv.FormatInt(a.Value, 10)), Version: counterStat.Version},
+		&zk.CreateRequest{Path: w.paths.acks + "/" + ackName(w.id, rec.Seq), Data: a.data()},
+	)
+	switch {
+	case err == nil:
+		rec.Outcome = Accepted
+	case errors.Is(err, zk.ErrBadVersion):
+		// Possibly our own earlier attempt, applied with its reply lost:
+		// the acknowledgement node decides.
+		rec.Outcome = Conflict
+		rec.Err = err.Error()
+	default:
+		rec.Outcome = Unknown
+		rec.Err = err.Error()
+	}
+}
+
+// read is a reader's work under the read lock.
+func (w *worker) read(ctx context.Context, rec *Hold) {
+	counter, _, err := readInt(ctx, w.client, w.paths.counter)
+	if err != nil {
+		rec.Err = err.Error()
+		return
+	}
+	rec.Counter = counter
+	w.dwell(ctx)
+}
+
+// dwell is the work a holder does between reading and writing: it widens
+// the window in which a fault can strike a holder mid-section.
+func (w *worker) dwell(ctx context.Context) {
+	if w.maxDwell > 0 {
+		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.maxDwell))))
+	}
+}
+
+// readInt reads a node holding a decimal number, and its Stat.
+func readInt(ctx context.Context, c *framework.Client, p string) (int64, *zk.Stat, error) {
+	data, stat, err := c.GetData(ctx, p)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: data %q: %w", p, data, err)
+	}
+	return v, stat, nil
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
