@@ -329,12 +329,7 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 	if background {
 		closing = nil
 	}
-	var expired <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		expired = t.C
-	}
+	var expired <-chan time.Time // armed only once we have to wait
 	for {
 		k.mu.Lock()
 		closed, started, ready, ch, conn := k.closed, k.started, k.sess.ready, k.sess.readyCh, k.sess.conn
@@ -346,6 +341,11 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 			return nil, ErrNotStarted
 		case ready:
 			return conn, nil
+		}
+		if expired == nil && timeout > 0 {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			expired = t.C
 		}
 		select {
 		case <-ch:

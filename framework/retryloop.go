@@ -32,7 +32,7 @@ type attemptFunc func(ctx context.Context, conn *zk.Conn, attempt int) error
 // retryLoop runs attempt under the retry policy (through backoff/v4, stopped by ctx).
 // Errors are returned as they are; callers wrap them with the operation and path.
 func (k *core) retryLoop(ctx context.Context, ns string, attempt attemptFunc) error {
-	b := backoff.WithContext(retry.NewBackOff(k.cfg.policy), ctx)
+	var b backoff.BackOff // built at the first retry: most operations need none
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -50,6 +50,9 @@ func (k *core) retryLoop(ctx context.Context, ns string, attempt attemptFunc) er
 		}
 		if !retry.IsRetryable(err) {
 			return err
+		}
+		if b == nil {
+			b = backoff.WithContext(retry.NewBackOff(k.cfg.policy), ctx)
 		}
 		sleep := b.NextBackOff()
 		if sleep == backoff.Stop {
