@@ -172,40 +172,29 @@ func (c *Client) fixOp(op any) (any, error) {
 		}
 		return &cp, nil
 	case *zk.DeleteRequest:
-		if o == nil {
-			break
+		if o != nil {
+			return c.rebased(o.Path, func(full string) any { cp := *o; cp.Path = full; return &cp })
 		}
-		full, err := c.fullPath(o.Path, false)
-		if err != nil {
-			return nil, err
-		}
-		cp := *o
-		cp.Path = full
-		return &cp, nil
 	case *zk.SetDataRequest:
-		if o == nil {
-			break
+		if o != nil {
+			return c.rebased(o.Path, func(full string) any { cp := *o; cp.Path = full; return &cp })
 		}
-		full, err := c.fullPath(o.Path, false)
-		if err != nil {
-			return nil, err
-		}
-		cp := *o
-		cp.Path = full
-		return &cp, nil
 	case *zk.CheckVersionRequest:
-		if o == nil {
-			break
+		if o != nil {
+			return c.rebased(o.Path, func(full string) any { cp := *o; cp.Path = full; return &cp })
 		}
-		full, err := c.fullPath(o.Path, false)
-		if err != nil {
-			return nil, err
-		}
-		cp := *o
-		cp.Path = full
-		return &cp, nil
 	default:
 		return nil, fmt.Errorf("unsupported op type %T (want *zk.CreateRequest, *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest)", op)
 	}
 	return nil, fmt.Errorf("nil %T", op)
+}
+
+// rebased validates path and returns the copy of an op that withPath makes for
+// the namespaced path.
+func (c *Client) rebased(path string, withPath func(full string) any) (any, error) {
+	full, err := c.fullPath(path, false)
+	if err != nil {
+		return nil, err
+	}
+	return withPath(full), nil
 }
