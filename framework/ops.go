@@ -124,6 +124,10 @@ func (c *Client) CreateContainers(ctx context.Context, path string) error {
 // namespace-relative path; the ops are copied, never modified. A create with a nil ACL
 // gets the ACL provider's, and nil data gets the default data. Created paths in the
 // results have the namespace stripped. The per-op errors are in the results.
+// Like every operation it is retried after a connection loss, so a transaction
+// whose reply was lost may be sent twice and report BadVersion or NodeExists
+// although its first attempt applied: when that matters, include an op whose
+// effect can be checked afterwards (a marker node).
 func (c *Client) Transaction(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
 	fixed := make([]any, len(ops))
 	for i, op := range ops {
