@@ -6,32 +6,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Write, then downgrade to reading without letting another writer in between;
 // an upgrade is refused at once.
 func ExampleInterProcessReadWriteLock() {
-	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	client, stop, err := exampleClient() // a real ZooKeeper on 127.0.0.1 and a client of it
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-
-	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer client.Close()
-	if err := client.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

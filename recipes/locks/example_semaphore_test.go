@@ -6,31 +6,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // At most three leases exist at once across every process using the path.
 func ExampleInterProcessSemaphoreV2() {
-	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	client, stop, err := exampleClient() // a real ZooKeeper on 127.0.0.1 and a client of it
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-
-	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer client.Close()
-	if err := client.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -59,23 +45,12 @@ func ExampleInterProcessSemaphoreV2() {
 // The limit lives in a node that Curator's SharedCount (or anyone writing a
 // 4-byte big-endian integer) can change while processes wait.
 func ExampleWithSharedCount() {
-	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	client, stop, err := exampleClient() // a real ZooKeeper on 127.0.0.1 and a client of it
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-
-	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer client.Close()
-	if err := client.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -111,23 +86,12 @@ func ExampleWithSharedCount() {
 
 // A lock that is not re-entrant and that any goroutine may release.
 func ExampleInterProcessSemaphoreMutex() {
-	srv, err := zktest.NewServer() // a real ZooKeeper on 127.0.0.1
+	client, stop, err := exampleClient() // a real ZooKeeper on 127.0.0.1 and a client of it
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer srv.Close()
-
-	client, err := framework.NewClient(srv.ConnectString(), retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxRetries: 3})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer client.Close()
-	if err := client.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
