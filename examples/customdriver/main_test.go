@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -20,15 +20,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // check of exclusion and of the holder's identity fails. The output must show
 // every hold with the holder's identity first and other workers waiting.
 func TestRun(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	cfg := config{Workers: 3, Rounds: 2, Hold: 10 * time.Millisecond}
-	var out bytes.Buffer
-	if err := run(ctx, srv.ConnectString(), &out, cfg); err != nil {
-		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
-	}
-	text := out.String()
+	text := demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
+		return run(ctx, connect, out, cfg)
+	})
 	for w := 1; w <= cfg.Workers; w++ {
 		for r := 1; r <= cfg.Rounds; r++ {
 			if want := fmt.Sprintf("worker %d holds the lock (round %d of %d)", w, r, cfg.Rounds); !strings.Contains(text, want) {

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"strings"
+	"io"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/zkcurator/zkcurator/examples/internal/demo"
-	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -19,16 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fails (and the program would exit with status 1) if the demo's own check
 // of its invariant fails.
 func TestRun(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	if err := run(ctx, srv.ConnectString(), &out, demo.SemaphoreConfig{Leases: 2, Requests: 6, Servers: 2, Work: 10 * time.Millisecond}); err != nil {
-		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
-	}
-	for _, want := range []string{"6 requests served", "OK: never more than 2 requests in checkout"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
-	}
+	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
+		return run(ctx, connect, out, demo.SemaphoreConfig{Leases: 2, Requests: 6, Servers: 2, Work: 10 * time.Millisecond})
+	}, "6 requests served", "OK: never more than 2 requests in checkout")
 }
