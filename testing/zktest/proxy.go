@@ -27,6 +27,7 @@ type Proxy struct {
 	changed *sync.Cond // broadcast whenever a waiting goroutine may proceed
 	paused  bool
 	closed  bool
+	latency time.Duration // one way, added to every chunk forwarded
 	links   map[*link]struct{}
 	arming  *arming // the pending LoseNextReply, if any
 	lost    int
@@ -90,6 +91,17 @@ func (p *Proxy) Resume() {
 	defer p.mu.Unlock()
 	p.paused = false
 	p.changed.Broadcast()
+}
+
+// SetLatency delays everything the proxy forwards, in both directions, by
+// oneWay from when it was read, so that a request's round trip takes at least
+// twice that: a network farther away than 127.0.0.1. Delayed bytes keep their
+// order, several requests can be in flight at once, and a Pause holds them
+// as before. Zero, the default, forwards at once.
+func (p *Proxy) SetLatency(oneWay time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latency = max(oneWay, 0)
 }
 
 // Sever closes every current connection, on both sides, discarding what it

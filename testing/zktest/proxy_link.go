@@ -55,6 +55,7 @@ const (
 type item struct {
 	kind itemKind
 	data []byte
+	due  time.Time // not to be forwarded earlier (SetLatency)
 }
 
 // run connects to the target once the proxy is not paused, then starts the
@@ -171,6 +172,9 @@ func (l *link) write(dst net.Conn, q *queue) {
 		p.changed.Broadcast() // room for the reader
 		p.mu.Unlock()
 
+		if wait := time.Until(it.due); wait > 0 {
+			time.Sleep(wait) // emulated latency, at most the proxy's SetLatency
+		}
 		switch it.kind {
 		case itemData:
 			if _, err := dst.Write(it.data); err != nil {
@@ -216,6 +220,9 @@ func (l *link) push(q *queue, it item) {
 func (l *link) pushLocked(q *queue, it item) {
 	if l.closed {
 		return
+	}
+	if l.p.latency > 0 {
+		it.due = time.Now().Add(l.p.latency)
 	}
 	q.items = append(q.items, it)
 	q.bytes += len(it.data)

@@ -206,3 +206,44 @@ func TestOpString(t *testing.T) {
 		}
 	}
 }
+
+func TestProxyLatencyDelaysEveryRoundTrip(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	c := connect(t, p.Addr(), 10*time.Second)
+	const oneWay = 25 * time.Millisecond
+	p.SetLatency(oneWay)
+
+	start := time.Now()
+	if _, _, err := c.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	if rtt := time.Since(start); rtt < 2*oneWay {
+		t.Errorf("a round trip took %v with %v of latency each way; want at least %v", rtt, oneWay, 2*oneWay)
+	}
+
+	// Requests in flight together are delayed together, not one after another.
+	const inFlight = 8
+	errs := make(chan error, inFlight)
+	start = time.Now()
+	for range inFlight {
+		go func() { _, _, err := c.Exists("/"); errs <- err }()
+	}
+	for range inFlight {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 2*oneWay || took >= inFlight*oneWay {
+		t.Errorf("%d concurrent round trips took %v; want at least %v and well under %v", inFlight, took, 2*oneWay, inFlight*oneWay)
+	}
+
+	p.SetLatency(0)
+	start = time.Now()
+	if _, _, err := c.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	if rtt := time.Since(start); rtt >= 2*oneWay {
+		t.Errorf("a round trip took %v after SetLatency(0); want under %v", rtt, 2*oneWay)
+	}
+}
