@@ -24,7 +24,7 @@ var closedChan = func() chan struct{} {
 // its revocation watcher.
 type hold struct {
 	li         *lockInternals
-	path       string
+	node       lockNode
 	lost       chan struct{}
 	lostOnce   sync.Once
 	done       chan struct{} // closed on release
@@ -40,8 +40,8 @@ type hold struct {
 // the certainty of holding; so does a session other than the one that owned
 // our node when we got the lock, and, for a NodeKeeper driver, the driver
 // giving our node up.
-func newHold(li *lockInternals, ourPath string) *hold {
-	h := &hold{li: li, path: ourPath, lost: make(chan struct{}), done: make(chan struct{})}
+func newHold(li *lockInternals, n lockNode) *hold {
+	h := &hold{li: li, node: n, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
 	h.stopListen = c.Listen(func(s framework.ConnectionState) {
 		if c.ErrorPolicy().IsErrorState(s) {
@@ -52,7 +52,7 @@ func newHold(li *lockInternals, ourPath string) *hold {
 		h.markLost("connection " + s.String())
 	}
 	if k, ok := li.driver.(NodeKeeper); ok {
-		h.watchKeeper(k.NodeLost(ourPath))
+		h.watchKeeper(k.NodeLost(n.path))
 	}
 	return h
 }
@@ -73,7 +73,7 @@ func (h *hold) watchKeeper(gone <-chan struct{}) {
 
 func (h *hold) markLost(why string) {
 	h.lostOnce.Do(func() {
-		h.li.client.Logger().Warn("lock hold no longer certain", zap.String("path", h.path), zap.String("reason", why))
+		h.li.client.Logger().Warn("lock hold no longer certain", zap.String("path", h.node.path), zap.String("reason", why))
 		close(h.lost)
 	})
 }
@@ -102,10 +102,10 @@ func (h *hold) fencingToken() int64 {
 		case <-ctx.Done():
 		}
 	}()
-	stat, err := h.li.client.Exists(ctx, h.li.fencePath(h.path))
+	stat, err := h.li.client.Exists(ctx, h.li.fencePath(h.node.path))
 	switch {
 	case err != nil:
-		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.path), zap.Error(err))
+		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
 		return 0
 	case stat == nil:
 		h.markLost("lock node deleted")
@@ -139,7 +139,7 @@ func (h *hold) awaitRevocation() bool {
 		}
 	}()
 	for {
-		data, _, events, err := h.li.client.GetDataW(ctx, h.path)
+		data, _, events, err := h.li.client.GetDataW(ctx, h.node.path)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			h.markLost("lock node deleted")
@@ -148,7 +148,7 @@ func (h *hold) awaitRevocation() bool {
 			if ctx.Err() != nil {
 				return false
 			}
-			h.li.client.Logger().Debug("revocation watch failed; retrying", zap.String("path", h.path), zap.Error(err))
+			h.li.client.Logger().Debug("revocation watch failed; retrying", zap.String("path", h.node.path), zap.Error(err))
 			events = nil
 		case string(data) == RevokeMessage:
 			return true

@@ -29,11 +29,18 @@ type lockInternals struct {
 	maxLeases int
 }
 
+// lockNode is an attempt's contender node and the release signals it watched
+// that may still be armed (see handoff.go).
+type lockNode struct {
+	path    string
+	signals []string
+}
+
 // attempt creates a contender node and waits until it holds the lock. wait < 0
 // waits as long as ctx allows; otherwise the attempt gives up after wait and
 // reports held == false. On any outcome other than a hold, our node is gone
 // (or being deleted in the background) when attempt returns.
-func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (ourPath string, held bool, err error) {
+func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (n lockNode, held bool, err error) {
 	var timeout <-chan time.Time
 	if wait >= 0 {
 		t := time.NewTimer(wait)
@@ -42,40 +49,42 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 	}
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
 	for {
-		ourPath, held, err = li.attemptOnce(ctx, data, timeout)
+		n, held, err = li.attemptOnce(ctx, data, timeout)
 		if !errors.Is(err, errVanished) {
-			return ourPath, held, err
+			return n, held, err
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return "", false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
+			return lockNode{}, false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node")
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
-			return "", false, ctx.Err()
+			return lockNode{}, false, ctx.Err()
 		}
 	}
 }
 
-func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time) (string, bool, error) {
+func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time) (lockNode, bool, error) {
 	ourPath, err := li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
 	if err != nil {
-		return "", false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
-	held, err := li.waitToHold(ctx, ourPath, timeout)
+	n := lockNode{path: ourPath}
+	held, err := li.waitToHold(ctx, &n, timeout)
 	if err != nil || !held {
-		li.abandon(ctx, ourPath)
+		li.abandon(ctx, n)
 	}
-	return ourPath, held, err
+	return n, held, err
 }
 
 // waitToHold loops until our node holds the lock, timeout fires (false, nil)
 // or ctx is done. A waiter wakes when the node it watches changes and on every
 // connection state change, because go-zookeeper does not fire watches on a
 // plain disconnect.
-func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout <-chan time.Time) (bool, error) {
+func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-chan time.Time) (bool, error) {
+	ourPath := n.path
 	ourName := path.Base(ourPath)
 	wake := make(chan struct{}, 1)
 	stop := li.client.Listen(func(framework.ConnectionState) {
@@ -94,6 +103,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 	if k, ok := li.driver.(NodeKeeper); ok {
 		nodeLost = k.NodeLost(ourPath)
 	}
+	signals := li.signalsRelease()
 	var contenders []string // nil: list the children again
 	for {
 		if contenders == nil {
@@ -122,6 +132,14 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 		if ordered {
 			handOff = li.handOffListing(ctx, contenders, watched, ourName)
 		}
+		var released <-chan zk.Event // nil: never ready
+		if signals && handOff == nil {
+			signal := releaseSignal(framework.JoinPath(li.basePath, watched))
+			if _, released, err = li.client.ExistsW(ctx, signal); err != nil {
+				return false, fmt.Errorf("locks: watch %s: %w", signal, err)
+			}
+			n.signals = append(n.signals, signal)
+		}
 		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
@@ -134,10 +152,21 @@ func (li *lockInternals) waitToHold(ctx context.Context, ourPath string, timeout
 		}
 
 		select {
-		case ev := <-events:
+		case ev := <-released:
 			contenders = nil
-			if ev.Type == zk.EventNodeDeleted {
+			if ev.Type == zk.EventNodeCreated {
+				contenders = []string{ourName}
+			}
+		case ev := <-events:
+			// A release fires the signal before it deletes the watched node,
+			// so a signal that came is already in its channel.
+			switch {
+			case signalled(released):
+				contenders = []string{ourName}
+			case ev.Type == zk.EventNodeDeleted:
 				contenders = handOff
+			default:
+				contenders = nil
 			}
 		case <-wake:
 			contenders = nil
@@ -255,15 +284,19 @@ func (li *lockInternals) fencePath(ourPath string) string {
 // release ends a hold (held) or abandons an attempt: the driver's Releaser
 // when it has one; otherwise our node is deleted, guaranteed, so a failure
 // here is retried in the background. For Holding drivers the holder node goes
-// in the same transaction as our node whenever it is ours.
-func (li *lockInternals) release(ctx context.Context, ourPath string, held bool) error {
+// in the same transaction as our node whenever it is ours; for drivers that
+// signal releases, the signals go in the transaction that deletes our node.
+func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) error {
 	if r, ok := li.driver.(Releaser); ok {
-		return r.ReleasesTheLock(ctx, li.client, ourPath)
+		return r.ReleasesTheLock(ctx, li.client, n.path)
 	}
-	if li.holderName() != "" && (held || li.ownsHolder(ctx, ourPath)) {
-		return li.releaseHolder(ctx, ourPath)
+	if li.holderName() != "" && (held || li.ownsHolder(ctx, n.path)) {
+		return li.releaseHolder(ctx, n.path)
 	}
-	return li.client.Delete(ctx, ourPath, framework.Guaranteed(), framework.Quietly())
+	if li.signalsRelease() && (held || len(n.signals) > 0) && li.deleteSignalling(ctx, n, held) {
+		return nil
+	}
+	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 }
 
 // ownsHolder reports whether the holder node names our node and belongs to
@@ -304,10 +337,10 @@ func (li *lockInternals) releaseHolder(ctx context.Context, ourPath string) erro
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
-func (li *lockInternals) abandon(ctx context.Context, ourPath string) {
+func (li *lockInternals) abandon(ctx context.Context, n lockNode) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
 	defer cancel()
-	if err := li.release(ctx, ourPath, false); err != nil {
+	if err := li.release(ctx, n, false); err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background")
 	}
 }

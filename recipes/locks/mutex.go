@@ -116,12 +116,12 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.acquiring = done
 		m.mu.Unlock()
 
-		ourPath, held, err := m.li.attempt(ctx, m.data, wait)
+		n, held, err := m.li.attempt(ctx, m.data, wait)
 
 		m.mu.Lock()
 		if held {
 			m.count = 1
-			m.current = newHold(m.li, ourPath)
+			m.current = newHold(m.li, n)
 			if m.revocable != nil {
 				m.current.watchRevocation(m.revocable)
 			}
@@ -156,8 +156,8 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	m.mu.Unlock()
 
 	h.end()
-	if err := m.li.release(ctx, h.path, true); err != nil {
-		return fmt.Errorf("locks: release %s: %w", h.path, err)
+	if err := m.li.release(ctx, h.node, true); err != nil {
+		return fmt.Errorf("locks: release %s: %w", h.node.path, err)
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func (m *InterProcessMutex) ParticipantNodes(ctx context.Context) ([]string, err
 // lock, and "" otherwise.
 func (m *InterProcessMutex) LockPath() string {
 	if h := m.held(); h != nil {
-		return h.path
+		return h.node.path
 	}
 	return ""
 }

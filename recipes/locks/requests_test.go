@@ -19,11 +19,12 @@ import (
 
 // An uncontended Acquire+Release on an existing lock path with the standard
 // driver costs exactly three requests: the create of the lock node, one
-// children listing and the delete, on every cycle.
+// children listing and the delete, on every cycle. The delete is a multi
+// that also fires the hold's release signal (see handoff.go).
 func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := perfCtx(t, time.Minute)
-	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpDelete: 1}
+	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpMulti: 1}
 
 	t.Run("plain", func(t *testing.T) {
 		const path = "/requests/uncontended"
@@ -106,18 +107,19 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 		t.Errorf("the waiter's Acquire cost %s; want %s", perfCountsString(got), perfCountsString(want))
 	}
 	perfNoErr(t, waiter.Release(ctx))
-	want[zktest.OpDelete] = 1
+	want[zktest.OpMulti] = 1 // the delete, with the release signal
 	if got := perfCounts(proxy); !maps.Equal(got, want) {
 		t.Errorf("the waiter's Acquire+Release cost %s; want %s", perfCountsString(got), perfCountsString(want))
 	}
 }
 
 // A waiter at the end of a queue that drains in order (each contender holds,
-// then releases) needs at most one round trip, a children listing, between
-// its predecessor's release and holding the lock, however many contenders
-// were ahead of it when it listed the children: no more than go-zookeeper's
-// own lock, and none at all when its predecessor was the lowest. Its whole
-// Acquire costs one create, at most two listings and one watch.
+// then releases) holds on its predecessor's release signal, without a single
+// request between that release and holding the lock, however many contenders
+// were ahead of it when it listed the children; go-zookeeper's lock lists the
+// children again on every hand-off. Its whole Acquire costs one create, one
+// listing and its two watches: the predecessor's node (getData) and, unless
+// the predecessor is the lowest, its release signal (exists).
 func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, ahead := range []int{1, 4, 12} {
@@ -143,8 +145,9 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			proxy.ResetCounts()
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
+			// Every waiter but the first also watches a release signal.
 			locktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
-				return perfWatches(t, srv) == ahead
+				return perfWatches(t, srv) == 2*ahead-1
 			})
 			waiting := perfCounts(proxy)
 			proxy.ResetCounts()
@@ -165,16 +168,18 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 				ahead, perfCountsString(waiting), perfCountsString(handOff))
 
 			wantWaiting := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1}
+			if ahead > 1 {
+				wantWaiting[zktest.OpExists] = 1
+			}
 			if !maps.Equal(waiting, wantWaiting) {
 				t.Errorf("queueing cost %s; want %s", perfCountsString(waiting), perfCountsString(wantWaiting))
 			}
-			wantHandOff := map[zktest.Op]int64{zktest.OpGetChildren2: 1}
-			if ahead == 1 {
-				wantHandOff = map[zktest.Op]int64{}
+			if len(handOff) != 0 {
+				t.Errorf("with %d contenders ahead, the hand-off to the waiter cost it %s; want nothing",
+					ahead, perfCountsString(handOff))
 			}
-			if !maps.Equal(handOff, wantHandOff) {
-				t.Errorf("with %d contenders ahead, the hand-off to the waiter cost it %s; want %s",
-					ahead, perfCountsString(handOff), perfCountsString(wantHandOff))
+			if w := perfWatches(t, srv); w != 0 {
+				t.Errorf("%d watches left after the queue drained; want 0", w)
 			}
 		})
 	}

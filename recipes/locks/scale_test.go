@@ -31,6 +31,8 @@ type scaleResult struct {
 	stackPerWaiter      float64 // bytes of goroutine stacks while waiting
 	notifyingDeletes    int64   // node deletions that notified at least one watcher
 	notifications       int64   // watchers those deletions notified
+	notifyingSignals    int64   // release signals (node creations) that notified a watcher
+	signalNotifications int64   // watchers those signals notified
 	childWatchFirings   int64   // children watches that fired
 	drain               time.Duration
 	violations, entries int
@@ -68,8 +70,10 @@ func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult 
 			done <- m.Release(ctx)
 		}()
 	}
+	// Each waiter watches its predecessor and, but for the first one, whose
+	// predecessor is the holder, its predecessor's release signal.
 	locktest.Eventually(tb, 2*time.Minute, fmt.Sprintf("all %d waiters watching", scaleWaiters), func() bool {
-		return perfWatches(tb, srv) == scaleWaiters
+		return perfWatches(tb, srv) == 2*scaleWaiters-1
 	})
 	// A waiter's request goroutines end just after their replies: allow
 	// them a moment.
@@ -103,6 +107,8 @@ func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult 
 		stackPerWaiter:      float64(int64(mem1.stack)-int64(mem0.stack)) / scaleWaiters,
 		notifyingDeletes:    delta("zk_cnt_node_deleted_watch_count"),
 		notifications:       delta("zk_sum_node_deleted_watch_count"),
+		notifyingSignals:    delta("zk_cnt_node_created_watch_count"),
+		signalNotifications: delta("zk_sum_node_created_watch_count"),
 		childWatchFirings:   delta("zk_sum_node_children_watch_count"),
 		drain:               drain,
 		violations:          check.Violations(),
@@ -148,13 +154,16 @@ func perfLiveMemory() perfMemory {
 // A thousand goroutines wait on one lock through ten clients. Each waiter
 // costs its own goroutine and no other, and every release notifies exactly
 // one waiter (no herd): each of the thousand lock-node deletions that
-// notified anyone notified one watcher, and no children watch fired.
+// notified anyone notified one watcher, each release signal that notified
+// anyone (all but the holder's, whom no waiter needed to watch) notified one,
+// and no children watch fired.
 func TestMutexThousandWaitersThroughTenClients(t *testing.T) {
 	srv := zktest.StartServer(t)
 	r := runWaiterScale(t, srv, "/scale")
-	t.Logf("%d waiters through %d clients: %.3f goroutines, %.0f B heap and %.0f B stack per waiter; drained in %v; %d of %d deletions notified %d watchers",
+	t.Logf("%d waiters through %d clients: %.3f goroutines, %.0f B heap and %.0f B stack per waiter; drained in %v; %d of %d deletions notified %d watchers, %d release signals notified %d",
 		scaleWaiters, scaleClients, r.goroutinesPerWaiter, r.heapPerWaiter, r.stackPerWaiter,
-		r.drain.Round(time.Millisecond), r.notifyingDeletes, scaleWaiters+1, r.notifications)
+		r.drain.Round(time.Millisecond), r.notifyingDeletes, scaleWaiters+1, r.notifications,
+		r.notifyingSignals, r.signalNotifications)
 	if r.violations != 0 || r.entries != scaleWaiters {
 		t.Errorf("%d entries with %d overlaps; want %d entries, no overlap", r.entries, r.violations, scaleWaiters)
 	}
@@ -164,6 +173,10 @@ func TestMutexThousandWaitersThroughTenClients(t *testing.T) {
 	if r.notifyingDeletes != scaleWaiters || r.notifications != scaleWaiters {
 		t.Errorf("%d deletions notified %d watchers; want each of the %d waiters notified once, by one deletion each",
 			r.notifyingDeletes, r.notifications, scaleWaiters)
+	}
+	if r.notifyingSignals != scaleWaiters-1 || r.signalNotifications != scaleWaiters-1 {
+		t.Errorf("%d release signals notified %d watchers; want each of the %d waiters after the first notified once",
+			r.notifyingSignals, r.signalNotifications, scaleWaiters)
 	}
 	if r.childWatchFirings != 0 {
 		t.Errorf("%d children watches fired; want none", r.childWatchFirings)
