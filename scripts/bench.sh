@@ -9,6 +9,10 @@
 #   BENCH_REPEAT  runs of each configuration; the table shows medians (default 5)
 #   BENCH_CLIENTS client counts (default "1 4 16")
 #   BENCH_DRIVER  zkcurator driver: fair or unfair (default fair)
+#   BENCH_RTT     also run every configuration again with this round-trip time
+#                 emulated by lockbench -rtt, a delaying proxy on 127.0.0.1
+#                 (default 2ms; empty skips it)
+#   BENCH_RTT_OPS measured cycles per run with -rtt (default 400)
 #   GO            the go command (default go)
 set -euo pipefail
 
@@ -19,8 +23,10 @@ warmup=${BENCH_WARMUP:-400}
 repeat=${BENCH_REPEAT:-5}
 clients_list=${BENCH_CLIENTS:-1 4 16}
 driver=${BENCH_DRIVER:-fair}
+rtt=${BENCH_RTT-2ms}
+rtt_ops=${BENCH_RTT_OPS:-400}
 
-for v in "$ops" "$warmup" "$repeat"; do
+for v in "$ops" "$warmup" "$repeat" "$rtt_ops"; do
 	[[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: not a count: $v" >&2; exit 2; }
 done
 
@@ -53,16 +59,17 @@ for _ in $(seq 600); do # up to 60 s
 	sleep 0.1
 done
 [[ -n $connect ]] || { echo "bench.sh: no ZooKeeper address after 60 s" >&2; exit 1; }
-echo "ZooKeeper at $connect; $repeat runs per configuration, $ops measured cycles per run" >&2
+echo "ZooKeeper at $connect" >&2
 
-# run IMPL CLIENTS ROUND [FILE]: one lockbench run; its RESULT line goes to
-# FILE (default: the results).
+# run IMPL CLIENTS ROUND [FILE]: one lockbench run with the grid's settings
+# (ops, warmup, extra flags); its RESULT line goes to FILE (default: the
+# results).
 run() {
 	local impl=$1 clients=$2 round=$3 file=${4:-$tmp/results}
 	local n=$(((ops + clients - 1) / clients)) w=$((warmup / clients))
 	local out
 	if ! out=$("$tmp/lockbench" -connect "$connect" -impl "$impl" -driver "$([[ $impl == gozk ]] && echo fair || echo "$driver")" \
-		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$impl-c$clients-r$round" 2>"$tmp/run.err"); then
+		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$slug/$impl-c$clients-r$round" "${extra[@]}" 2>"$tmp/run.err"); then
 		echo "bench.sh: lockbench -impl $impl -clients $clients failed:" >&2
 		cat "$tmp/run.err" >&2
 		echo "$out" >&2
@@ -72,28 +79,41 @@ run() {
 	echo "$out" >>"$file"
 }
 
-# The server's JIT warms up on a discarded round of each implementation.
-for clients in $clients_list; do
-	run zkcurator "$clients" 0 "$tmp/discarded"
-	run gozk "$clients" 0 "$tmp/discarded"
-done
-load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
-
-for clients in $clients_list; do
-	for round in $(seq "$repeat"); do
-		# Alternate which implementation goes first, so that neither always
-		# runs on the warmer server.
-		if ((round % 2)); then
-			run zkcurator "$clients" "$round"
-			run gozk "$clients" "$round"
-		else
-			run gozk "$clients" "$round"
-			run zkcurator "$clients" "$round"
-		fi
+# grid SLUG TITLE OPS WARMUP [LOCKBENCH FLAGS...]: every configuration,
+# repeated, then its Markdown table under TITLE; SLUG names the lock paths.
+grid() {
+	slug=$1 title=$2 ops=$3 warmup=$4
+	extra=("${@:5}")
+	: >"$tmp/results"
+	echo "== $title: $repeat runs per configuration, $ops measured cycles per run ${extra[*]}" >&2
+	# The server's JIT warms up on a discarded round of each implementation.
+	for clients in $clients_list; do
+		run zkcurator "$clients" 0 "$tmp/discarded"
+		run gozk "$clients" 0 "$tmp/discarded"
 	done
-done
+	for clients in $clients_list; do
+		for round in $(seq "$repeat"); do
+			# Alternate which implementation goes first, so that neither always
+			# runs on the warmer server.
+			if ((round % 2)); then
+				run zkcurator "$clients" "$round"
+				run gozk "$clients" "$round"
+			else
+				run gozk "$clients" "$round"
+				run zkcurator "$clients" "$round"
+			fi
+		done
+	done
+	echo
+	echo "### $title"
+	echo
+	table
+	echo
+	echo "Medians of $repeat runs each, $ops measured cycles per run."
+}
 
-awk -v driver="$driver" '
+table() {
+	awk -v driver="$driver" '
 function median(key,   n, i, j, t, a) {
 	n = split(vals[key], a, " ")
 	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -117,9 +137,16 @@ END {
 			median(z SUBSEP "acq_p99_ms"), median(g SUBSEP "acq_p99_ms"), zp, gp, (gp > 0 ? zp / gp : 0)
 	}
 }' "$tmp/results"
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+grid local "127.0.0.1, no added latency" "$ops" "$warmup"
+if [[ -n $rtt ]]; then
+	grid rtt "every session through a proxy emulating a $rtt round trip (lockbench -rtt $rtt)" "$rtt_ops" "$((rtt_ops / 10))" -rtt "$rtt"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 echo
 zk_version=$(timeout 5 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}"; printf srvr >&3; cat <&3' _ "$connect" 2>/dev/null |
 	sed -n 's/^Zookeeper version: \([^-,]*\).*/\1/p' || true)
-echo "Medians of $repeat runs each, $ops measured cycles per run, one ZooKeeper ${zk_version:-server} on 127.0.0.1;"
+echo "One ZooKeeper ${zk_version:-server} on 127.0.0.1 for every run;"
 echo "ratio = zkcurator / gozk (ops/s: higher is better; p99: lower is better). $(nproc) CPUs, load average $load_before before, $load_after after."

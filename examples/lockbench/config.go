@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -33,6 +34,7 @@ type config struct {
 	impl           string
 	sessionTimeout time.Duration
 	timeout        time.Duration
+	rtt            time.Duration
 	serve          bool
 }
 
@@ -53,6 +55,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.impl, "impl", implCurator, "implementation: zkcurator or gozk (go-zookeeper's zk.Lock)")
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 10*time.Second, "session timeout each client asks for")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "bound on the whole run; operations still under way then count as errors")
+	fs.DurationVar(&cfg.rtt, "rtt", 0, "round-trip time to emulate: every session goes through a proxy on 127.0.0.1 that delays each direction by half of it (needs a single-server -connect)")
 	fs.BoolVar(&cfg.serve, "serve", false, "only start an embedded ZooKeeper, print \"CONNECT <host:port>\" and serve until interrupted")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -90,6 +93,10 @@ func (cfg config) validate() error {
 		return fmt.Errorf("-session-timeout %v: want a positive duration", cfg.sessionTimeout)
 	case cfg.timeout <= 0:
 		return fmt.Errorf("-timeout %v: want a positive duration", cfg.timeout)
+	case cfg.rtt < 0:
+		return fmt.Errorf("-rtt %v: want 0 or a positive duration", cfg.rtt)
+	case cfg.rtt > 0 && strings.Contains(cfg.connect, ","):
+		return fmt.Errorf("-rtt %v: the proxy serves one server; -connect %q names several", cfg.rtt, cfg.connect)
 	case cfg.path == "/":
 		return fmt.Errorf("-path %q: the lock needs a path of its own, not the root", cfg.path)
 	}

@@ -139,6 +139,8 @@ func TestRunPrintsOneResultLineAndLeavesNoNodes(t *testing.T) {
 		{"zkcurator/unfair/4", implCurator, 4, []string{"-driver", driverUnfair}},
 		{"gozk/1", implGozk, 1, nil},
 		{"gozk/4", implGozk, 4, nil},
+		{"zkcurator/rtt/4", implCurator, 4, []string{"-rtt", "2ms"}},
+		{"gozk/rtt/4", implGozk, 4, []string{"-rtt", "2ms"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,6 +248,8 @@ func TestBadFlagsExitTwoNamingTheValue(t *testing.T) {
 		{[]string{"-path", "/"}, `"/"`},
 		{[]string{"-session-timeout", "0s"}, "-session-timeout 0s"},
 		{[]string{"-serve", "-connect", "127.0.0.1:2181"}, `"127.0.0.1:2181"`},
+		{[]string{"-rtt", "-1ms"}, "-rtt -1ms"},
+		{[]string{"-rtt", "1ms", "-connect", "127.0.0.1:2181,127.0.0.1:2182"}, `"127.0.0.1:2181,127.0.0.1:2182"`},
 		{[]string{"extra"}, `"extra"`},
 		{[]string{"-clients", "many"}, `"many"`},
 	}

@@ -35,6 +35,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockbench: embedded ZooKeeper at", connect)
 	}
 
+	if cfg.rtt > 0 {
+		p, err := zktest.NewProxy(connect)
+		if err != nil {
+			fmt.Fprintln(stderr, "lockbench:", err)
+			return 1
+		}
+		defer p.Close()
+		p.SetLatency(cfg.rtt / 2)
+		connect = p.Addr()
+		fmt.Fprintf(stderr, "lockbench: every session through a proxy at %s adding %v each way\n", connect, cfg.rtt/2)
+	}
+
 	res, err := bench(ctx, cfg, connect, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "lockbench:", err)
