@@ -19,6 +19,11 @@ import (
 // release by Curator in Java) deletes it without a signal, and the waiter
 // lists the children once, as before.
 //
+// A hold granted by a listing that ends with our node needs no signal: a
+// waiter that lists after it finds us the lowest and holds on our deletion
+// alone, and one that listed before it is in it. So an uncontended cycle
+// deletes its node plainly, and only holds that waited pay for the signal.
+//
 // A signal watch whose predecessor ended without a signal stays armed on the
 // server. Its waiter fires it itself, in the transaction that deletes its own
 // node: while that node exists no other live contender can have the same
@@ -55,12 +60,13 @@ func signalled(ch <-chan zk.Event) bool {
 }
 
 // deleteSignalling deletes our node in one transaction that first fires the
-// signals we watched and, when we held the lock, our own. It reports false
+// signals we watched and, when we held the lock and a waiter may be watching,
+// our own. It reports false
 // when the transaction failed for another reason than our node being gone
 // already; the caller then deletes the node plainly, without signals.
 func (li *lockInternals) deleteSignalling(ctx context.Context, n lockNode, held bool) bool {
 	fire := n.signals
-	if held {
+	if held && !n.unwatched {
 		fire = append(fire[:len(fire):len(fire)], releaseSignal(n.path))
 	}
 	ops := make([]any, 0, 2*len(fire)+1)

@@ -29,11 +29,13 @@ type lockInternals struct {
 	maxLeases int
 }
 
-// lockNode is an attempt's contender node and the release signals it watched
-// that may still be armed (see handoff.go).
+// lockNode is an attempt's contender node, the release signals it watched
+// that may still be armed, and whether any waiter can be watching its own
+// (see handoff.go).
 type lockNode struct {
-	path    string
-	signals []string
+	path      string
+	signals   []string
+	unwatched bool // no waiter can be watching our release signal
 }
 
 // attempt creates a contender node and waits until it holds the lock. wait < 0
@@ -106,7 +108,8 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 	signals := li.signalsRelease()
 	var contenders []string // nil: list the children again
 	for {
-		if contenders == nil {
+		listed := contenders == nil
+		if listed {
 			var err error
 			if contenders, err = li.contenders(ctx); err != nil {
 				return false, err
@@ -122,6 +125,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		if pr.GetsTheLock {
 			won, err := li.claimHolder(ctx, ourPath)
 			if err != nil || won {
+				n.unwatched = won && listed && contenders[len(contenders)-1] == ourName
 				return won, err
 			}
 			pr.PathToWatch = li.holderName()
@@ -293,7 +297,7 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) err
 	if li.holderName() != "" && (held || li.ownsHolder(ctx, n.path)) {
 		return li.releaseHolder(ctx, n.path)
 	}
-	if li.signalsRelease() && (held || len(n.signals) > 0) && li.deleteSignalling(ctx, n, held) {
+	if li.signalsRelease() && ((held && !n.unwatched) || len(n.signals) > 0) && li.deleteSignalling(ctx, n, held) {
 		return nil
 	}
 	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
