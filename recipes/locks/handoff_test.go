@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,14 +54,16 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
 			waitParticipants(t, holder, 3)
+			// It watches its own node (getData), the middle node (getData)
+			// and the middle node's release signal (exists).
 			locktest.Eventually(t, 10*time.Second, "the waiter watching the middle node and its signal", func() bool {
-				return waiterProxy.RequestCount(zktest.OpGetData) == 1 && waiterProxy.RequestCount(zktest.OpExists) == 1
+				return waiterProxy.RequestCount(zktest.OpGetData) == 2 && waiterProxy.RequestCount(zktest.OpExists) == 1
 			})
 
 			tc.end(t, cancelMiddle, middleNode, middleProxy)
 			// The waiter lists again and watches the holder's node.
 			locktest.Eventually(t, 30*time.Second, "the waiter watching the holder", func() bool {
-				return waiterProxy.RequestCount(zktest.OpGetData) == 2
+				return waiterProxy.RequestCount(zktest.OpGetData) == 3
 			})
 			if n := waiterProxy.RequestCount(zktest.OpGetChildren2); n != 2 {
 				t.Errorf("the waiter listed the children %d times; want 2", n)
@@ -92,6 +95,64 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 				nodes, err := holder.ParticipantNodes(ctx)
 				return err == nil && len(nodes) == 0 && perfWatches(t, srv) == 0
 			})
+		})
+	}
+}
+
+// A waiter holds on an event only while its own node exists: when another
+// process deletes the node of a waiting contender, the contender sees it at
+// once and queues again with a new node, before anyone releases. Otherwise
+// the release it waited for would hand it the lock with no node at all,
+// beside a newcomer that finds itself the lowest. Both kinds of event-based
+// hold are covered: behind the lowest node and behind a release signal.
+func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
+	srv := zktest.StartServer(t)
+	for _, ahead := range []int{1, 2} {
+		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
+			ctx := testCtx(t)
+			path := fmt.Sprintf("/deleted-waiter-%d", ahead)
+			direct := locktest.NewClient(t, srv.ConnectString())
+			holder := locks.NewInterProcessMutex(direct, path)
+			must(t, holder.Acquire(ctx))
+			var queued []*locks.InterProcessMutex
+			done := make(chan error, ahead)
+			for i := 1; i < ahead; i++ {
+				m := locks.NewInterProcessMutex(direct, path)
+				queued = append(queued, m)
+				go func() { done <- m.Acquire(ctx) }()
+				waitParticipants(t, holder, i+1)
+			}
+			waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path)
+			go func() { done <- waiter.Acquire(ctx) }()
+			old := waitParticipants(t, holder, ahead+1)[ahead]
+			locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool {
+				// Each waiter watches its predecessor and its own node; all
+				// but the first also watch a release signal. (A deletion
+				// before the last of them is armed is noticed all the same.)
+				return perfWatches(t, srv) >= 2*ahead-1
+			})
+
+			must(t, direct.Delete(ctx, old))
+			var requeued string
+			locktest.Eventually(t, 20*time.Second, "the waiter queueing again with a new node", func() bool {
+				nodes, err := holder.ParticipantNodes(ctx)
+				if err != nil || len(nodes) != ahead+1 || nodes[ahead] == old {
+					return false
+				}
+				requeued = nodes[ahead]
+				return true
+			})
+
+			must(t, holder.Release(ctx))
+			for _, m := range queued {
+				must(t, <-done)
+				must(t, m.Release(ctx))
+			}
+			must(t, <-done)
+			if got := waiter.LockPath(); got != requeued {
+				t.Errorf("the waiter holds through %s; want its new node %s", got, requeued)
+			}
+			must(t, waiter.Release(ctx))
 		})
 	}
 }

@@ -106,8 +106,21 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		nodeLost = k.NodeLost(ourPath)
 	}
 	signals := li.signalsRelease()
+	var own <-chan zk.Event // our node's watch, armed once we may hold on an event
 	var contenders []string // nil: list the children again
 	for {
+		if contenders != nil {
+			// Decided on an event, not on a listing: that holds only while our
+			// node exists, and its deletion, had it come first, is in own.
+			select {
+			case ev := <-own:
+				own, contenders = nil, nil
+				if ev.Type == zk.EventNodeDeleted {
+					return false, fmt.Errorf("%w: %s", errVanished, ourPath)
+				}
+			default:
+			}
+		}
 		listed := contenders == nil
 		if listed {
 			var err error
@@ -144,6 +157,11 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			}
 			n.signals = append(n.signals, signal)
 		}
+		if own == nil && (handOff != nil || released != nil) {
+			if own, err = li.watchOwn(ctx, ourPath); err != nil {
+				return false, err
+			}
+		}
 		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
@@ -156,6 +174,11 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		}
 
 		select {
+		case ev := <-own:
+			own, contenders = nil, nil
+			if ev.Type == zk.EventNodeDeleted {
+				return false, fmt.Errorf("%w: %s", errVanished, ourPath)
+			}
 		case ev := <-released:
 			contenders = nil
 			if ev.Type == zk.EventNodeCreated {
@@ -182,6 +205,20 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			return false, ctx.Err()
 		}
 	}
+}
+
+// watchOwn watches our node. A waiter that holds on an event rather than on a
+// listing needs it: a node deleted by someone else while it waited must not
+// be taken for the lowest.
+func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan zk.Event, error) {
+	_, _, events, err := li.client.GetDataW(ctx, ourPath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return nil, fmt.Errorf("%w: %s", errVanished, ourPath)
+	case err != nil:
+		return nil, fmt.Errorf("locks: watch %s: %w", ourPath, err)
+	}
+	return events, nil
 }
 
 // handOffListing decides, while we start to wait, what the deletion of the

@@ -386,8 +386,8 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 }
 
 // TestMutexReleaseWakesOneWaiter: 50 waiters queue behind a holder. Each
-// waiter watches its predecessor's node and, unless the predecessor is the
-// lowest, its release signal. A release wakes only the next waiter (the
+// waiter watches its own node, its predecessor's node and, unless the
+// predecessor is the lowest, its release signal. A release wakes only the next waiter (the
 // server's watch count drops by that waiter's watches alone), and the queue
 // drains without a single listing or read: every hand-off is one step.
 func TestMutexReleaseWakesOneWaiter(t *testing.T) {
@@ -410,26 +410,18 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 		}(i)
 	}
 	waitParticipants(t, holder, waiters+1)
-	watches := func() int {
-		out, err := srv.FourLetter(ctx, "wchs")
-		must(t, err)
-		var total int
-		for _, line := range strings.Split(out, "\n") {
-			if strings.HasPrefix(line, "Total watches:") {
-				fmt.Sscanf(line, "Total watches:%d", &total)
-			}
-		}
-		return total
-	}
-	// The first waiter's predecessor is the holder, the lowest node: its
-	// deletion alone decides, so that waiter needs no signal watch.
-	const armed = 2*waiters - 1
+	// Every waiter watches its own node and its predecessor's; the first
+	// one's predecessor is the holder, the lowest node, whose deletion alone
+	// decides, so only the others also watch a release signal. The paths
+	// watched are the waiters+1 lock nodes and waiters-1 signals.
+	const armed = 2 * waiters
+	watches := func() int { return perfWatchedPaths(t, srv) }
 	locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool { return watches() == armed })
 	proxy.ResetCounts()
 	must(t, holder.Release(ctx))
 	next := <-acquired
 	if w := watches(); w != armed-1 {
-		t.Errorf("after one release %d watches remain; want %d", w, armed-1)
+		t.Errorf("after one release %d paths are watched; want %d (only the holder's node no longer)", w, armed-1)
 	}
 	// Drain: every waiter gets the lock in turn.
 	must(t, handles[next].Release(ctx))
@@ -446,7 +438,7 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	if reads != 0 {
 		t.Errorf("%d hand-offs cost the waiters %d reads; want 0", waiters, reads)
 	}
-	if w := watches(); w != 0 {
+	if w := perfWatches(t, srv); w != 0 {
 		t.Errorf("%d watches left after the queue drained; want 0", w)
 	}
 }

@@ -129,6 +129,25 @@ func perfWatches(tb testing.TB, srv *zktest.Server) int {
 	return 0
 }
 
+// perfWatchedPaths returns how many distinct paths the server watches for
+// anyone: unlike the watch total it does not depend on which of several
+// contenders share a connection.
+func perfWatchedPaths(tb testing.TB, srv *zktest.Server) int {
+	tb.Helper()
+	out, err := srv.FourLetter(context.Background(), "wchs")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		var conns, paths int
+		if n, _ := fmt.Sscanf(line, "%d connections watching %d paths", &conns, &paths); n == 2 {
+			return paths
+		}
+	}
+	tb.Fatalf("wchs reply without a path count: %q", out)
+	return 0
+}
+
 // perfSettledGoroutines polls runtime.NumGoroutine for up to timeout until it
 // is at most want, and returns the last count.
 func perfSettledGoroutines(want int, timeout time.Duration) int {

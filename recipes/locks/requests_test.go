@@ -72,8 +72,8 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 
 // A waiter whose predecessor is the lowest contender (the holder) lists the
 // children once for its whole Acquire: when the holder's node goes, it holds
-// without listing again. Its Acquire costs one create, one listing and one
-// watch (getData), and nothing else.
+// without listing again. Its Acquire costs one create, one listing and two
+// watches (getData of the holder's node and of its own), and nothing else.
 func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := perfCtx(t, time.Minute)
@@ -87,7 +87,7 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	acquired := make(chan error, 1)
 	go func() { acquired <- waiter.Acquire(ctx) }()
 	locktest.Eventually(t, 10*time.Second, "the waiter watching the holder's node", func() bool {
-		return perfWatches(t, srv) == 1
+		return perfWatches(t, srv) == 2
 	})
 	select {
 	case err := <-acquired:
@@ -102,7 +102,7 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter did not acquire within 10s of the release")
 	}
-	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1}
+	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 2}
 	if got := perfCounts(proxy); !maps.Equal(got, want) {
 		t.Errorf("the waiter's Acquire cost %s; want %s", perfCountsString(got), perfCountsString(want))
 	}
@@ -120,8 +120,9 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 // request between that release and holding the lock, however many contenders
 // were ahead of it when it listed the children; go-zookeeper's lock lists the
 // children again on every hand-off. Its whole Acquire costs one create, one
-// listing and its two watches: the predecessor's node (getData) and, unless
-// the predecessor is the lowest, its release signal (exists).
+// listing and its watches: its own node and the predecessor's (getData) and,
+// unless the predecessor is the lowest, the predecessor's release signal
+// (exists).
 func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, ahead := range []int{1, 4, 12} {
@@ -147,9 +148,11 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			proxy.ResetCounts()
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
-			// Every waiter but the first also watches a release signal.
+			// Every waiter watches its own node and its predecessor; all but
+			// the first also watch a release signal: every lock node, and
+			// the signals of all but the last.
 			locktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
-				return perfWatches(t, srv) == 2*ahead-1
+				return perfWatchedPaths(t, srv) == 2*ahead
 			})
 			waiting := perfCounts(proxy)
 			proxy.ResetCounts()
@@ -169,7 +172,7 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			t.Logf("%d ahead: the last waiter's Acquire cost %s before the queue moved, then %s",
 				ahead, perfCountsString(waiting), perfCountsString(handOff))
 
-			wantWaiting := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1}
+			wantWaiting := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 2}
 			if ahead > 1 {
 				wantWaiting[zktest.OpExists] = 1
 			}
