@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -149,29 +150,21 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		if ordered {
 			handOff = li.handOffListing(ctx, contenders, watched, ourName)
 		}
-		var released <-chan zk.Event // nil: never ready
-		if signals && handOff == nil {
-			signal := releaseSignal(framework.JoinPath(li.basePath, watched))
-			if _, released, err = li.client.ExistsW(ctx, signal); err != nil {
-				return false, fmt.Errorf("locks: watch %s: %w", signal, err)
-			}
-			n.signals = append(n.signals, signal)
+		armOwn := own == nil && (handOff != nil || signals)
+		w, err := li.arm(ctx, n, watched, signals && handOff == nil, armOwn)
+		if armOwn {
+			own = w.own
 		}
-		if own == nil && (handOff != nil || released != nil) {
-			if own, err = li.watchOwn(ctx, ourPath); err != nil {
-				return false, err
-			}
-		}
-		_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
 		switch {
-		case errors.Is(err, zk.ErrNoNode):
+		case errors.Is(err, errPredecessorGone):
 			// Gone before we could watch it: our listing is stale, and one
 			// new listing beats walking it node by node.
 			contenders = nil
 			continue
 		case err != nil:
-			return false, fmt.Errorf("locks: watch %s: %w", watched, err)
+			return false, err
 		}
+		released, events := w.released, w.pred
 
 		select {
 		case ev := <-own:
@@ -205,6 +198,59 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			return false, ctx.Err()
 		}
 	}
+}
+
+// errPredecessorGone reports that the node to watch was gone when arm
+// tried to watch it.
+var errPredecessorGone = errors.New("the node to watch is gone")
+
+// waitSet is what one wait watches; a nil channel is not watched.
+type waitSet struct {
+	pred     <-chan zk.Event // the node that GetsTheLock named
+	released <-chan zk.Event // its release signal
+	own      <-chan zk.Event // our own node
+}
+
+// arm watches watched and, when asked, its release signal and our own node.
+// The requests go out together, so that a contender that queues again at
+// once in a short queue is watching before its turn; their order does not
+// matter, since every decision taken on an event checks our node first.
+func (li *lockInternals) arm(ctx context.Context, n *lockNode, watched string, signal, own bool) (waitSet, error) {
+	var w waitSet
+	var wg sync.WaitGroup
+	var signalErr, ownErr error
+	if signal {
+		path := releaseSignal(framework.JoinPath(li.basePath, watched))
+		n.signals = append(n.signals, path)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, w.released, signalErr = li.client.ExistsW(ctx, path); signalErr != nil {
+				signalErr = fmt.Errorf("locks: watch %s: %w", path, signalErr)
+			}
+		}()
+	}
+	if own {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.own, ownErr = li.watchOwn(ctx, n.path)
+		}()
+	}
+	var err error
+	_, _, w.pred, err = li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
+	wg.Wait()
+	switch {
+	case ownErr != nil:
+		return w, ownErr
+	case signalErr != nil:
+		return w, signalErr
+	case errors.Is(err, zk.ErrNoNode):
+		return w, errPredecessorGone
+	case err != nil:
+		return w, fmt.Errorf("locks: watch %s: %w", watched, err)
+	}
+	return w, nil
 }
 
 // watchOwn watches our node. A waiter that holds on an event rather than on a
