@@ -14,15 +14,17 @@ import (
 // watches its predecessor's signal path besides the predecessor itself. The
 // signal can only mean that the predecessor held the lock: then every node
 // before the predecessor was already gone, no later contender sorts before
-// the waiter, and the waiter holds without listing the children again. Any
-// other end of the predecessor (an abandoned attempt, an expired session, a
-// release by Curator in Java) deletes it without a signal, and the waiter
-// lists the children once, as before.
+// the waiter, and the waiter holds without listing the children again, as
+// long as its own node still exists (watchOwn). Any other end of the
+// predecessor (an abandoned attempt, an expired session, a release by Curator
+// in Java) deletes it without a signal, and the waiter lists the children
+// once, as before.
 //
 // A hold granted by a listing that ends with our node needs no signal: a
 // waiter that lists after it finds us the lowest and holds on our deletion
-// alone, and one that listed before it is in it. So an uncontended cycle
-// deletes its node plainly, and only holds that waited pay for the signal.
+// alone, and one that listed before it would have shown up in it, after us.
+// So an uncontended cycle deletes its node plainly, and only holds that
+// waited pay for the signal.
 //
 // A signal watch whose predecessor ended without a signal stays armed on the
 // server. Its waiter fires it itself, in the transaction that deletes its own
