@@ -3,6 +3,7 @@ package framework
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -33,6 +34,9 @@ type core struct {
 
 	closing  chan struct{} // closed when Close begins
 	loopStop chan struct{} // closed when the event loop and dispatcher must stop
+
+	// losses counts dropped connections; see ConnectionLosses.
+	losses atomic.Uint64
 
 	mu         sync.Mutex
 	started    bool

@@ -25,6 +25,13 @@ type session struct {
 	negotiated    time.Duration // the session timeout the server granted, once known
 	suspendTimer  *time.Timer
 	suspendEpoch  uint64
+
+	// See rewatch.go.
+	sentinel        bool // our sentinel watch is armed in this session
+	sentinelRunning bool
+	rewatching      bool // waiting for go-zookeeper's SetWatches after a reconnect
+	rewatchTimer    *time.Timer
+	rewatchEpoch    uint64
 }
 
 type loopEventKind int
@@ -35,18 +42,21 @@ const (
 	evAuthDone                            // WithAuth entries were sent on a connection
 	evSuspendExpired                      // Suspended for as long as the session timeout
 	evReconnect                           // retry replacing the connection
+	evRewatched                           // go-zookeeper wrote SetWatches, or the wait for it ended
+	evSentinel                            // the sentinel watch was armed, or failed
 )
 
 // loopEvent is one input of the state machine, tagged with the connection generation
 // it belongs to so that events of a replaced connection are ignored.
 type loopEvent struct {
-	kind    loopEventKind
-	gen     uint64
-	zkEvent zk.Event
-	timeout time.Duration
-	applied int
-	err     error
-	epoch   uint64
+	kind     loopEventKind
+	gen      uint64
+	zkEvent  zk.Event
+	timeout  time.Duration
+	applied  int
+	err      error
+	epoch    uint64
+	timedOut bool
 }
 
 // connectLocked opens a new go-zookeeper connection (a new session) as the next
@@ -60,12 +70,15 @@ func (k *core) connectLocked() error {
 	}
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) {
+			if ev.Type == zk.EventSession && ev.State == zk.StateDisconnected {
+				k.losses.Add(1) // here, before go-zookeeper reconnects: see ConnectionLosses
+			}
 			if ev.Type == zk.EventSession {
 				k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
 			}
 		}),
 		zk.WithLogger(&zkLogger{log: k.log.Sugar(), gen: gen, events: k.events}),
-		zk.WithDialer(dialer),
+		zk.WithDialer(k.rewatchDialer(dialer, gen)),
 	)
 	if err != nil {
 		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
@@ -80,6 +93,9 @@ func (k *core) connectLocked() error {
 	k.sess.hasSession = false
 	k.sess.authApplied = 0
 	k.sess.authRunning = false
+	k.sess.sentinel = false
+	k.sess.sentinelRunning = false
+	k.stopRewatchLocked()
 	return nil
 }
 
@@ -122,6 +138,10 @@ func (k *core) handle(ev loopEvent) {
 		if !k.closed {
 			k.replaceConnLocked()
 		}
+	case evRewatched:
+		k.rewatchedLocked(ev)
+	case evSentinel:
+		k.sentinelDoneLocked(ev)
 	}
 }
 
@@ -138,10 +158,12 @@ func (k *core) handleZKLocked(ev zk.Event) {
 				zap.Int64("oldSessionID", s.lastSessionID), zap.Int64("sessionID", sid))
 			k.publishLocked(Lost)
 		}
+		sameSession := sid == s.lastSessionID
 		s.lastSessionID = sid
-		k.authOrReadyLocked()
+		k.sessionUpLocked(sameSession)
 	case zk.StateDisconnected:
 		s.hasSession = false
+		k.stopRewatchLocked()
 		k.notReadyLocked()
 		if s.state.IsConnected() {
 			k.publishLocked(Suspended)
@@ -149,6 +171,8 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		}
 	case zk.StateExpired:
 		s.hasSession = false
+		s.sentinel = false
+		k.stopRewatchLocked()
 		k.notReadyLocked()
 		k.stopSuspendTimerLocked()
 		if s.state != Lost {
@@ -164,6 +188,9 @@ func (k *core) handleZKLocked(ev zk.Event) {
 // before operations may use it; go-zookeeper re-sends accepted ones on reconnect.
 func (k *core) authOrReadyLocked() {
 	s := &k.sess
+	if s.rewatching || !s.sentinel {
+		return // sessionUpLocked comes back here (rewatch.go)
+	}
 	if s.authApplied < len(k.cfg.auth) {
 		if !s.authRunning {
 			s.authRunning = true
@@ -304,6 +331,14 @@ func (c *Client) SessionID() int64 {
 	}
 	return conn.SessionID()
 }
+
+// ConnectionLosses counts the times the client's connection to ZooKeeper has
+// dropped since it started. A loss is counted as soon as go-zookeeper sees it,
+// before it reconnects and sets the session's watches again, and watch events
+// that come after a reconnect may come in another order than their changes
+// happened: code that relies on the order of its watch events can compare
+// the count from before it set the watches with the count when it acts.
+func (c *Client) ConnectionLosses() uint64 { return c.core.losses.Load() }
 
 // SessionTimeout returns the session timeout the server negotiated, or the requested
 // one before the first connection.

@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"slices"
@@ -275,9 +276,11 @@ func TestListenersNeverDropOrStall(t *testing.T) {
 	ctx := testCtx(t)
 	deadline := time.Now().Add(60 * time.Second)
 	for i := 0; i < cycles; i++ {
-		n := dials.Load()
+		n, rewatched := dials.Load(), p.RequestCount(zktest.OpSetWatches)
 		p.Sever()
-		for dials.Load() == n || c.Conn().State() != zk.StateHasSession {
+		// Reconnected once go-zookeeper has set the watches again (the
+		// client's sentinel watch makes sure there are some): see rewatch.go.
+		for dials.Load() == n || c.Conn().State() != zk.StateHasSession || p.RequestCount(zktest.OpSetWatches) == rewatched {
 			if time.Now().After(deadline) {
 				t.Fatalf("cycle %d: no reconnect before the deadline", i)
 			}
@@ -399,4 +402,112 @@ func TestOperationWaitsForConnection(t *testing.T) {
 	}
 	p.Resume()
 	r.await(t, C, S, L, R) // the server's verdict once the partition heals
+}
+
+// A dropped connection is counted before go-zookeeper reconnects and sets the
+// session's watches again, so a watch event that fires on the new connection
+// is always seen with the count already changed.
+func TestConnectionLossesCountedBeforeWatchesComeBack(t *testing.T) {
+	srv := sharedServer(t)
+	p := newProxy(t, srv.ConnectString())
+	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(5*time.Second))
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if n := c.ConnectionLosses(); n != 0 {
+		t.Fatalf("ConnectionLosses() = %d on a fresh connection, want 0", n)
+	}
+	st, events, err := c.ExistsW(ctx, path)
+	if err != nil || st != nil {
+		t.Fatalf("ExistsW(%s) = %v, %v; want an absent node watched", path, st, err)
+	}
+
+	// While the client cannot reach the server, the watched node appears.
+	p.Pause()
+	p.Sever()
+	r.await(t, C, S)
+	other := newClient(t, srv.ConnectString())
+	if _, err := other.Create(ctx, path, nil, framework.WithMode(framework.Ephemeral)); err != nil {
+		t.Fatal(err)
+	}
+	p.Resume()
+	select {
+	case ev := <-events:
+		if ev.Type != zk.EventNodeCreated {
+			t.Fatalf("watch event %v, want NodeCreated", ev.Type)
+		}
+		if n := c.ConnectionLosses(); n != 1 {
+			t.Fatalf("ConnectionLosses() = %d when the watch fired after the reconnect, want 1", n)
+		}
+	case <-time.After(4 * testSessionTimeout):
+		t.Fatal("the watch did not fire after the reconnect")
+	}
+	r.await(t, C, S, R)
+}
+
+// opRecorder is a dialer whose connections record the opcode of every
+// request go-zookeeper writes, one list per connection.
+type opRecorder struct {
+	mu    sync.Mutex
+	conns [][]int32
+}
+
+func (o *opRecorder) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.conns = append(o.conns, nil)
+	return &recordingConn{Conn: c, o: o, i: len(o.conns) - 1}, nil
+}
+
+func (o *opRecorder) ops(i int) []int32 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.conns[i])
+}
+
+type recordingConn struct {
+	net.Conn
+	o *opRecorder
+	i int
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	if len(p) >= 12 {
+		c.o.mu.Lock()
+		c.o.conns[c.i] = append(c.o.conns[c.i], int32(binary.BigEndian.Uint32(p[8:12])))
+		c.o.mu.Unlock()
+	}
+	return c.Conn.Write(p)
+}
+
+// After a reconnect within the session, no operation goes out before
+// go-zookeeper has set the session's watches again (SetWatches): go-zookeeper
+// would otherwise race on the zxid it sets them from (rewatch.go). The
+// client's own sentinel watch makes sure there is a SetWatches to wait for.
+func TestReconnectRunsOperationsOnlyAfterWatchesAreSetAgain(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	var rec opRecorder
+	c, r := startRecorded(t, p.Addr(), framework.WithDialer(rec.dial), framework.WithSessionTimeout(5*time.Second))
+	ctx := testCtx(t)
+
+	p.Pause()
+	p.Sever()
+	r.await(t, C, S)
+	done := make(chan error, 1)
+	go func() { _, err := c.Exists(ctx, "/"); done <- err }()
+	p.Resume()
+	if err := <-done; err != nil {
+		t.Fatalf("Exists after the reconnect: %v", err)
+	}
+	r.await(t, C, S, R)
+
+	ops := rec.ops(1) // the second connection
+	const opExists, opSetWatches = 3, 101
+	setWatches, exists := slices.Index(ops, opSetWatches), slices.Index(ops, opExists)
+	if setWatches < 0 || exists < 0 || exists < setWatches {
+		t.Fatalf("requests on the reconnected connection: %v; want SetWatches (%d) before the Exists (%d)", ops, opSetWatches, opExists)
+	}
 }

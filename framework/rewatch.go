@@ -1,0 +1,140 @@
+package framework
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+)
+
+// After a reconnect within the session, go-zookeeper v1.0.4 sets the
+// session's watches again (sendSetWatches) from the zxid it last saw, which
+// it reads while the new connection's receive loop may already be writing it
+// for the replies to requests sent at once: a data race (go-zookeeper/zk
+// PR #35) and a relative zxid that may skip changes. The client therefore
+// runs no operation on a reconnected connection until go-zookeeper has
+// written its SetWatches request. So that there always is one, the client
+// keeps a watch of its own on sentinelPath, whose data never changes.
+const (
+	sentinelPath = "/zookeeper"
+	// rewatchWait bounds the wait for a SetWatches request, should none come.
+	rewatchWait = time.Second
+	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
+	opSetWatches = 101
+)
+
+// rewatchConn is a connection that reports the first SetWatches request
+// go-zookeeper writes on it.
+type rewatchConn struct {
+	net.Conn
+	once   sync.Once
+	report func()
+}
+
+// Write sees whole requests: go-zookeeper writes each one, length prefix,
+// xid and opcode first, in a single call.
+func (c *rewatchConn) Write(p []byte) (int, error) {
+	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+		c.once.Do(c.report)
+	}
+	return c.Conn.Write(p)
+}
+
+// rewatchDialer wraps dial so that every connection of generation gen
+// reports its SetWatches request to the state machine.
+func (k *core) rewatchDialer(dial zk.Dialer, gen uint64) zk.Dialer {
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		c, err := dial(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &rewatchConn{Conn: c, report: func() { k.events.push(loopEvent{kind: evRewatched, gen: gen}) }}, nil
+	}
+}
+
+// sessionUpLocked goes on from a session established on the connection
+// (sameSession: one it had before a reconnect) towards readiness: once
+// go-zookeeper has set the watches again, and once the sentinel is armed.
+func (k *core) sessionUpLocked(sameSession bool) {
+	s := &k.sess
+	if sameSession {
+		s.rewatching = true
+		gen, epoch := s.gen, s.rewatchEpoch
+		s.rewatchTimer = time.AfterFunc(rewatchWait, func() {
+			k.events.push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
+		})
+		return
+	}
+	s.sentinel = false // go-zookeeper dropped the old session's watches
+	k.sentinelOrReadyLocked()
+}
+
+// rewatchedLocked handles go-zookeeper's SetWatches request, or the end of
+// the wait for it.
+func (k *core) rewatchedLocked(ev loopEvent) {
+	s := &k.sess
+	if !s.rewatching || (ev.timedOut && ev.epoch != s.rewatchEpoch) {
+		return
+	}
+	if ev.timedOut {
+		k.log.Debug("no SetWatches request after a reconnect; going on", zap.Duration("waited", rewatchWait))
+	}
+	k.stopRewatchLocked()
+	if s.hasSession {
+		k.sentinelOrReadyLocked()
+	}
+}
+
+func (k *core) stopRewatchLocked() {
+	s := &k.sess
+	s.rewatching = false
+	s.rewatchEpoch++
+	if s.rewatchTimer != nil {
+		s.rewatchTimer.Stop()
+		s.rewatchTimer = nil
+	}
+}
+
+// sentinelOrReadyLocked arms the sentinel watch if this session lacks it,
+// and otherwise goes on to authentication and readiness.
+func (k *core) sentinelOrReadyLocked() {
+	s := &k.sess
+	if s.sentinel {
+		k.authOrReadyLocked()
+		return
+	}
+	if !s.sentinelRunning {
+		s.sentinelRunning = true
+		conn, gen := s.conn, s.gen
+		k.spawnLocked(func() {
+			_, _, _, err := conn.ExistsW(sentinelPath)
+			k.events.push(loopEvent{kind: evSentinel, gen: gen, err: err})
+		})
+	}
+}
+
+// sentinelDoneLocked handles the outcome of arming the sentinel watch. A
+// connection error leaves it to the next session event; any other error is
+// logged and the client goes on without it, waiting out rewatchWait after
+// each reconnect.
+func (k *core) sentinelDoneLocked(ev loopEvent) {
+	s := &k.sess
+	s.sentinelRunning = false
+	switch {
+	case ev.err == nil:
+		s.sentinel = true
+	case isConnectionError(ev.err) || errors.Is(ev.err, zk.ErrConnectionClosed):
+		return
+	default:
+		k.log.Warn("cannot watch the sentinel node; reconnects will wait for watches a little longer",
+			zap.String("path", sentinelPath), zap.Error(ev.err))
+		s.sentinel = true // do not try again on this session
+	}
+	if s.hasSession {
+		k.authOrReadyLocked()
+	}
+}
