@@ -43,9 +43,10 @@ type PredicateResults struct {
 // arrives later can sort before an earlier one. For such drivers a waiter
 // whose watched node is deleted re-evaluates its last listing without that
 // node and, if that already grants the lock, holds it without listing the
-// children again. With one lease (a mutex) and no Holding or Releaser, a
-// release also signals the next waiter that its predecessor held the lock, so
-// that every hand-off in the queue takes no round trip (see DRIVERS.md).
+// children again. Under StandardLockInternalsDriver itself with one lease (a
+// mutex), a release also signals the next waiter that its predecessor held
+// the lock, so that every hand-off in the queue takes no round trip (see
+// DRIVERS.md).
 type CreationOrdered interface {
 	NodesSortInCreationOrder() bool
 }

@@ -36,29 +36,17 @@ const releaseSignalSuffix = ".released"
 // releaseSignal returns the signal path of the lock node at nodePath.
 func releaseSignal(nodePath string) string { return nodePath + releaseSignalSuffix }
 
-// signalsRelease reports whether this lock's holds signal their release:
-// one lease over nodes that sort in creation order, deleted by LockInternals
-// itself. Other locks keep the listing after every wake-up.
+// signalsRelease reports whether this lock's holds signal their release: one
+// lease under StandardLockInternalsDriver itself. A signal stands for "the
+// lowest node held and let go", which is the standard grant rule; a driver
+// that embeds the standard one may grant otherwise, so it keeps the listing
+// after every wake-up that its predecessor's deletion alone does not decide.
 func (li *lockInternals) signalsRelease() bool {
-	if li.maxLeases != 1 || li.holderName() != "" {
-		return false
+	switch li.driver.(type) {
+	case StandardLockInternalsDriver, *StandardLockInternalsDriver:
+		return li.maxLeases == 1
 	}
-	if _, ok := li.driver.(Releaser); ok {
-		return false
-	}
-	o, ok := li.driver.(CreationOrdered)
-	return ok && o.NodesSortInCreationOrder()
-}
-
-// signalled reports, without blocking, whether the signal watch ch has seen
-// its signal created. A nil ch never has.
-func signalled(ch <-chan zk.Event) bool {
-	select {
-	case ev := <-ch:
-		return ev.Type == zk.EventNodeCreated
-	default:
-		return false
-	}
+	return false
 }
 
 // deleteSignalling deletes our node in one transaction that first fires the

@@ -51,6 +51,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 
 			waiterProxy := newProxy(t, srv.ConnectString())
 			waiter := locks.NewInterProcessMutex(locktest.NewClient(t, waiterProxy.Addr()), path)
+			waiterProxy.ResetCounts() // only the lock's requests
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
 			waitParticipants(t, holder, 3)
@@ -154,5 +155,119 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 			}
 			must(t, waiter.Release(ctx))
 		})
+	}
+}
+
+// lowestWatcher grants the lock as the standard driver does, but has every
+// waiter watch the lowest node: a driver that embeds the standard one and
+// changes one rule, as DRIVERS.md invites.
+type lowestWatcher struct {
+	locks.StandardLockInternalsDriver
+}
+
+func (d lowestWatcher) GetsTheLock(ctx context.Context, c *framework.Client, children []string, name string, maxLeases int) (locks.PredicateResults, error) {
+	pr, err := d.StandardLockInternalsDriver.GetsTheLock(ctx, c, children, name, maxLeases)
+	if err != nil || pr.GetsTheLock {
+		return pr, err
+	}
+	pr.PathToWatch = children[0]
+	return pr, nil
+}
+
+// A release signal means "the lowest node held and let go" only under the
+// standard driver's own rule. A waiter under a driver that embeds it and
+// watches another node than its predecessor must not hold on a signal: here
+// the last of three waiters watches the lowest node, whose holder releases
+// with a signal (it held after waiting), while the waiter between them still
+// waits for its turn.
+func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const path = "/signal-embedded"
+	direct := locktest.NewClient(t, srv.ConnectString())
+	newMutex := func(c *framework.Client) *locks.InterProcessMutex {
+		return locks.NewInterProcessMutex(c, path, locks.WithDriver(lowestWatcher{}))
+	}
+	first := newMutex(direct)
+	must(t, first.Acquire(ctx))
+	second, third := newMutex(direct), newMutex(direct)
+	done := make(chan error, 3)
+	go func() { done <- second.Acquire(ctx) }()
+	waitParticipants(t, first, 2)
+	go func() { done <- third.Acquire(ctx) }()
+	waitParticipants(t, first, 3)
+	proxy := newProxy(t, srv.ConnectString())
+	last := newMutex(locktest.NewClient(t, proxy.Addr()))
+	proxy.ResetCounts() // only the lock's requests
+	go func() { done <- last.Acquire(ctx) }()
+	locktest.Eventually(t, 10*time.Second, "the last waiter watching the first", func() bool {
+		return proxy.RequestCount(zktest.OpGetData) >= 1
+	})
+
+	// The second holds after waiting, so its release fires its signal.
+	must(t, first.Release(ctx))
+	must(t, <-done)
+	locktest.Eventually(t, 10*time.Second, "the last waiter watching the second", func() bool {
+		return proxy.RequestCount(zktest.OpGetChildren2) == 2 && proxy.RequestCount(zktest.OpGetData) >= 2
+	})
+	must(t, second.Release(ctx))
+	must(t, <-done)
+	locktest.Eventually(t, 10*time.Second, "the last waiter acting on the second's release", func() bool {
+		return last.IsAcquiredInThisProcess() || proxy.RequestCount(zktest.OpGetChildren2) == 3
+	})
+	if last.IsAcquiredInThisProcess() {
+		t.Fatal("the last waiter holds the lock while the third holds it")
+	}
+	must(t, third.Release(ctx))
+	must(t, <-done)
+	must(t, last.Release(ctx))
+	if n := proxy.RequestCount(zktest.OpExists); n != 0 {
+		t.Errorf("the last waiter watched %d release signals; want none under an embedding driver", n)
+	}
+}
+
+// Watch events that come after a reconnect come in the order go-zookeeper
+// sets the watches again, not in the order of the changes. A waiter behind
+// the lowest node whose own node is deleted while it is cut off, just before
+// the lowest node is released, must not take the lock on the release: it
+// lists again, finds its node gone and queues with a new one. go-zookeeper
+// takes a second to reconnect, so the wake-up on the connection state
+// usually has the waiter listing again before the events come back; the
+// client's ConnectionLosses, checked before any decision on an event, makes
+// it certain (framework's TestConnectionLossesCountedBeforeWatchesComeBack).
+func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
+	srv := zktest.StartServer(t)
+	direct := locktest.NewClient(t, srv.ConnectString())
+	proxy := newProxy(t, srv.ConnectString())
+	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	const rounds = 2
+	for round := range rounds {
+		ctx := testCtx(t)
+		path := fmt.Sprintf("/cut-off/%d", round)
+		holder := locks.NewInterProcessMutex(direct, path)
+		must(t, holder.Acquire(ctx))
+		waiter := locks.NewInterProcessMutex(waiterClient, path)
+		acquired := make(chan error, 1)
+		go func() { acquired <- waiter.Acquire(ctx) }()
+		old := waitParticipants(t, holder, 2)[1]
+		locktest.Eventually(t, 10*time.Second, "the waiter watching the holder and its own node", func() bool {
+			return perfWatchedPaths(t, srv) == 2
+		})
+
+		proxy.Pause()
+		proxy.Sever()
+		must(t, direct.Delete(ctx, old))
+		must(t, holder.Release(ctx))
+		proxy.Resume()
+		select {
+		case err := <-acquired:
+			must(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: the waiter did not acquire within 30s", round)
+		}
+		if got := waiter.LockPath(); got == old {
+			t.Fatalf("round %d: the waiter holds through its deleted node %s", round, old)
+		}
+		must(t, waiter.Release(ctx))
 	}
 }

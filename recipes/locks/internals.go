@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -80,215 +79,6 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		li.abandon(ctx, n)
 	}
 	return n, held, err
-}
-
-// waitToHold loops until our node holds the lock, timeout fires (false, nil)
-// or ctx is done. A waiter wakes when the node it watches changes and on every
-// connection state change, because go-zookeeper does not fire watches on a
-// plain disconnect.
-func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-chan time.Time) (bool, error) {
-	ourPath := n.path
-	ourName := path.Base(ourPath)
-	wake := make(chan struct{}, 1)
-	stop := li.client.Listen(func(framework.ConnectionState) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-
-	ordered := false
-	if o, ok := li.driver.(CreationOrdered); ok {
-		ordered = o.NodesSortInCreationOrder()
-	}
-	var nodeLost <-chan struct{} // nil: never ready
-	if k, ok := li.driver.(NodeKeeper); ok {
-		nodeLost = k.NodeLost(ourPath)
-	}
-	signals := li.signalsRelease()
-	var own <-chan zk.Event // our node's watch, armed once we may hold on an event
-	var contenders []string // nil: list the children again
-	for {
-		if contenders != nil {
-			// Decided on an event, not on a listing: that holds only while our
-			// node exists, and its deletion, had it come first, is in own.
-			select {
-			case ev := <-own:
-				own, contenders = nil, nil
-				if ev.Type == zk.EventNodeDeleted {
-					return false, fmt.Errorf("%w: %s", errVanished, ourPath)
-				}
-			default:
-			}
-		}
-		listed := contenders == nil
-		if listed {
-			var err error
-			if contenders, err = li.contenders(ctx); err != nil {
-				return false, err
-			}
-		}
-		pr, err := li.driver.GetsTheLock(ctx, li.client, contenders, ourName, li.maxLeases)
-		if errors.Is(err, zk.ErrNoNode) {
-			return false, fmt.Errorf("%w: %s", errVanished, ourPath)
-		}
-		if err != nil {
-			return false, fmt.Errorf("locks: %s: %w", li.basePath, err)
-		}
-		if pr.GetsTheLock {
-			won, err := li.claimHolder(ctx, ourPath)
-			if err != nil || won {
-				n.unwatched = won && listed && contenders[len(contenders)-1] == ourName
-				return won, err
-			}
-			pr.PathToWatch = li.holderName()
-		}
-
-		watched := pr.PathToWatch
-		var handOff []string
-		if ordered {
-			handOff = li.handOffListing(ctx, contenders, watched, ourName)
-		}
-		armOwn := own == nil && (handOff != nil || signals)
-		w, err := li.arm(ctx, n, watched, signals && handOff == nil, armOwn)
-		if armOwn {
-			own = w.own
-		}
-		switch {
-		case errors.Is(err, errPredecessorGone):
-			// Gone before we could watch it: our listing is stale, and one
-			// new listing beats walking it node by node.
-			contenders = nil
-			continue
-		case err != nil:
-			return false, err
-		}
-		released, events := w.released, w.pred
-
-		select {
-		case ev := <-own:
-			own, contenders = nil, nil
-			if ev.Type == zk.EventNodeDeleted {
-				return false, fmt.Errorf("%w: %s", errVanished, ourPath)
-			}
-		case ev := <-released:
-			contenders = nil
-			if ev.Type == zk.EventNodeCreated {
-				contenders = []string{ourName}
-			}
-		case ev := <-events:
-			// A release fires the signal before it deletes the watched node,
-			// so a signal that came is already in its channel.
-			switch {
-			case signalled(released):
-				contenders = []string{ourName}
-			case ev.Type == zk.EventNodeDeleted:
-				contenders = handOff
-			default:
-				contenders = nil
-			}
-		case <-wake:
-			contenders = nil
-		case <-nodeLost:
-			return false, fmt.Errorf("%w: %s (its driver gave it up)", errVanished, ourPath)
-		case <-timeout:
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-}
-
-// errPredecessorGone reports that the node to watch was gone when arm
-// tried to watch it.
-var errPredecessorGone = errors.New("the node to watch is gone")
-
-// waitSet is what one wait watches; a nil channel is not watched.
-type waitSet struct {
-	pred     <-chan zk.Event // the node that GetsTheLock named
-	released <-chan zk.Event // its release signal
-	own      <-chan zk.Event // our own node
-}
-
-// arm watches watched and, when asked, its release signal and our own node.
-// The requests go out together, so that a contender that queues again at
-// once in a short queue is watching before its turn; their order does not
-// matter, since every decision taken on an event checks our node first.
-func (li *lockInternals) arm(ctx context.Context, n *lockNode, watched string, signal, own bool) (waitSet, error) {
-	var w waitSet
-	var wg sync.WaitGroup
-	var signalErr, ownErr error
-	if signal {
-		path := releaseSignal(framework.JoinPath(li.basePath, watched))
-		n.signals = append(n.signals, path)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, w.released, signalErr = li.client.ExistsW(ctx, path); signalErr != nil {
-				signalErr = fmt.Errorf("locks: watch %s: %w", path, signalErr)
-			}
-		}()
-	}
-	if own {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.own, ownErr = li.watchOwn(ctx, n.path)
-		}()
-	}
-	var err error
-	_, _, w.pred, err = li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
-	wg.Wait()
-	switch {
-	case ownErr != nil:
-		return w, ownErr
-	case signalErr != nil:
-		return w, signalErr
-	case errors.Is(err, zk.ErrNoNode):
-		return w, errPredecessorGone
-	case err != nil:
-		return w, fmt.Errorf("locks: watch %s: %w", watched, err)
-	}
-	return w, nil
-}
-
-// watchOwn watches our node. A waiter that holds on an event rather than on a
-// listing needs it: a node deleted by someone else while it waited must not
-// be taken for the lowest.
-func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan zk.Event, error) {
-	_, _, events, err := li.client.GetDataW(ctx, ourPath)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return nil, fmt.Errorf("%w: %s", errVanished, ourPath)
-	case err != nil:
-		return nil, fmt.Errorf("locks: watch %s: %w", ourPath, err)
-	}
-	return events, nil
-}
-
-// handOffListing decides, while we start to wait, what the deletion of the
-// watched node will mean. When nodes sort in creation order, no contender
-// that arrives later can sort before us, so if our listing without the
-// watched node already grants us the lock, that deletion alone hands the lock
-// over and no new listing is needed: the listing to decide on then is
-// returned, cut to the contenders up to us. Otherwise it returns nil, and the
-// deletion means one new listing, which beats watching stale nodes one by one.
-func (li *lockInternals) handOffListing(ctx context.Context, contenders []string, watched, ourName string) []string {
-	rest := make([]string, 0, len(contenders))
-	for _, name := range contenders {
-		if name != watched {
-			rest = append(rest, name)
-		}
-		if name == ourName {
-			break
-		}
-	}
-	pr, err := li.driver.GetsTheLock(ctx, li.client, rest, ourName, li.maxLeases)
-	if err != nil || !pr.GetsTheLock {
-		return nil
-	}
-	return rest
 }
 
 // contenders lists the lock path's children that carry the lock name, in lock order.
@@ -380,8 +170,15 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) err
 	if li.holderName() != "" && (held || li.ownsHolder(ctx, n.path)) {
 		return li.releaseHolder(ctx, n.path)
 	}
-	if li.signalsRelease() && ((held && !n.unwatched) || len(n.signals) > 0) && li.deleteSignalling(ctx, n, held) {
-		return nil
+	if li.signalsRelease() && ((held && !n.unwatched) || len(n.signals) > 0) {
+		// Detached like abandon: a caller whose ctx is done must not leave
+		// the signal watches it set armed for the rest of the session.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+		signalled := li.deleteSignalling(sctx, n, held)
+		cancel()
+		if signalled {
+			return nil
+		}
 	}
 	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 }

@@ -109,43 +109,48 @@ func perfMntr(tb testing.TB, srv *zktest.Server) map[string]int64 {
 	return values
 }
 
-// perfWatches returns the server's total number of watches ("wchs").
+// perfWatches returns how many watches the server holds for lock recipes:
+// one per session and watched path, leaving out the framework's own sentinel
+// watch on /zookeeper (framework/rewatch.go), one per client.
 func perfWatches(tb testing.TB, srv *zktest.Server) int {
 	tb.Helper()
-	out, err := srv.FourLetter(context.Background(), "wchs")
-	if err != nil {
-		tb.Fatal(err)
+	n := 0
+	for _, sessions := range perfWatchesByPath(tb, srv) {
+		n += sessions
 	}
-	for _, line := range strings.Split(out, "\n") {
-		if rest, ok := strings.CutPrefix(line, "Total watches:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(rest))
-			if err != nil {
-				tb.Fatalf("wchs: %q: %v", line, err)
-			}
-			return n
-		}
-	}
-	tb.Fatalf("wchs reply without a total: %q", out)
-	return 0
+	return n
 }
 
 // perfWatchedPaths returns how many distinct paths the server watches for
-// anyone: unlike the watch total it does not depend on which of several
+// lock recipes: unlike the watch total it does not depend on which of several
 // contenders share a connection.
 func perfWatchedPaths(tb testing.TB, srv *zktest.Server) int {
 	tb.Helper()
-	out, err := srv.FourLetter(context.Background(), "wchs")
+	return len(perfWatchesByPath(tb, srv))
+}
+
+// perfWatchesByPath reads the server's watches (four-letter command wchp)
+// as the number of sessions watching each path but /zookeeper.
+func perfWatchesByPath(tb testing.TB, srv *zktest.Server) map[string]int {
+	tb.Helper()
+	out, err := srv.FourLetter(context.Background(), "wchp")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	byPath := make(map[string]int)
+	path := ""
 	for _, line := range strings.Split(out, "\n") {
-		var conns, paths int
-		if n, _ := fmt.Sscanf(line, "%d connections watching %d paths", &conns, &paths); n == 2 {
-			return paths
+		switch {
+		case strings.TrimSpace(line) == "":
+		case strings.HasPrefix(line, "/"):
+			path = line
+		case path == "":
+			tb.Fatalf("wchp: session line %q before any path in %q", line, out)
+		case path != "/zookeeper":
+			byPath[path]++
 		}
 	}
-	tb.Fatalf("wchs reply without a path count: %q", out)
-	return 0
+	return byPath
 }
 
 // perfSettledGoroutines polls runtime.NumGoroutine for up to timeout until it
