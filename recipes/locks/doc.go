@@ -6,9 +6,10 @@
 // a LockInternalsDriver decides how nodes are named and who holds the lock:
 // StandardLockInternalsDriver (fair, Curator's "_c_<uuid>-lock-<sequence>"
 // EPHEMERAL_SEQUENTIAL nodes) or UnfairLockInternalsDriver (random order,
-// still mutually exclusive). A waiter watches only the node just before it,
-// so a release wakes one waiter, and with the standard driver that waiter
-// takes the lock without listing the children again.
+// still mutually exclusive). A waiter watches the node just before it (with
+// the standard driver also that node's release signal and its own node), so a
+// release wakes one waiter, and with the standard driver that waiter takes
+// the lock without listing the children again (DRIVERS.md).
 //
 // Built on the same engine, with Curator's node names:
 //   - InterProcessReadWriteLock: "__READ__" and "__WRIT__" nodes in one
