@@ -125,6 +125,7 @@ func (k *core) close() {
 	conn := k.sess.conn
 	k.connClosed = true
 	k.stopSuspendTimerLocked()
+	k.stopRewatchLocked()
 	k.mu.Unlock()
 	if conn != nil {
 		conn.Close()

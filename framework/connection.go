@@ -27,11 +27,12 @@ type session struct {
 	suspendEpoch  uint64
 
 	// See rewatch.go.
-	sentinel        bool // our sentinel watch is armed in this session
-	sentinelRunning bool
-	rewatching      bool // waiting for go-zookeeper's SetWatches after a reconnect
-	rewatchTimer    *time.Timer
-	rewatchEpoch    uint64
+	sentinel         bool // our sentinel watch is armed in this session
+	sentinelRunning  bool
+	sentinelFailures int
+	rewatching       bool // waiting for go-zookeeper's SetWatches after a reconnect
+	rewatchTimer     *time.Timer
+	rewatchEpoch     uint64
 }
 
 type loopEventKind int
@@ -49,14 +50,15 @@ const (
 // loopEvent is one input of the state machine, tagged with the connection generation
 // it belongs to so that events of a replaced connection are ignored.
 type loopEvent struct {
-	kind     loopEventKind
-	gen      uint64
-	zkEvent  zk.Event
-	timeout  time.Duration
-	applied  int
-	err      error
-	epoch    uint64
-	timedOut bool
+	kind      loopEventKind
+	gen       uint64
+	zkEvent   zk.Event
+	timeout   time.Duration
+	applied   int
+	err       error
+	epoch     uint64
+	timedOut  bool
+	sessionID int64
 }
 
 // connectLocked opens a new go-zookeeper connection (a new session) as the next
@@ -332,12 +334,13 @@ func (c *Client) SessionID() int64 {
 	return conn.SessionID()
 }
 
-// ConnectionLosses counts the times the client's connection to ZooKeeper has
-// dropped since it started. A loss is counted as soon as go-zookeeper sees it,
-// before it reconnects and sets the session's watches again, and watch events
-// that come after a reconnect may come in another order than their changes
-// happened: code that relies on the order of its watch events can compare
-// the count from before it set the watches with the count when it acts.
+// ConnectionLosses counts the times go-zookeeper has reported the client's
+// connection down since it started (Close and failed handshakes count too).
+// A loss is counted as soon as go-zookeeper sees it, before it reconnects and
+// sets the session's watches again, and watch events that come after a
+// reconnect may come in another order than their changes happened: code that
+// relies on the order of its watch events can compare the count from before
+// it set the watches with the count when it acts.
 func (c *Client) ConnectionLosses() uint64 { return c.core.losses.Load() }
 
 // SessionTimeout returns the session timeout the server negotiated, or the requested

@@ -2,7 +2,6 @@ package framework
 
 import (
 	"encoding/binary"
-	"errors"
 	"net"
 	"sync"
 	"time"
@@ -23,6 +22,8 @@ const (
 	sentinelPath = "/zookeeper"
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
 	rewatchWait = time.Second
+	// sentinelAttempts bounds the failures to arm the sentinel in a session.
+	sentinelAttempts = 3
 	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
 	opSetWatches = 101
 )
@@ -36,9 +37,12 @@ type rewatchConn struct {
 }
 
 // Write sees whole requests: go-zookeeper writes each one, length prefix,
-// xid and opcode first, in a single call.
+// xid and opcode first, in a single call. The connect request, which has no
+// xid or opcode, starts with a zero protocol version where a request's xid
+// is positive.
 func (c *rewatchConn) Write(p []byte) (int, error) {
-	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
+		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
 		c.once.Do(c.report)
 	}
 	return c.Conn.Write(p)
@@ -70,6 +74,7 @@ func (k *core) sessionUpLocked(sameSession bool) {
 		return
 	}
 	s.sentinel = false // go-zookeeper dropped the old session's watches
+	s.sentinelFailures = 0
 	k.sentinelOrReadyLocked()
 }
 
@@ -109,32 +114,36 @@ func (k *core) sentinelOrReadyLocked() {
 	}
 	if !s.sentinelRunning {
 		s.sentinelRunning = true
-		conn, gen := s.conn, s.gen
+		conn, gen, sid := s.conn, s.gen, s.lastSessionID
 		k.spawnLocked(func() {
 			_, _, _, err := conn.ExistsW(sentinelPath)
-			k.events.push(loopEvent{kind: evSentinel, gen: gen, err: err})
+			k.events.push(loopEvent{kind: evSentinel, gen: gen, err: err, sessionID: sid})
 		})
 	}
 }
 
-// sentinelDoneLocked handles the outcome of arming the sentinel watch. A
-// connection error leaves it to the next session event; any other error is
-// logged and the client goes on without it, waiting out rewatchWait after
-// each reconnect.
+// sentinelDoneLocked handles the outcome of arming the sentinel watch. An
+// outcome that belongs to an earlier session, or an error (the connection
+// went, or is going), leaves the sentinel unarmed: it is armed again at
+// once if the session is up, else on the next session event. After
+// sentinelAttempts failures in one session the client goes on without it,
+// waiting out rewatchWait after each reconnect.
 func (k *core) sentinelDoneLocked(ev loopEvent) {
 	s := &k.sess
 	s.sentinelRunning = false
 	switch {
+	case ev.sessionID != s.lastSessionID:
 	case ev.err == nil:
 		s.sentinel = true
-	case isConnectionError(ev.err) || errors.Is(ev.err, zk.ErrConnectionClosed):
-		return
 	default:
-		k.log.Warn("cannot watch the sentinel node; reconnects will wait for watches a little longer",
-			zap.String("path", sentinelPath), zap.Error(ev.err))
-		s.sentinel = true // do not try again on this session
+		s.sentinelFailures++
+		if s.sentinelFailures >= sentinelAttempts {
+			k.log.Warn("cannot watch the sentinel node; reconnects will wait for watches a little longer",
+				zap.String("path", sentinelPath), zap.Error(ev.err))
+			s.sentinel = true // do not try again in this session
+		}
 	}
-	if s.hasSession {
-		k.authOrReadyLocked()
+	if s.hasSession && !s.rewatching {
+		k.sentinelOrReadyLocked()
 	}
 }

@@ -475,7 +475,7 @@ type recordingConn struct {
 }
 
 func (c *recordingConn) Write(p []byte) (int, error) {
-	if len(p) >= 12 {
+	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 { // requests, not the handshake
 		c.o.mu.Lock()
 		c.o.conns[c.i] = append(c.o.conns[c.i], int32(binary.BigEndian.Uint32(p[8:12])))
 		c.o.mu.Unlock()
