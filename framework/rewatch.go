@@ -17,7 +17,10 @@ import (
 // PR #35) and a relative zxid that may skip changes. The client therefore
 // runs no operation on a reconnected connection until go-zookeeper has
 // written its SetWatches request. So that there always is one, the client
-// keeps a watch of its own on sentinelPath, whose data never changes.
+// keeps a watch of its own on sentinelPath, whose data never changes. A
+// request already queued inside go-zookeeper when the connection dropped
+// still goes out first on the next one; that narrow window only a patched
+// go-zookeeper could close.
 const (
 	sentinelPath = "/zookeeper"
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
