@@ -51,9 +51,9 @@ func (li *lockInternals) signalsRelease() bool {
 
 // deleteSignalling deletes our node in one transaction that first fires the
 // signals we watched and, when we held the lock and a waiter may be watching,
-// our own. It reports false
-// when the transaction failed for another reason than our node being gone
-// already; the caller then deletes the node plainly, without signals.
+// our own. It reports false when the transaction failed for another reason
+// than our node being gone already; the caller then deletes the node plainly,
+// without signals.
 func (li *lockInternals) deleteSignalling(ctx context.Context, n lockNode, held bool) bool {
 	fire := n.signals
 	if held && !n.unwatched {
