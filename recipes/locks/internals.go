@@ -18,6 +18,9 @@ import (
 // It is retried with a new node as long as the client's retry policy allows.
 var errVanished = errors.New("lock node vanished while waiting (its session expired or it was deleted)")
 
+// vanished reports that the contender node at path is gone.
+func vanished(path string) error { return fmt.Errorf("%w: %s", errVanished, path) }
+
 // lockInternals is the engine behind every lock in this package, Curator's
 // LockInternals: the driver creates our node; we list the contenders, ask the
 // driver whether we hold the lock and otherwise watch the one node it names.
@@ -135,7 +138,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, ourPath string) (bool,
 	case err == nil:
 		return true, nil
 	case errors.Is(err, zk.ErrNoNode):
-		return false, fmt.Errorf("%w: %s", errVanished, ourPath)
+		return false, vanished(ourPath)
 	case !errors.Is(err, zk.ErrNodeExists):
 		return false, fmt.Errorf("locks: claim %s: %w", holderPath, err)
 	}

@@ -36,11 +36,11 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, lease *Lease, 
 		children, _, childEvents, err := s.client.ChildrenW(ctx, s.leasesPath)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
-			return false, fmt.Errorf("%w: %s", errVanished, lease.path)
+			return false, vanished(lease.path)
 		case err != nil:
 			return false, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
-			return false, fmt.Errorf("%w: %s", errVanished, lease.path)
+			return false, vanished(lease.path)
 		}
 		if readLimit {
 			if limit, countEvents, err = s.sharedCount(ctx); err != nil {

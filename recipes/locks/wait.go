@@ -75,7 +75,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		}
 		pr, err := li.driver.GetsTheLock(ctx, li.client, contenders, w.name, li.maxLeases)
 		if errors.Is(err, zk.ErrNoNode) {
-			return false, w.vanished()
+			return false, vanished(w.n.path)
 		}
 		if err != nil {
 			return false, fmt.Errorf("locks: %s: %w", li.basePath, err)
@@ -109,7 +109,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		case ev := <-w.own:
 			w.own, contenders = nil, nil
 			if ev.Type == zk.EventNodeDeleted {
-				return false, w.vanished()
+				return false, vanished(w.n.path)
 			}
 		case ev := <-w.released:
 			w.signal, w.released, contenders = "", nil, nil
@@ -139,8 +139,6 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 	}
 }
 
-func (w *waiter) vanished() error { return fmt.Errorf("%w: %s", errVanished, w.n.path) }
-
 // stillOurs tells whether a decision taken on an event rather than on a
 // listing may stand. It assumes our node exists; so it stands only if our
 // node's watch has not fired since, with its deletion or anything else, and
@@ -157,7 +155,7 @@ func (w *waiter) stillOurs() (bool, error) {
 	case ev := <-w.own:
 		w.own = nil
 		if ev.Type == zk.EventNodeDeleted {
-			return false, w.vanished()
+			return false, vanished(w.n.path)
 		}
 		return false, nil
 	default:
@@ -243,7 +241,7 @@ func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan z
 	_, _, events, err := li.client.GetDataW(ctx, ourPath)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return nil, fmt.Errorf("%w: %s", errVanished, ourPath)
+		return nil, vanished(ourPath)
 	case err != nil:
 		return nil, fmt.Errorf("locks: watch %s: %w", ourPath, err)
 	}
