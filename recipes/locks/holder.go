@@ -96,4 +96,3 @@ func (li *lockInternals) releaseHolder(ctx context.Context, ourPath string) erro
 	}
 	return nil
 }
-
