@@ -2,9 +2,11 @@ package locks
 
 import (
 	"context"
-	"errors"
+	"path"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 )
 
 // Release signals carry the one-step hand-off down the whole queue of a fair
@@ -50,24 +52,77 @@ func (li *lockInternals) signalsRelease() bool {
 }
 
 // deleteSignalling deletes our node in one transaction that first fires the
-// signals we watched and, when we held the lock and a waiter may be watching,
-// our own. It reports false when the transaction failed for another reason
-// than our node being gone already; the caller then deletes the node plainly,
-// without signals.
-func (li *lockInternals) deleteSignalling(ctx context.Context, n lockNode, held bool) bool {
+// signals we watched and, when we held the lock, the signals inherited from
+// this acquisition's vanished nodes and, when a waiter may be watching, our
+// own. An error matching zk.ErrNoNode means our node was gone already and
+// nothing was fired; after any other error the caller deletes the node
+// plainly.
+func (li *lockInternals) deleteSignalling(ctx context.Context, n lockNode, held bool) error {
 	fire := n.signals
-	if held && !n.unwatched {
-		fire = append(fire[:len(fire):len(fire)], releaseSignal(n.path))
+	if held {
+		fire = append(fire[:len(fire):len(fire)], n.inherited...)
+		if !n.unwatched {
+			fire = append(fire, releaseSignal(n.path))
+		}
 	}
-	ops := make([]any, 0, 2*len(fire)+1)
-	seen := make(map[string]bool, len(fire))
-	for _, p := range fire {
+	ops := fireOps(fire)
+	ops = append(ops, &zk.DeleteRequest{Path: n.path, Version: -1})
+	_, err := li.client.Transaction(ctx, ops...)
+	return err
+}
+
+// fireOps returns the requests that fire each signal once: a create and a
+// delete of its path in the same transaction, so no listing ever sees it.
+func fireOps(signals []string) []any {
+	ops := make([]any, 0, 2*len(signals)+1)
+	seen := make(map[string]bool, len(signals))
+	for _, p := range signals {
 		if !seen[p] {
 			seen[p] = true
 			ops = append(ops, &zk.CreateRequest{Path: p, Data: []byte{}}, &zk.DeleteRequest{Path: p, Version: -1})
 		}
 	}
-	ops = append(ops, &zk.DeleteRequest{Path: n.path, Version: -1})
-	_, err := li.client.Transaction(ctx, ops...)
-	return err == nil || errors.Is(err, zk.ErrNoNode)
+	return ops
+}
+
+// fireStale fires the release-signal watches that an acquisition's vanished
+// nodes left armed, where that is safe, so that they do not outlive the
+// acquisition. A signal of predecessor P may be fired by anyone once no
+// contender sorts at or before P: then no waiter can take it for P's hold,
+// and since nodes sort in creation order that stays true. A hold fires them
+// all in its release (deleteSignalling), because a holder has outlived every
+// contender before it.
+func (li *lockInternals) fireStale(ctx context.Context, stale []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+	defer cancel()
+	names, err := li.contenders(ctx)
+	if err != nil {
+		li.client.Logger().Debug("listing for stale release signals failed", zap.Error(err))
+		return
+	}
+	var fire []string
+	for _, s := range stale {
+		pred := strings.TrimSuffix(path.Base(s), releaseSignalSuffix)
+		if len(names) == 0 || li.sortsBefore(pred, names[0]) {
+			fire = append(fire, s)
+		}
+	}
+	if len(fire) < len(stale) {
+		li.client.Logger().Debug("release-signal watches stay armed until the contenders before them end",
+			zap.Int("armed", len(stale)-len(fire)))
+	}
+	if len(fire) == 0 {
+		return
+	}
+	if _, err := li.client.Transaction(ctx, fireOps(fire)...); err != nil {
+		li.client.Logger().Debug("firing stale release signals failed", zap.Error(err))
+	}
+}
+
+// sortsBefore reports whether contender name a sorts before contender b.
+func (li *lockInternals) sortsBefore(a, b string) bool {
+	if a == b {
+		return false
+	}
+	return SortedContenders([]string{b, a}, li.lockName, li.driver.FixForSorting)[0] == a
 }

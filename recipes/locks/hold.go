@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"path"
 	"sync"
 	"time"
 
@@ -43,18 +44,25 @@ type hold struct {
 func newHold(li *lockInternals, n lockNode) *hold {
 	h := &hold{li: li, node: n, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
-	h.stopListen = c.Listen(func(s framework.ConnectionState) {
-		if c.ErrorPolicy().IsErrorState(s) {
-			h.markLost("connection " + s.String())
-		}
-	})
-	if s := c.State(); c.ErrorPolicy().IsErrorState(s) {
-		h.markLost("connection " + s.String())
-	}
+	h.stopListen = c.Listen(h.check)
+	h.check(c.State())
 	if k, ok := li.driver.(NodeKeeper); ok {
 		h.watchKeeper(k.NodeLost(n.path))
 	}
 	return h
+}
+
+// check closes Lost when the connection is in an error state of the
+// client's error policy, or when the client's session is no longer the one
+// that owns the hold's node.
+func (h *hold) check(s framework.ConnectionState) {
+	c := h.li.client
+	switch {
+	case c.ErrorPolicy().IsErrorState(s):
+		h.markLost("connection " + s.String())
+	case h.li.sessionBound() && !isCurrent(c, h.node.owner):
+		h.markLost("the session that owns the lock node is gone")
+	}
 }
 
 // watchKeeper closes Lost when the driver that keeps the hold's node gives it
@@ -86,7 +94,11 @@ func (h *hold) end() {
 	h.lostOnce.Do(func() { close(h.lost) })
 }
 
-// fencingToken returns the creation zxid of the hold's fence node, read once.
+// fencingToken returns the creation zxid of the hold's fence node, read once
+// and only from a node that is this hold's own: owned by the hold's session
+// and, for a holder node shared by all contenders, naming our node. A stale
+// hold (its node gone, or the fence node now a successor's) gets 0 and its
+// Lost channel closes.
 func (h *hold) fencingToken() int64 {
 	h.tokenMu.Lock()
 	defer h.tokenMu.Unlock()
@@ -102,13 +114,18 @@ func (h *hold) fencingToken() int64 {
 		case <-ctx.Done():
 		}
 	}()
-	stat, err := h.li.client.Exists(ctx, h.li.fencePath(h.node.path))
+	fence := h.li.fencePath(h.node.path)
+	data, stat, err := h.li.client.GetData(ctx, fence)
 	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		h.markLost("lock node deleted")
+		return 0
 	case err != nil:
 		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
 		return 0
-	case stat == nil:
-		h.markLost("lock node deleted")
+	case fence != h.node.path && string(data) != path.Base(h.node.path),
+		h.li.sessionBound() && stat.EphemeralOwner != h.node.owner:
+		h.markLost("the fence node belongs to another hold")
 		return 0
 	}
 	h.token = stat.Czxid

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
@@ -36,14 +37,18 @@ type lockInternals struct {
 // (see handoff.go).
 type lockNode struct {
 	path      string
+	owner     int64 // the session that owns the node; 0 for a NodeKeeper's node
 	signals   []string
-	unwatched bool // no waiter can be watching our release signal
+	inherited []string // armed signals of this acquisition's earlier, vanished nodes
+	unwatched bool     // no waiter can be watching our release signal
 }
 
 // attempt creates a contender node and waits until it holds the lock. wait < 0
 // waits as long as ctx allows; otherwise the attempt gives up after wait and
 // reports held == false. On any outcome other than a hold, our node is gone
-// (or being deleted in the background) when attempt returns.
+// (or being deleted in the background) when attempt returns. A node that
+// vanishes, or that belongs to a session the client no longer has, is
+// replaced by a new one as far as the client's retry policy allows.
 func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (n lockNode, held bool, err error) {
 	var timeout <-chan time.Time
 	if wait >= 0 {
@@ -51,17 +56,30 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		defer t.Stop()
 		timeout = t.C
 	}
+	var stale []string // see fireStale
+	defer func() {
+		if !held && len(stale) > 0 {
+			li.fireStale(ctx, stale)
+		}
+	}()
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
 	for {
-		n, held, err = li.attemptOnce(ctx, data, timeout)
+		n, held, err = li.attemptOnce(ctx, data, timeout, stale)
+		if held {
+			return n, held, err
+		}
+		stale = append(stale, n.signals...)
 		if !errors.Is(err, errVanished) {
 			return n, held, err
+		}
+		if ctx.Err() != nil {
+			return lockNode{}, false, ctx.Err()
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
 			return lockNode{}, false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
 		}
-		li.client.Logger().Debug("lock node vanished; retrying with a new node")
+		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
@@ -70,17 +88,37 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 	}
 }
 
-func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time) (lockNode, bool, error) {
-	ourPath, err := li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
+// attemptOnce makes one contender node and waits with it. When the attempt
+// does not hold, the returned node's signals are the release-signal watches
+// that its abandonment could not fire because the node was already gone.
+func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, inherited []string) (lockNode, bool, error) {
+	ourPath, owner, err := createOwned(ctx, li.client, func(ctx context.Context) (string, error) {
+		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
+	})
 	if err != nil {
+		if ourPath != "" {
+			li.abandon(ctx, lockNode{path: ourPath})
+		}
 		return lockNode{}, false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
-	n := lockNode{path: ourPath}
+	n := lockNode{path: ourPath, owner: owner, inherited: inherited}
 	held, err := li.waitToHold(ctx, &n, timeout)
 	if err != nil || !held {
-		li.abandon(ctx, n)
+		if !li.abandon(ctx, n) {
+			return lockNode{signals: n.signals}, false, err
+		}
 	}
 	return n, held, err
+}
+
+// sessionBound reports whether the session rule applies to this lock's
+// nodes: a node counts only while the session that created it is the
+// client's current one. A NodeKeeper's nodes are the one exception: the
+// PersistentTTL driver keeps persistent nodes that a later session adopts by
+// their protected id.
+func (li *lockInternals) sessionBound() bool {
+	_, keeper := li.driver.(NodeKeeper)
+	return !keeper
 }
 
 // contenders lists the lock path's children that carry the lock name, in lock order.
@@ -117,32 +155,44 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 // here is retried in the background. For Holding drivers the holder node goes
 // in the same transaction as our node whenever it is ours; for drivers that
 // signal releases, the signals go in the transaction that deletes our node.
-func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) error {
+// It reports whether the release signals we watched are fired (or there were
+// none); they are not when our node was gone or the transaction failed.
+func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
 	if r, ok := li.driver.(Releaser); ok {
-		return r.ReleasesTheLock(ctx, li.client, n.path)
+		return true, r.ReleasesTheLock(ctx, li.client, n.path)
 	}
 	if li.holderName() != "" && (held || li.ownsHolder(ctx, n.path)) {
-		return li.releaseHolder(ctx, n.path)
+		return true, li.releaseHolder(ctx, n.path)
 	}
-	if li.signalsRelease() && ((held && !n.unwatched) || len(n.signals) > 0) {
+	if li.signalsRelease() && (len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0))) {
 		// Detached like abandon: a caller whose ctx is done must not leave
 		// the signal watches it set armed for the rest of the session.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
-		signalled := li.deleteSignalling(sctx, n, held)
+		err := li.deleteSignalling(sctx, n, held)
 		cancel()
-		if signalled {
-			return nil
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, zk.ErrNoNode):
+			return false, nil
 		}
+		fired = len(n.signals) == 0
+	} else {
+		fired = len(n.signals) == 0
 	}
-	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
+	return fired, li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 }
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
-func (li *lockInternals) abandon(ctx context.Context, n lockNode) {
+// It reports false when the node was already gone, so that the release
+// signals it watched could not be fired (see fireStale).
+func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
 	defer cancel()
-	if err := li.release(ctx, n, false); err != nil {
-		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background")
+	fired, err := li.release(ctx, n, false)
+	if err != nil {
+		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}
+	return fired
 }

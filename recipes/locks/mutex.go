@@ -156,7 +156,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	m.mu.Unlock()
 
 	h.end()
-	if err := m.li.release(ctx, h.node, true); err != nil {
+	if _, err := m.li.release(ctx, h.node, true); err != nil {
 		return fmt.Errorf("locks: release %s: %w", h.node.path, err)
 	}
 	return nil
@@ -233,6 +233,22 @@ func (m *InterProcessMutex) MakeRevocable(fn func()) {
 	m.revocable = fn
 	if m.current != nil && fn != nil {
 		m.current.watchRevocation(fn)
+	}
+}
+
+// certainNode returns this handle's lock node while it holds the lock with
+// certainty: its Lost channel open and its session the client's current one.
+func (m *InterProcessMutex) certainNode() (lockNode, bool) {
+	h := m.held()
+	if h == nil {
+		return lockNode{}, false
+	}
+	h.check(m.li.client.State())
+	select {
+	case <-h.lost:
+		return lockNode{}, false
+	default:
+		return h.node, true
 	}
 }
 

@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -102,10 +103,11 @@ func (writeLockDriver) GetsTheLock(ctx context.Context, c *framework.Client, chi
 func (writeLockDriver) FixForSorting(str, _ string) string { return rwFixForSorting(str) }
 
 // readLockDriver is the read lock's driver. A reader holds the lock when no
-// writer precedes it, or at once when its own pair holds the write lock; it
-// watches the first writer. While the pair holds the write lock, a reader's
-// node reuses the write node's sequence as a plain ephemeral node (Curator
-// 5.5's downgrade), so releasing the write lock lets no queued writer in.
+// writer precedes it but its own pair's held write node; it watches the first
+// other writer. While the pair holds the write lock, a reader's node reuses
+// the write node's sequence as a plain ephemeral node (Curator 5.5's
+// downgrade, made atomic in downgrade.go), so releasing the write lock lets
+// no queued writer in.
 type readLockDriver struct {
 	write *InterProcessMutex
 }
@@ -115,27 +117,37 @@ var (
 	_ CreationOrdered     = readLockDriver{}
 )
 
+// CreatesTheLock creates a reader's node. While the pair holds the write
+// lock, the node takes the write node's sequence (a downgrade, see downgrade.go).
 func (d readLockDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
-	writePath := d.write.LockPath()
-	if writePath == "" {
-		return StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
+	if d.write.IsAcquiredInThisProcess() {
+		p, err := d.downgrade(ctx, c, lockPath, data)
+		if !errors.Is(err, errWriteReleased) {
+			return p, err
+		}
 	}
-	return c.Create(ctx, lockPath+rwFixForSorting(path.Base(writePath)), data,
-		framework.WithMode(framework.Ephemeral),
-		framework.WithProtection(),
-		framework.CreatingParentContainersIfNeeded())
+	return StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
 }
 
+// GetsTheLock grants the read lock when no writer precedes the reader other
+// than this pair's own write node while the pair holds the write lock;
+// otherwise the reader watches the first such writer. A writer of another
+// pair before the reader always makes it wait, so a release of this pair's
+// write lock by another goroutine cannot let a foreign writer in beside it.
 func (d readLockDriver) GetsTheLock(_ context.Context, _ *framework.Client, children []string, sequenceNodeName string, _ int) (PredicateResults, error) {
+	own := ""
+	if p := d.write.LockPath(); p != "" {
+		own = path.Base(p)
+	}
 	firstWriter := -1
 	for i, name := range children {
 		switch {
 		case name == sequenceNodeName:
-			if firstWriter >= 0 && !d.write.IsAcquiredInThisProcess() {
+			if firstWriter >= 0 {
 				return PredicateResults{PathToWatch: children[firstWriter]}, nil
 			}
 			return PredicateResults{GetsTheLock: true}, nil
-		case firstWriter < 0 && strings.Contains(name, lockNameWrite):
+		case firstWriter < 0 && name != own && strings.Contains(name, lockNameWrite):
 			firstWriter = i
 		}
 	}

@@ -56,6 +56,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 	}
 	var contenders []string // nil: list the children again
 	for {
+		if err := w.current(); err != nil {
+			return false, err
+		}
 		if contenders != nil {
 			// Decided on an event, not on a listing.
 			ok, err := w.stillOurs()
@@ -81,6 +84,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			return false, fmt.Errorf("locks: %s: %w", li.basePath, err)
 		}
 		if pr.GetsTheLock {
+			if err := w.current(); err != nil {
+				return false, err
+			}
 			won, err := li.claimHolder(ctx, n.path)
 			if err != nil || won {
 				n.unwatched = won && listed && contenders[len(contenders)-1] == w.name
@@ -137,6 +143,16 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			return false, ctx.Err()
 		}
 	}
+}
+
+// current fails with an error matching errVanished when our node belongs to a
+// session the client no longer has: such a node never grants a hold, so the
+// attempt gives it up and queues again on the current session.
+func (w *waiter) current() error {
+	if w.li.sessionBound() && !isCurrent(w.li.client, w.n.owner) {
+		return sessionGone(w.n.path, w.n.owner)
+	}
+	return nil
 }
 
 // stillOurs tells whether a decision taken on an event rather than on a
