@@ -1,0 +1,283 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Tests of the session rule and of the holes an outside review found in it:
+// a node counts only while the session that created it is the client's
+// current one, a downgrade is atomic, a fencing token is the hold's own, and
+// no release-signal watch outlives an acquisition.
+
+// awaitState returns once c reports want, failing the test after 15 s.
+func awaitState(t *testing.T, c *framework.Client, want framework.ConnectionState, during func()) {
+	t.Helper()
+	seen := make(chan struct{})
+	var once bool
+	stop := c.Listen(func(s framework.ConnectionState) {
+		if s == want && !once {
+			once = true
+			close(seen)
+		}
+	})
+	defer stop()
+	during()
+	select {
+	case <-seen:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("client did not report %v within 15s", want)
+	}
+}
+
+// givenUpSession pauses p until c gives its session up (simulated expiry),
+// discards what the pause held, so that the old session's close never
+// reaches the server, runs between, and lets c connect again.
+func givenUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client, between func()) {
+	t.Helper()
+	awaitState(t, c, framework.Lost, p.Pause)
+	p.Sever()
+	between()
+	p.Resume()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	must(t, c.BlockUntilConnected(ctx))
+}
+
+// Scenario 1: the client gives its session up while a waiter queues; the
+// holder releases meanwhile, so the waiter's old node is the lowest when it
+// lists on the new session. It must not hold through that node, which still
+// stands on the server until the old session expires: it deletes it and
+// holds through a node of its current session.
+func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	holderClient := locktest.NewClient(t, srv.ConnectString())
+	p := newProxy(t, srv.ConnectString())
+	waiterClient := locktest.NewClient(t, p.Addr(),
+		framework.WithSessionTimeout(8*time.Second), framework.WithSimulatedSessionExpirationPercent(15))
+
+	holder := locks.NewInterProcessMutex(holderClient, "/session-rule/mutex")
+	waiter := locks.NewInterProcessMutex(waiterClient, "/session-rule/mutex")
+	must(t, holder.Acquire(ctx))
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(ctx) }()
+	old := waitParticipants(t, holder, 2)[1]
+	oldSession := waiterClient.SessionID()
+
+	givenUpSession(t, p, waiterClient, func() { must(t, holder.Release(ctx)) })
+	awaitResult(t, got, "the waiter's Acquire")
+	defer func() { must(t, waiter.Release(ctx)) }()
+
+	if waiterClient.SessionID() == oldSession {
+		t.Fatal("the waiter's client kept its session: the test did not give it up")
+	}
+	if held := waiter.LockPath(); held == old {
+		t.Fatalf("the waiter holds through %s, a node of the session it gave up", old)
+	}
+	assertNodeOfSession(t, waiterClient, waiter.LockPath())
+	locktest.Eventually(t, 10*time.Second, "the given-up node deleted", func() bool {
+		stat, err := holderClient.Exists(ctx, old)
+		return err == nil && stat == nil
+	})
+	select {
+	case <-waiter.Lost():
+		t.Fatal("the new hold's Lost channel is closed")
+	default:
+	}
+}
+
+// Scenario 2: the pair's write node is gone (an operator deleted it) and a
+// queued foreign writer holds; the pair still believes it holds the write
+// lock. Its downgrade must not create a read node ahead of that writer.
+func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw")
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw").WriteLock()
+
+	must(t, pair.WriteLock().Acquire(ctx))
+	written := pair.WriteLock().LockPath()
+	got := make(chan error, 1)
+	go func() { got <- foreign.Acquire(ctx) }()
+	waitParticipants(t, foreign, 2)
+	must(t, admin.Delete(ctx, written))
+	awaitResult(t, got, "the foreign writer's Acquire")
+	defer func() { must(t, foreign.Release(ctx)) }()
+
+	err := pair.ReadLock().Acquire(ctx)
+	if err == nil {
+		_ = pair.ReadLock().Release(ctx)
+		t.Fatal("the downgrade holds the read lock beside a foreign writer")
+	}
+	if !errors.Is(err, locks.ErrLockLost) {
+		t.Fatalf("downgrade without a write node: %v; want ErrLockLost", err)
+	}
+	readers, err := pair.ReadLock().ParticipantNodes(ctx)
+	must(t, err)
+	if len(readers) != 0 {
+		t.Fatalf("the refused downgrade left read nodes %v", readers)
+	}
+	_ = pair.WriteLock().Release(ctx)
+}
+
+// A pair used from two goroutines, one releasing the write lock while the
+// other takes the read lock, never lets a queued foreign writer hold beside
+// its reader, whichever request lands first.
+func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
+	const rounds = 8
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race")
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race").WriteLock()
+	var check locktest.Checker
+	for range rounds {
+		must(t, pair.WriteLock().Acquire(ctx))
+		fdone := make(chan error, 1)
+		go func() {
+			if err := foreign.Acquire(ctx); err != nil {
+				fdone <- err
+				return
+			}
+			exit := check.Enter()
+			time.Sleep(5 * time.Millisecond) // the critical section
+			exit()
+			fdone <- foreign.Release(ctx)
+		}()
+		waitParticipants(t, foreign, 2)
+		released := make(chan error, 1)
+		go func() { released <- pair.WriteLock().Release(ctx) }()
+		must(t, pair.ReadLock().Acquire(ctx))
+		exit := check.EnterShared()
+		time.Sleep(20 * time.Millisecond) // the critical section
+		exit()
+		must(t, pair.ReadLock().Release(ctx))
+		awaitResult(t, released, "the write release")
+		awaitResult(t, fdone, "the foreign writer")
+	}
+	if v := check.Violations(); v != 0 {
+		t.Fatalf("%d overlaps of the pair's reader and a foreign writer", v)
+	}
+}
+
+// Scenario 3: an unfair holder's session expires before it first asks for
+// its fencing token, and a successor holds. The stale holder must not get
+// the successor's token (the czxid of the shared holder node).
+func TestStaleUnfairHolderNeverGetsTheSuccessorsToken(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	p := newProxy(t, srv.ConnectString())
+	staleClient := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(shortSession))
+	driver := locks.WithDriver(locks.UnfairLockInternalsDriver{})
+	stale := locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver)
+	next := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/unfair", driver)
+
+	must(t, stale.Acquire(ctx))
+	p.Pause()
+	must(t, next.Acquire(ctx)) // once the server expired the stale holder's session
+	defer func() { must(t, next.Release(ctx)) }()
+	p.Resume()
+	bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	must(t, staleClient.BlockUntilConnected(bctx))
+
+	successor := next.FencingToken()
+	if successor == 0 {
+		t.Fatal("the successor has no fencing token")
+	}
+	if got := stale.FencingToken(); got != 0 {
+		t.Fatalf("the stale holder's fencing token is %d (the successor's is %d); want 0", got, successor)
+	}
+	select {
+	case <-stale.Lost():
+	default:
+		t.Fatal("the stale holder's Lost channel is open")
+	}
+	_ = stale.Release(ctx)
+}
+
+// vanishingDriver is the standard driver, except that the acquisition's
+// context is cancelled at the moment its node is found missing from the
+// contenders, as when an operator deletes it.
+type vanishingDriver struct {
+	locks.StandardLockInternalsDriver
+	cancel context.CancelFunc
+}
+
+func (d vanishingDriver) GetsTheLock(ctx context.Context, c *framework.Client, children []string, name string, maxLeases int) (locks.PredicateResults, error) {
+	d.cancel()
+	others := slices.DeleteFunc(slices.Clone(children), func(n string) bool { return n == name })
+	return d.StandardLockInternalsDriver.GetsTheLock(ctx, c, others, name, maxLeases)
+}
+
+// Scenario 5, second half: an Acquire cancelled while its node vanished
+// reports the cancellation, not a lost lock.
+func TestCancelledAcquireWhoseNodeVanishedReportsTheCancellation(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	m := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/cancel",
+		locks.WithDriver(vanishingDriver{cancel: cancel}))
+	err := m.Acquire(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire: %v; want an error matching context.Canceled", err)
+	}
+}
+
+// Scenario 5: a waiter watches its predecessor's release signal; the
+// predecessor gives up without one, and an operator deletes the waiter's
+// node. The signal watch it left must not stay on the server after the
+// acquisition that set it ends.
+func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/session-rule/signals"
+	admin := locktest.NewClient(t, srv.ConnectString())
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	waiterClient := locktest.NewClient(t, srv.ConnectString())
+	waiter := locks.NewInterProcessMutex(waiterClient, lockPath)
+
+	must(t, holder.Acquire(ctx))
+	mctx, cancelMiddle := context.WithCancel(ctx)
+	mgot := make(chan error, 1)
+	go func() { mgot <- middle.Acquire(mctx) }()
+	waitParticipants(t, holder, 2)
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(ctx) }()
+	nodes := waitParticipants(t, holder, 3)
+	signal := nodes[1] + ".released"
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+		return perfWatchesByPath(t, srv)[signal] > 0
+	})
+
+	cancelMiddle() // the middle contender gives up: no signal
+	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
+	}
+	waitParticipants(t, holder, 2)
+	must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
+	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+		ps, err := holder.ParticipantNodes(ctx)
+		return err == nil && len(ps) == 2 && ps[1] != nodes[2]
+	})
+	must(t, holder.Release(ctx))
+	awaitResult(t, got, "the waiter's Acquire")
+	must(t, waiter.Release(ctx))
+
+	for p := range perfWatchesByPath(t, srv) {
+		if strings.HasSuffix(p, ".released") && path.Dir(p) == lockPath {
+			t.Fatalf("the release-signal watch on %s outlived its acquisition", p)
+		}
+	}
+}
