@@ -1,7 +1,7 @@
 package interop
 
 import (
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +11,11 @@ import (
 	"sync"
 )
 
-//go:embed java/CuratorHelper.java
-var helperSource []byte
+// helperSources are the helper's Java files: CuratorHelper.java, its main
+// class, and the <Group>Commands.java files that add verbs to it.
+//
+//go:embed java/*.java
+var helperSources embed.FS
 
 // JarDir is where Debian's packages put the Curator and ZooKeeper jars.
 const JarDir = "/usr/share/java"
@@ -43,7 +46,7 @@ var build struct {
 	err       error
 }
 
-// compileHelper compiles CuratorHelper.java once per process into a temporary
+// compileHelper compiles the helper's Java files once per process into a temporary
 // directory and returns the java binary and the classpath to run it with.
 func compileHelper() (java, classpath string, err error) {
 	build.once.Do(func() { build.java, build.classpath, build.dir, build.err = compile() })
@@ -76,20 +79,41 @@ func compile() (java, classpath, dir string, err error) {
 	if err != nil {
 		return "", "", "", fmt.Errorf("interop: %w", err)
 	}
-	src := filepath.Join(dir, "CuratorHelper.java")
-	classes := filepath.Join(dir, "classes")
-	if err := os.WriteFile(src, helperSource, 0o644); err != nil {
+	srcs, err := writeSources(dir)
+	if err != nil {
 		os.RemoveAll(dir)
 		return "", "", "", fmt.Errorf("interop: %w", err)
 	}
+	classes := filepath.Join(dir, "classes")
 	// -Xlint:-path: zookeeper.jar's manifest names jars Debian does not ship (jline).
-	out, err := exec.Command(javac, "-Xlint:-path", "-encoding", "UTF-8", "-d", classes,
-		"-cp", strings.Join(jars, ":"), src).CombinedOutput()
+	args := append([]string{"-Xlint:-path", "-encoding", "UTF-8", "-d", classes, "-cp", strings.Join(jars, ":")}, srcs...)
+	out, err := exec.Command(javac, args...).CombinedOutput()
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", "", "", fmt.Errorf("interop: javac CuratorHelper.java: %w\n%s", err, out)
+		return "", "", "", fmt.Errorf("interop: javac %s: %w\n%s", strings.Join(srcs, " "), err, out)
 	}
 	return java, strings.Join(append([]string{classes}, jars...), ":"), dir, nil
+}
+
+// writeSources writes the embedded Java files into dir and returns their paths.
+func writeSources(dir string) ([]string, error) {
+	entries, err := helperSources.ReadDir("java")
+	if err != nil {
+		return nil, err
+	}
+	var srcs []string
+	for _, e := range entries {
+		data, err := helperSources.ReadFile("java/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, p)
+	}
+	return srcs, nil
 }
 
 // errRemoved is what Start reports once RemoveBuild has run.

@@ -34,6 +34,7 @@
 //   revocable  <target>                     makeRevocable; when asked to revoke: REVOKE_REQUESTED <target>, then
 //                                           the handle releases -> OK now, later REVOKE_REQUESTED and RELEASED
 //   revoke     <node path>                  Revoker.attemptRevoke -> REVOKE_SENT <node path>
+//   <group>.<verb> ...                      a verb of java/<Group>Commands.java (see extension)
 //   quit                                    close the client and exit -> BYE
 //
 // When stdin closes the process halts at once without closing its client, like a
@@ -262,8 +263,33 @@ public final class CuratorHelper {
                 break;
             }
             default:
-                throw new IllegalArgumentException("unknown verb " + f[1]);
+                extension(id, f);
         }
+    }
+
+    /**
+     * Runs a verb "<group>.<name>" through the class GroupCommands (java/GroupCommands.java), which has
+     * {@code static void dispatch(CuratorHelper helper, String id, String[] f)}: recipes beyond the locks
+     * add their verbs in files of their own.
+     */
+    private void extension(String id, String[] f) throws Exception {
+        int dot = f[1].indexOf('.');
+        if (dot <= 0) {
+            throw new IllegalArgumentException("unknown verb " + f[1]);
+        }
+        String group = f[1].substring(0, dot);
+        Class<?> c;
+        try {
+            c = Class.forName(Character.toUpperCase(group.charAt(0)) + group.substring(1) + "Commands");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException("unknown verb " + f[1]);
+        }
+        c.getMethod("dispatch", CuratorHelper.class, String.class, String[].class).invoke(null, this, id, f);
+    }
+
+    /** The helper's Curator client, for extensions. */
+    CuratorFramework client() {
+        return client;
     }
 
     private void define(String id, String[] f, int n, Handle h) {
@@ -295,7 +321,7 @@ public final class CuratorHelper {
         return new Target(spec, h, side);
     }
 
-    private static void arity(String[] f, int n) {
+    static void arity(String[] f, int n) {
         if (f.length != n) {
             throw new IllegalArgumentException(f[1] + " takes " + (n - 2) + " arguments, got " + (f.length - 2));
         }
@@ -424,19 +450,19 @@ public final class CuratorHelper {
         };
     }
 
-    private static long now() {
+    static long now() {
         Instant t = Instant.now();
         return t.getEpochSecond() * 1_000_000_000L + t.getNano();
     }
 
-    private static void error(String id, Throwable e) {
+    static void error(String id, Throwable e) {
         while (e instanceof InvocationTargetException && e.getCause() != null) {
             e = e.getCause();
         }
         emit(now(), id, "ERROR", e.getClass().getName() + ": " + e.getMessage());
     }
 
-    private static synchronized void emit(long nanos, String id, String kind, String... fields) {
+    static synchronized void emit(long nanos, String id, String kind, String... fields) {
         StringBuilder b = new StringBuilder("EVENT ").append(nanos).append(' ').append(id).append(' ').append(kind);
         for (String field : fields) {
             b.append(' ').append(field.replaceAll("\\s+", " "));
