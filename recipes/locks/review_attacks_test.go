@@ -1,0 +1,166 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Attacks of an outside review on the lock core's session rule, atomic
+// downgrade, fencing tokens and release-signal watches. Each test states the
+// interleaving it forces.
+
+// Attack: the downgrade's multi (check the write node, create the read node)
+// succeeds on the server but its reply is lost, and the reader's ctx ends
+// before the retry can find the node. createOwned drops the path on an
+// error, so the downgrade cannot delete what it created: the read node stays
+// for the rest of the pair's session, ahead of every queued writer. The
+// contract says a cancelled Acquire leaves no node behind.
+func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/review/downgrade-orphan"
+	p := newProxy(t, srv.ConnectString())
+	pairClient := locktest.NewClient(t, p.Addr())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+
+	must(t, pair.WriteLock().Acquire(ctx))
+	// A slow link keeps the client from reconnecting (and retrying the
+	// multi) before the reader's ctx is cancelled.
+	p.SetLatency(150 * time.Millisecond)
+	p.LoseNextReply(zktest.OpMulti)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() { got <- pair.ReadLock().Acquire(rctx) }()
+	locktest.Eventually(t, 10*time.Second, "the downgrade's reply lost", func() bool { return p.LostReplies() == 1 })
+	cancel()
+	if err := receive(t, got, "the cancelled downgrade"); err == nil {
+		must(t, pair.ReadLock().Release(ctx))
+		t.Skip("the downgrade completed before the cancellation; interleaving not reached")
+	}
+	p.SetLatency(0)
+	must(t, pair.WriteLock().Release(ctx))
+
+	readNodes := func() []string {
+		children, _, err := admin.Children(ctx, lockPath)
+		must(t, err)
+		var out []string
+		for _, c := range children {
+			if strings.Contains(c, "__READ__") {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(readNodes()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := readNodes(); len(left) > 0 {
+		stat, err := admin.Exists(ctx, path.Join(lockPath, left[0]))
+		must(t, err)
+		held, err := foreign.TryAcquire(ctx, 500*time.Millisecond)
+		must(t, err)
+		if held {
+			must(t, foreign.Release(ctx))
+		}
+		t.Fatalf("the cancelled downgrade left read node %v (owner 0x%x, the pair's session 0x%x) after every acquisition ended; a foreign writer acquires: %v",
+			left, stat.EphemeralOwner, pairClient.SessionID(), held)
+	}
+}
+
+// Attack: a waiter watches its predecessor's release signal; the predecessor
+// gives up without one, an operator deletes the waiter's node, and the
+// waiter's caller then gives up (ctx cancelled) while the holder still
+// holds. fireStale may not fire the dropped signal then (the holder sorts
+// before the predecessor), and nobody fires it later: the watch outlives
+// every acquisition.
+func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/review/signals-cancelled"
+	admin := locktest.NewClient(t, srv.ConnectString())
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+
+	must(t, holder.Acquire(ctx))
+	mctx, cancelMiddle := context.WithCancel(ctx)
+	defer cancelMiddle()
+	mgot := make(chan error, 1)
+	go func() { mgot <- middle.Acquire(mctx) }()
+	waitParticipants(t, holder, 2)
+	wctx, cancelWaiter := context.WithCancel(ctx)
+	defer cancelWaiter()
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(wctx) }()
+	nodes := waitParticipants(t, holder, 3)
+	signal := nodes[1] + ".released"
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+		return perfWatchesByPath(t, srv)[signal] > 0
+	})
+
+	cancelMiddle()
+	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
+	}
+	waitParticipants(t, holder, 2)
+	must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
+	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+		ps, err := holder.ParticipantNodes(ctx)
+		return err == nil && len(ps) == 2 && ps[1] != nodes[2]
+	})
+	cancelWaiter()
+	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
+	}
+	must(t, holder.Release(ctx))
+	waitParticipants(t, holder, 0)
+
+	for p := range perfWatchesByPath(t, srv) {
+		if strings.HasSuffix(p, ".released") && path.Dir(p) == lockPath {
+			t.Fatalf("the release-signal watch on %s outlived every acquisition", p)
+		}
+	}
+}
+
+// Attack: fencing tokens of one read/write lock. A downgrade creates the read
+// node after a foreign writer queued, with the write node's sequence: the
+// reader's token (its node's czxid) is greater than the token of the writer
+// that holds after it, so a store fenced by the lock's tokens sees them go
+// back.
+func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/review/rw-tokens"
+	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+
+	must(t, pair.WriteLock().Acquire(ctx))
+	writeToken := pair.WriteLock().FencingToken()
+	got := make(chan error, 1)
+	go func() { got <- foreign.Acquire(ctx) }()
+	waitParticipants(t, foreign, 2)
+	must(t, pair.ReadLock().Acquire(ctx)) // the downgrade
+	must(t, pair.WriteLock().Release(ctx))
+	readToken := pair.ReadLock().FencingToken()
+	must(t, pair.ReadLock().Release(ctx))
+	awaitResult(t, got, "the foreign writer's Acquire")
+	foreignToken := foreign.FencingToken()
+	must(t, foreign.Release(ctx))
+
+	if writeToken == 0 || readToken == 0 || foreignToken <= readToken || foreignToken <= writeToken {
+		t.Fatalf("tokens in hold order: pair write %d, pair read (downgrade) %d, foreign write %d: not increasing",
+			writeToken, readToken, foreignToken)
+	}
+}
