@@ -62,7 +62,7 @@ func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(2 * time.Second)
 	for len(readNodes()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -162,5 +162,67 @@ func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	if writeToken == 0 || readToken == 0 || foreignToken <= readToken || foreignToken <= writeToken {
 		t.Fatalf("tokens in hold order: pair write %d, pair read (downgrade) %d, foreign write %d: not increasing",
 			writeToken, readToken, foreignToken)
+	}
+}
+
+// Attack: the same lost reply without any cancellation. The pair's downgrade
+// multi and its write release go out together; the server runs both, and the
+// multi's reply is lost. Framework.Transaction retries the multi itself,
+// without first looking for the node it may have created: the check of the
+// (now deleted) write node fails with NoNode, the downgrade concludes that the
+// write lock was released first and creates a second read node the standard
+// way, behind the queued foreign writer. The first read node, with the write
+// node's sequence, stays ahead of that writer: the writer waits for the
+// orphan, the reader waits for the writer, and neither ever holds.
+func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/review/downgrade-deadlock"
+	p := newProxy(t, srv.ConnectString())
+	pairClient := locktest.NewClient(t, p.Addr())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+
+	must(t, pair.WriteLock().Acquire(ctx))
+	fctx, cancelForeign := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelForeign()
+	fgot := make(chan error, 1)
+	go func() {
+		err := foreign.Acquire(fctx)
+		if err == nil {
+			err = foreign.Release(ctx)
+		}
+		fgot <- err
+	}()
+	waitParticipants(t, foreign, 2)
+
+	// Hold the pair's traffic so that the multi and the write node's delete
+	// reach the server back to back; the multi's reply is then lost.
+	p.ResetCounts()
+	p.LoseNextReply(zktest.OpMulti)
+	p.Pause()
+	rctx, cancelRead := context.WithTimeout(ctx, 4*time.Second)
+	defer cancelRead()
+	rgot := make(chan error, 1)
+	go func() { rgot <- pair.ReadLock().Acquire(rctx) }()
+	locktest.Eventually(t, 5*time.Second, "the downgrade multi sent", func() bool { return p.RequestCount(zktest.OpMulti) == 1 })
+	wgot := make(chan error, 1)
+	go func() { wgot <- pair.WriteLock().Release(ctx) }()
+	locktest.Eventually(t, 5*time.Second, "the write node's delete sent", func() bool { return p.RequestCount(zktest.OpDelete) == 1 })
+	p.Resume()
+	awaitResult(t, wgot, "the write release")
+	if p.LostReplies() != 1 {
+		t.Fatalf("lost replies %d; want 1", p.LostReplies())
+	}
+
+	if err := receive(t, rgot, "the reader's Acquire"); err != nil {
+		children, _, _ := admin.Children(ctx, lockPath)
+		t.Fatalf("the reader never held after its downgrade's reply was lost (%v); nodes %v", err, children)
+	}
+	must(t, pair.ReadLock().Release(ctx))
+	if err := receive(t, fgot, "the foreign writer"); err != nil {
+		children, _, _ := admin.Children(ctx, lockPath)
+		t.Fatalf("the foreign writer never held after the reader released (%v); nodes %v", err, children)
 	}
 }
