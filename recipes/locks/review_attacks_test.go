@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -224,5 +225,40 @@ func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans
 	if err := receive(t, fgot, "the foreign writer"); err != nil {
 		children, _, _ := admin.Children(ctx, lockPath)
 		t.Fatalf("the foreign writer never held after the reader released (%v); nodes %v", err, children)
+	}
+}
+
+// Attack: a waiter's ctx is cancelled while its connection is partitioned.
+// The contract lets the node go by a guaranteed delete in the background when
+// the connection is down; instead abandon waits for the connection for a full
+// session timeout (60 s by default, and another one in fireStale when stale
+// signals are pending) before Acquire returns its ctx error.
+func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
+	const session = 4 * time.Second
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/review/cancel-partition"
+	p := newProxy(t, srv.ConnectString())
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(session)), lockPath)
+	must(t, holder.Acquire(ctx))
+	wctx, cancel := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(wctx) }()
+	waitParticipants(t, holder, 2)
+
+	p.Pause()
+	start := time.Now()
+	cancel()
+	err := receive(t, got, "the cancelled waiter's Acquire")
+	took := time.Since(start)
+	p.Resume()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Acquire: %v; want context.Canceled", err)
+	}
+	waitParticipants(t, holder, 1) // the waiter's node goes once the link is back
+	must(t, holder.Release(ctx))
+	if took > session/4 {
+		t.Fatalf("Acquire returned %v after its ctx was cancelled during a partition (session timeout %v)", took, session)
 	}
 }
