@@ -22,47 +22,67 @@ var errWriteReleased = errors.New("the write lock was released before the downgr
 // The node is created in one transaction with a check that the write node
 // still exists, and only from the session that owns the write node: a read
 // node can never land ahead of a writer that was granted the lock after our
-// write node was gone. A pair whose write hold is no longer certain cannot
-// downgrade (ErrLockLost).
+// write node was gone. The read hold keeps the write hold's fencing token. A
+// pair whose write hold is no longer certain cannot downgrade (ErrLockLost);
+// a downgrade that fails leaves no read node behind.
 func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
 	write, ok := d.write.certainNode()
-	if !ok {
-		if !d.write.IsAcquiredInThisProcess() {
-			return "", errWriteReleased
-		}
+	token := d.write.FencingToken()
+	switch {
+	case (!ok || token == 0) && !d.write.IsAcquiredInThisProcess():
+		return "", errWriteReleased // by another goroutine, meanwhile
+	case !ok || token == 0:
 		return "", fmt.Errorf("%w: downgrade of %s: the write lock is no longer held for certain", ErrLockLost, path.Dir(lockPath))
 	}
 	readPath := framework.JoinPath(path.Dir(lockPath),
 		protection.Name(protection.NewID(), path.Base(lockPath)+rwFixForSorting(path.Base(write.path))))
-	created, owner, err := createOwned(ctx, c, func(ctx context.Context) (string, error) {
+	_, owner, err := createOwned(ctx, c, func(ctx context.Context) (string, error) {
 		return readPath, createChecked(ctx, c, readPath, data, write.path)
 	})
+	if err == nil && owner != write.owner {
+		err = fmt.Errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
+	}
+	if err != nil {
+		// A create whose reply was lost may have made the node: delete it,
+		// in the background if ctx is done or the connection is down.
+		_ = c.Delete(ctx, readPath, framework.Guaranteed(), framework.Quietly())
+	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode) && !d.write.IsAcquiredInThisProcess():
 		return "", errWriteReleased
 	case errors.Is(err, zk.ErrNoNode):
 		return "", fmt.Errorf("%w: downgrade: write node %s is gone", ErrLockLost, write.path)
-	case err != nil && created != "":
-		c.Delete(ctx, created, framework.Guaranteed(), framework.Quietly()) //nolint:errcheck // retried in the background
-		return "", err
 	case err != nil:
 		return "", err
-	case owner != write.owner:
-		c.Delete(ctx, created, framework.Guaranteed(), framework.Quietly()) //nolint:errcheck // retried in the background
-		return "", fmt.Errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
 	}
-	return created, nil
+	d.tokens.Store(readPath, token)
+	return readPath, nil
 }
 
-// createChecked creates the ephemeral node at nodePath in one transaction
-// with a check that mustExist exists. A create whose reply was lost is found
-// by its name on the next try (the name is protected, so it is ours).
+// presetToken returns, once, the fencing token of a read node that a
+// downgrade created: the write hold's.
+func (d readLockDriver) presetToken(nodePath string) (int64, bool) {
+	t, ok := d.tokens.LoadAndDelete(nodePath)
+	if !ok {
+		return 0, false
+	}
+	return t.(int64), true
+}
+
+// createChecked makes sure the ephemeral node at nodePath exists, created in
+// one transaction with a check that mustExist exists. Its name is protected,
+// so a node found there is ours, and was made while mustExist existed: it
+// looks for it before every new try and after a failed check, since the
+// transaction itself retries a lost reply, which the check then fails.
 func createChecked(ctx context.Context, c *framework.Client, nodePath string, data []byte, mustExist string) error {
 	tried := false
+	exists := func(ctx context.Context) (bool, error) {
+		stat, err := c.Exists(ctx, nodePath)
+		return stat != nil, err
+	}
 	return c.RetryLoop(ctx, func(ctx context.Context) error {
 		if tried {
-			stat, err := c.Exists(ctx, nodePath)
-			if err != nil || stat != nil {
+			if ok, err := exists(ctx); err != nil || ok {
 				return err
 			}
 		}
@@ -71,8 +91,13 @@ func createChecked(ctx context.Context, c *framework.Client, nodePath string, da
 			&zk.CheckVersionRequest{Path: mustExist, Version: -1},
 			&zk.CreateRequest{Path: nodePath, Data: data, Flags: zk.FlagEphemeral},
 		)
-		if errors.Is(err, zk.ErrNodeExists) {
+		switch {
+		case errors.Is(err, zk.ErrNodeExists):
 			return nil
+		case errors.Is(err, zk.ErrNoNode):
+			if ok, xerr := exists(ctx); xerr != nil || ok {
+				return xerr
+			}
 		}
 		return err
 	})

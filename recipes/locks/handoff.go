@@ -2,11 +2,15 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // Release signals carry the one-step hand-off down the whole queue of a fair
@@ -85,38 +89,91 @@ func fireOps(signals []string) []any {
 	return ops
 }
 
-// fireStale fires the release-signal watches that an acquisition's vanished
-// nodes left armed, where that is safe, so that they do not outlive the
-// acquisition. A signal of predecessor P may be fired by anyone once no
-// contender sorts at or before P: then no waiter can take it for P's hold,
-// and since nodes sort in creation order that stays true. A hold fires them
-// all in its release (deleteSignalling), because a holder has outlived every
-// contender before it.
-func (li *lockInternals) fireStale(ctx context.Context, stale []string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
-	defer cancel()
-	names, err := li.contenders(ctx)
-	if err != nil {
-		li.client.Logger().Debug("listing for stale release signals failed", zap.Error(err))
-		return
-	}
-	var fire []string
+// maxStaleWaits bounds how many times fireStaleLater waits for the lowest
+// contender to change.
+const maxStaleWaits = 1 << 16
+
+// fireStaleLater fires, in the background, the release-signal watches that
+// an acquisition's vanished nodes left armed, once that is safe, so that
+// they do not outlive the session's need for them. A signal of predecessor P
+// may be fired by anyone once no contender sorts at or before P: then no
+// waiter can take it for P's hold, and since nodes sort in creation order
+// that stays true. (A hold fires them all in its release, deleteSignalling,
+// because a holder has outlived every contender before it.) It waits on the
+// lowest contender (looking again at least once a session timeout) and gives
+// up with the session that armed the watches, or when the client closes.
+func (li *lockInternals) fireStaleLater(stale []string) {
+	session := li.client.SessionID()
+	wake := make(chan struct{}, 1)
+	stop := li.client.Listen(func(framework.ConnectionState) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	go func() {
+		defer stop()
+		ctx := context.Background()
+		for range maxStaleWaits {
+			if !isCurrent(li.client, session) {
+				return // the watches died with their session
+			}
+			names, err := li.contenders(ctx)
+			if errors.Is(err, framework.ErrClosed) {
+				return
+			}
+			var changed <-chan zk.Event
+			if err == nil {
+				if stale = li.fireSafe(ctx, stale, names); len(stale) == 0 {
+					return
+				}
+				if len(names) > 0 {
+					_, _, changed, err = li.client.GetDataW(ctx, framework.JoinPath(li.basePath, names[0]))
+				}
+			}
+			if errors.Is(err, framework.ErrClosed) {
+				return
+			}
+			if err != nil {
+				changed = nil // list again on the next connection change
+			}
+			select {
+			case <-changed:
+			case <-wake:
+			case <-time.After(li.client.SessionTimeout()):
+			}
+		}
+	}()
+}
+
+// fireSafe fires the stale signals whose predecessor sorts before every
+// contender in names, and returns the others.
+func (li *lockInternals) fireSafe(ctx context.Context, stale, names []string) []string {
+	var fire, keep []string
 	for _, s := range stale {
 		pred := strings.TrimSuffix(path.Base(s), releaseSignalSuffix)
 		if len(names) == 0 || li.sortsBefore(pred, names[0]) {
 			fire = append(fire, s)
+		} else {
+			keep = append(keep, s)
 		}
 	}
-	if len(fire) < len(stale) {
-		li.client.Logger().Debug("release-signal watches stay armed until the contenders before them end",
-			zap.Int("armed", len(stale)-len(fire)))
-	}
 	if len(fire) == 0 {
-		return
+		return keep
 	}
-	if _, err := li.client.Transaction(ctx, fireOps(fire)...); err != nil {
-		li.client.Logger().Debug("firing stale release signals failed", zap.Error(err))
+	_, err := li.client.Transaction(ctx, fireOps(fire)...)
+	if errors.Is(err, zk.ErrNoNode) {
+		// The lock path's container was reaped with its last contender; a
+		// signal's watch is still set on a path below it.
+		if err = li.client.CreateContainers(ctx, li.basePath); err == nil {
+			_, err = li.client.Transaction(ctx, fireOps(fire)...)
+		}
 	}
+	if err != nil {
+		li.client.Logger().Debug("firing stale release signals failed; trying again later", zap.Error(err))
+		return stale
+	}
+	return keep
 }
 
 // sortsBefore reports whether contender name a sorts before contender b.

@@ -36,6 +36,12 @@ type hold struct {
 	token   int64
 }
 
+// tokenPresetter is implemented by drivers that know a hold's fencing token
+// before it begins (the read lock's driver, for a downgrade).
+type tokenPresetter interface {
+	presetToken(nodePath string) (int64, bool)
+}
+
 // newHold starts watching the connection for a hold that has just begun.
 // Under the client's error policy a Suspended (standard) or Lost state ends
 // the certainty of holding; so does a session other than the one that owned
@@ -44,6 +50,9 @@ type hold struct {
 func newHold(li *lockInternals, n lockNode) *hold {
 	h := &hold{li: li, node: n, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
+	if p, ok := li.driver.(tokenPresetter); ok {
+		h.token, _ = p.presetToken(n.path)
+	}
 	h.stopListen = c.Listen(h.check)
 	h.check(c.State())
 	if k, ok := li.driver.(NodeKeeper); ok {

@@ -59,7 +59,7 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 	var stale []string // see fireStale
 	defer func() {
 		if !held && len(stale) > 0 {
-			li.fireStale(ctx, stale)
+			li.fireStaleLater(stale)
 		}
 	}()
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
@@ -68,7 +68,9 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		if held {
 			return n, held, err
 		}
-		stale = append(stale, n.signals...)
+		if isCurrent(li.client, n.owner) { // else the watches died with their session
+			stale = append(stale, n.signals...)
+		}
 		if !errors.Is(err, errVanished) {
 			return n, held, err
 		}
@@ -105,7 +107,7 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 	held, err := li.waitToHold(ctx, &n, timeout)
 	if err != nil || !held {
 		if !li.abandon(ctx, n) {
-			return lockNode{signals: n.signals}, false, err
+			return lockNode{signals: n.signals, owner: n.owner}, false, err
 		}
 	}
 	return n, held, err
@@ -165,9 +167,13 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 		return true, li.releaseHolder(ctx, n.path)
 	}
 	if li.signalsRelease() && (len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0))) {
-		// Detached like abandon: a caller whose ctx is done must not leave
-		// the signal watches it set armed for the rest of the session.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if held {
+			// Detached: a holder whose ctx is done still fires its signals
+			// (an abandoning caller's ctx is abandon's own, and what it
+			// cannot fire goes to fireStaleLater).
+			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+		}
 		err := li.deleteSignalling(sctx, n, held)
 		cancel()
 		switch {
@@ -185,14 +191,32 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
-// It reports false when the node was already gone, so that the release
-// signals it watched could not be fired (see fireStale).
+// It reports false when the release signals the attempt watched could not be
+// fired (see fireStaleLater).
 func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
+	if p, ok := li.driver.(tokenPresetter); ok {
+		p.presetToken(n.path)
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.abandonBudget(ctx))
 	defer cancel()
-	fired, err := li.release(ctx, n, false)
+	fired, err := li.release(actx, n, false)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}
 	return fired
+}
+
+// abandonBudget is how long abandon waits for its deletes. A caller that gave
+// up waits only briefly, and not at all while the connection is down: what
+// does not finish in time goes on in the background (guaranteed deletes,
+// fireStaleLater), so a cancelled Acquire returns promptly in a partition.
+func (li *lockInternals) abandonBudget(ctx context.Context) time.Duration {
+	st := li.client.SessionTimeout()
+	switch {
+	case ctx.Err() == nil:
+		return st
+	case !li.client.State().IsConnected():
+		return 0
+	}
+	return min(st/8, time.Second)
 }

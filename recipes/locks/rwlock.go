@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -46,7 +47,7 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 	cfg := newMutexConfig(opts)
 	rw := &InterProcessReadWriteLock{}
 	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data})
-	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write}, data: cfg.data})
+	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data})
 	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
 		err := fmt.Errorf("locks: read/write lock %q: WithDriver is not supported", path)
 		rw.write.err, rw.read.err = err, err
@@ -109,12 +110,14 @@ func (writeLockDriver) FixForSorting(str, _ string) string { return rwFixForSort
 // downgrade, made atomic in downgrade.go), so releasing the write lock lets
 // no queued writer in.
 type readLockDriver struct {
-	write *InterProcessMutex
+	write  *InterProcessMutex
+	tokens *sync.Map // read node path -> the fencing token a downgrade gives it
 }
 
 var (
 	_ LockInternalsDriver = readLockDriver{}
 	_ CreationOrdered     = readLockDriver{}
+	_ tokenPresetter      = readLockDriver{}
 )
 
 // CreatesTheLock creates a reader's node. While the pair holds the write
