@@ -167,14 +167,8 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		s.hasSession = false
 		k.stopRewatchLocked()
 		k.notReadyLocked()
-		switch {
-		case s.state.IsConnected():
+		if s.state.IsConnected() {
 			k.publishLocked(Suspended)
-			k.startSuspendTimerLocked()
-		case s.state == Suspended && s.suspendTimer == nil:
-			// A HasSession since the last Disconnected stopped the timer
-			// but the client never became ready: count again from here,
-			// the last time the server can have heard from us.
 			k.startSuspendTimerLocked()
 		}
 	case zk.StateExpired:
@@ -273,9 +267,7 @@ func (k *core) publishLocked(st ConnectionState) {
 
 // startSuspendTimerLocked arms the simulated session expiry: Suspended for the
 // negotiated session timeout (times the configured percent) means Lost, because during
-// a partition the server's verdict cannot reach us. It runs whenever the client has
-// been connected and has no ready session: from the first Disconnected, and again from
-// a Disconnected that follows a HasSession (which stops it) before readiness.
+// a partition the server's verdict cannot reach us.
 func (k *core) startSuspendTimerLocked() {
 	k.stopSuspendTimerLocked()
 	if k.cfg.simulatedPercent == 0 {

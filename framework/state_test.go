@@ -14,7 +14,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -189,48 +188,6 @@ func TestLongPauseSimulatesExpiry(t *testing.T) {
 		t.Fatalf("create on the new session: %v", err)
 	}
 	r.quiet(t, 2*testSessionTimeout)
-}
-
-// go-zookeeper can report a session (HasSession) and lose the connection
-// again before the client became ready (auth, watches set again): the
-// simulated expiry must run again from that Disconnected, or a partition that
-// follows never produces LOST.
-func TestDisconnectBeforeReadyArmsSimulatedExpiryAgain(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
-	c, r := startRecorded(t, p.Addr())
-	sid := c.SessionID()
-
-	p.Pause()
-	r.await(t, C, S)
-	framework.InjectSessionEvents(c, zk.StateHasSession, zk.StateDisconnected)
-	r.await(t, C, S, L) // while still paused: only the simulation can say so
-	p.Resume()
-	r.await(t, C, S, L, R)
-	if got := c.SessionID(); got == sid || got == 0 {
-		t.Fatalf("SessionID after LOST = %#x, want a new session (old %#x)", got, sid)
-	}
-}
-
-// Before the first connection there is no session to lose: a Disconnected
-// then starts no simulated expiry.
-func TestDisconnectBeforeFirstConnectionIsNotLost(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
-	p.Pause()
-	c, err := framework.NewClient(p.Addr(), retry.OneTime{Sleep: 10 * time.Millisecond},
-		framework.WithSessionTimeout(testSessionTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	r := &recorder{}
-	t.Cleanup(c.Listen(r.add))
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	framework.InjectSessionEvents(c, zk.StateDisconnected)
-	r.quiet(t, 2*testSessionTimeout)
-	p.Resume()
-	r.await(t, C)
 }
 
 // With the simulation off, LOST comes from the server's verdict after the partition.
