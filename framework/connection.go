@@ -159,7 +159,7 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		s.hasSession = true
 		k.stopSuspendTimerLocked() // the server has spoken; a later loss arms it anew
 		sid := s.conn.SessionID()
-		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != Lost {
+		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != 0 && s.state != Lost {
 			// go-zookeeper opened a new session by itself: the old one expired.
 			k.log.Warn("session replaced by a new one: the old session expired",
 				zap.Int64("oldSessionID", s.lastSessionID), zap.Int64("sessionID", sid))
@@ -182,7 +182,13 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		k.stopRewatchLocked()
 		k.notReadyLocked()
 		k.stopSuspendTimerLocked()
-		if s.state != Lost {
+		switch s.state {
+		case 0:
+			// Nothing ran on that session and nothing was reported yet:
+			// Curator reports no LOST before the first CONNECTED.
+			k.log.Info("session expired before the client was first connected", zap.Int64("sessionID", s.lastSessionID))
+		case Lost:
+		default:
 			k.log.Warn("session expired", zap.Int64("sessionID", s.lastSessionID))
 			k.publishLocked(Lost)
 		}

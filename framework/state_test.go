@@ -566,3 +566,33 @@ func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
 		t.Fatalf("SessionID after LOST = %#x, want a new session (old %#x)", got, sid)
 	}
 }
+
+// Curator reports nothing before the first connection: a connection loss
+// then starts no simulated expiry, and an expiry (of a session that was
+// established but never ready, so nothing ran on it) is not reported as
+// LOST. The first ready session is CONNECTED.
+func TestNoLostBeforeFirstConnection(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	p.Pause()
+	c := newUnstartedClient(t, p.Addr())
+	r := &recorder{}
+	c.Listen(r.add)
+	if err := c.Start(); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	conn := c.Conn()
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+	r.quiet(t, 2*testSessionTimeout) // the simulated expiry would have fired
+	if c.Conn() != conn {
+		t.Fatal("the connection was replaced before the first connection")
+	}
+	framework.InjectSessionEvent(c, zk.StateExpired)
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+	r.quiet(t, 2*testSessionTimeout)
+	p.Resume()
+	if err := c.BlockUntilConnected(testCtx(t)); err != nil {
+		t.Fatalf("BlockUntilConnected: %v", err)
+	}
+	r.await(t, C)
+	r.quiet(t, 2*testSessionTimeout)
+}
