@@ -556,6 +556,7 @@ func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
 		if d := at.Sub(second); d < timeout || d > timeout+timeout/4 {
 			t.Fatalf("LOST %v after the second connection loss, want within [%v, %v]", d, timeout, timeout+timeout/4)
 		}
+		t.Logf("LOST %v after the second connection loss (session timeout %v)", at.Sub(second), timeout)
 	case <-time.After(2 * timeout):
 		t.Fatalf("no LOST within %v of a connection loss while still partitioned; states %s", 2*timeout, statesString(r.get()))
 	}
