@@ -23,8 +23,8 @@ type session struct {
 	authRunning   bool
 	lastSessionID int64
 	negotiated    time.Duration // the session timeout the server granted, once known
-	suspendTimer  *time.Timer
-	suspendEpoch  uint64
+	suspendTimer  *time.Timer   // the simulated expiry, or after Lost the retry of a failed connect; nil once fired or stopped
+	suspendEpoch  uint64        // increments each time suspendTimer is stopped, so that a stopped timer's event is ignored
 
 	// See rewatch.go.
 	sentinel         bool // our sentinel watch is armed in this session
@@ -130,13 +130,18 @@ func (k *core) handle(ev loopEvent) {
 	case evAuthDone:
 		k.authDoneLocked(ev)
 	case evSuspendExpired:
-		if ev.epoch == s.suspendEpoch && s.state == Suspended && !k.closed {
+		if ev.epoch != s.suspendEpoch {
+			return // stopped since it fired
+		}
+		s.suspendTimer = nil
+		if s.state == Suspended && !k.closed {
 			k.log.Warn("suspended for the session timeout: the session is considered lost; starting a new one",
 				zap.Duration("sessionTimeout", k.sessionTimeoutLocked()), zap.Int64("sessionID", s.lastSessionID))
 			k.publishLocked(Lost)
 			k.replaceConnLocked()
 		}
 	case evReconnect:
+		s.suspendTimer = nil // it held the reconnect timer, which has fired
 		if !k.closed {
 			k.replaceConnLocked()
 		}
@@ -152,9 +157,9 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	switch ev.State {
 	case zk.StateHasSession:
 		s.hasSession = true
-		k.stopSuspendTimerLocked() // the server has spoken: no need to simulate its verdict
+		k.stopSuspendTimerLocked() // the server has spoken; a later loss arms it anew
 		sid := s.conn.SessionID()
-		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != Lost {
+		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != 0 && s.state != Lost {
 			// go-zookeeper opened a new session by itself: the old one expired.
 			k.log.Warn("session replaced by a new one: the old session expired",
 				zap.Int64("oldSessionID", s.lastSessionID), zap.Int64("sessionID", sid))
@@ -169,15 +174,21 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		k.notReadyLocked()
 		if s.state.IsConnected() {
 			k.publishLocked(Suspended)
-			k.startSuspendTimerLocked()
 		}
+		k.armSuspendTimerLocked()
 	case zk.StateExpired:
 		s.hasSession = false
 		s.sentinel = false
 		k.stopRewatchLocked()
 		k.notReadyLocked()
 		k.stopSuspendTimerLocked()
-		if s.state != Lost {
+		switch s.state {
+		case 0:
+			// Nothing ran on that session and nothing was reported yet:
+			// Curator reports no LOST before the first CONNECTED.
+			k.log.Info("session expired before the client was first connected", zap.Int64("sessionID", s.lastSessionID))
+		case Lost:
+		default:
 			k.log.Warn("session expired", zap.Int64("sessionID", s.lastSessionID))
 			k.publishLocked(Lost)
 		}
@@ -265,16 +276,18 @@ func (k *core) publishLocked(st ConnectionState) {
 	k.notices.push(st)
 }
 
-// startSuspendTimerLocked arms the simulated session expiry: Suspended for the
-// negotiated session timeout (times the configured percent) means Lost, because during
-// a partition the server's verdict cannot reach us.
-func (k *core) startSuspendTimerLocked() {
-	k.stopSuspendTimerLocked()
-	if k.cfg.simulatedPercent == 0 {
+// armSuspendTimerLocked starts the simulated session expiry (Lost after the
+// negotiated session timeout times the configured percent, since during a
+// partition the server's verdict cannot reach us) if the client is Suspended
+// and it is not running yet. It counts from the first connection loss since the
+// server last confirmed the session: HasSession stops it, as the server's own
+// timer starts again then, and further losses leave it running.
+func (k *core) armSuspendTimerLocked() {
+	s := &k.sess
+	if s.state != Suspended || s.suspendTimer != nil || k.cfg.simulatedPercent == 0 {
 		return
 	}
 	d := k.sessionTimeoutLocked() * time.Duration(k.cfg.simulatedPercent) / 100
-	s := &k.sess
 	gen, epoch := s.gen, s.suspendEpoch
 	s.suspendTimer = time.AfterFunc(d, func() {
 		k.events.push(loopEvent{kind: evSuspendExpired, gen: gen, epoch: epoch})

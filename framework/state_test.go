@@ -511,3 +511,89 @@ func TestReconnectRunsOperationsOnlyAfterWatchesAreSetAgain(t *testing.T) {
 		t.Fatalf("requests on the reconnected connection: %v; want SetWatches (%d) before the Exists (%d)", ops, opSetWatches, opExists)
 	}
 }
+
+// lostTimes returns a channel that receives the time of every LOST the client reports.
+func lostTimes(c *framework.Client) <-chan time.Time {
+	ch := make(chan time.Time, 8)
+	c.Listen(func(s framework.ConnectionState) {
+		if s == L {
+			select {
+			case ch <- time.Now():
+			default:
+			}
+		}
+	})
+	return ch
+}
+
+// On a reconnect go-zookeeper may report HasSession and then at once
+// Disconnected, before the client is ready again (its receive and send loops
+// race). The state is still SUSPENDED, and the partition that follows must
+// still end in LOST. The server confirmed the session at HasSession, so the
+// simulated expiry counts from that second loss; a further Disconnected
+// without a session in between (go-zookeeper reports one after every failed
+// handshake) does not postpone it.
+func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(2*time.Second))
+	sid := c.SessionID()
+	timeout := c.SessionTimeout()
+	lost := lostTimes(c)
+
+	p.Pause()
+	r.await(t, C, S)
+	// Let a third of the timeout pass, so that counting from the first loss
+	// would report LOST measurably sooner than counting from the second.
+	time.Sleep(timeout / 3)
+	second := time.Now()
+	framework.InjectSessionEvent(c, zk.StateHasSession)
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+	time.Sleep(timeout / 2)
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+
+	select {
+	case at := <-lost:
+		if d := at.Sub(second); d < timeout || d > timeout+timeout/4 {
+			t.Fatalf("LOST %v after the second connection loss, want within [%v, %v]", d, timeout, timeout+timeout/4)
+		}
+		t.Logf("LOST %v after the second connection loss (session timeout %v)", at.Sub(second), timeout)
+	case <-time.After(2 * timeout):
+		t.Fatalf("no LOST within %v of a connection loss while still partitioned; states %s", 2*timeout, statesString(r.get()))
+	}
+	r.await(t, C, S, L)
+	p.Resume()
+	r.await(t, C, S, L, R)
+	if got := c.SessionID(); got == sid || got == 0 {
+		t.Fatalf("SessionID after LOST = %#x, want a new session (old %#x)", got, sid)
+	}
+}
+
+// Curator reports nothing before the first connection: a connection loss
+// then starts no simulated expiry, and an expiry (of a session that was
+// established but never ready, so nothing ran on it) is not reported as
+// LOST. The first ready session is CONNECTED.
+func TestNoLostBeforeFirstConnection(t *testing.T) {
+	p := newProxy(t, sharedServer(t).ConnectString())
+	p.Pause()
+	c := newUnstartedClient(t, p.Addr())
+	r := &recorder{}
+	c.Listen(r.add)
+	if err := c.Start(); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	conn := c.Conn()
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+	r.quiet(t, 2*testSessionTimeout) // the simulated expiry would have fired
+	if c.Conn() != conn {
+		t.Fatal("the connection was replaced before the first connection")
+	}
+	framework.InjectSessionEvent(c, zk.StateExpired)
+	framework.InjectSessionEvent(c, zk.StateDisconnected)
+	r.quiet(t, 2*testSessionTimeout)
+	p.Resume()
+	if err := c.BlockUntilConnected(testCtx(t)); err != nil {
+		t.Fatalf("BlockUntilConnected: %v", err)
+	}
+	r.await(t, C)
+	r.quiet(t, 2*testSessionTimeout)
+}

@@ -1,0 +1,15 @@
+package framework
+
+import "github.com/go-zookeeper/zk"
+
+// InjectSessionEvent feeds the client's state machine a go-zookeeper session
+// event in state st, queued behind the real events as if the current
+// connection had reported it. Tests use it to play event orders that
+// go-zookeeper produces only in rare races.
+func InjectSessionEvent(c *Client, st zk.State) {
+	k := c.core
+	k.mu.Lock()
+	gen := k.sess.gen
+	k.mu.Unlock()
+	k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: zk.Event{Type: zk.EventSession, State: st}})
+}
