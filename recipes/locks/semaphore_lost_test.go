@@ -161,3 +161,33 @@ func assertClosed(t *testing.T, ch <-chan struct{}, what string) {
 		t.Fatalf("%s is open; want closed", what)
 	}
 }
+
+// The semaphore mutex's Lost is its lease's: open while held and certain,
+// closed when its lease node is deleted, after Release, and when not held.
+func TestSemaphoreMutexLost(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	m := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex")
+	assertClosed(t, m.Lost(), "Lost before Acquire")
+
+	must(t, m.Acquire(ctx))
+	select {
+	case <-m.Lost():
+		t.Fatal("Lost is closed while the lock is held")
+	default:
+	}
+	leases, _, err := admin.Children(ctx, "/lease-lost/mutex/leases")
+	must(t, err)
+	if len(leases) != 1 {
+		t.Fatalf("lease nodes %v; want one", leases)
+	}
+	must(t, admin.Delete(ctx, "/lease-lost/mutex/leases/"+leases[0]))
+	select {
+	case <-m.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost stayed open after the lease node was deleted")
+	}
+	must(t, m.Release(ctx))
+	assertClosed(t, m.Lost(), "Lost after Release")
+}
