@@ -110,3 +110,40 @@ func ExampleInterProcessSemaphoreMutex() {
 	// acquired again through the same handle: false <nil>
 	// released elsewhere: <nil>
 }
+
+// Work under a lease stops as soon as holding it is no longer certain: Lost
+// closes on a connection in an error state, when the session that took the
+// lease is gone, when the lease node is deleted, and on Close.
+func ExampleLease_Lost() {
+	client, stop, err := exampleClient() // a real ZooKeeper on 127.0.0.1 and a client of it
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lease, err := locks.NewInterProcessSemaphoreV2(client, "/semaphores/uploads", 2).Acquire(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	work, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	go func() {
+		select {
+		case <-lease.Lost():
+			stopWork() // do not go on without the lease
+		case <-work.Done():
+		}
+	}()
+
+	// ... upload under the lease, with work as the context ...
+	if err := lease.Close(ctx); err != nil {
+		fmt.Println(err)
+	}
+	<-lease.Lost()
+	fmt.Println("lease returned; Lost closed")
+	// Output: lease returned; Lost closed
+}

@@ -5,40 +5,184 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
 
+// errNilLease reports a call on a nil *Lease.
+var errNilLease = errors.New("locks: nil *Lease")
+
 // Lease is one lease granted by an InterProcessSemaphoreV2: an ephemeral node
-// under the semaphore's leases path. It lasts until Close, or until the
-// session that created it ends. A Lease is safe for concurrent use.
+// under the semaphore's leases path, created by the client's current session.
+// It lasts until Close, or until the session that created it ends. A Lease is
+// safe for concurrent use.
 type Lease struct {
 	client *framework.Client
 	path   string
+	owner  int64 // the session that created the node
 	closed atomic.Bool
+
+	lost       chan struct{}
+	lostOnce   sync.Once
+	stop       context.CancelFunc // stops the node watcher; nil for a lease never granted
+	stopListen func()
+	watcher    sync.WaitGroup
 }
 
-// Close returns the lease to the semaphore by deleting its node. The delete is
-// guaranteed: if it fails with a connection problem, Close reports the
-// failure and the client keeps deleting in the background. An already deleted
-// node is not an error, and calls after the first do nothing.
+// newLease starts watching a lease that has just been granted: the client's
+// connection and session, and the lease node itself.
+func newLease(c *framework.Client, p string, owner int64) *Lease {
+	l := &Lease{client: c, path: p, owner: owner, lost: make(chan struct{})}
+	l.stopListen = c.Listen(l.check)
+	l.check(c.State())
+	ctx, stop := context.WithCancel(context.Background())
+	l.stop = stop
+	l.watcher.Add(1)
+	go l.watchNode(ctx)
+	return l
+}
+
+// Lost returns a channel that is closed when holding the lease is no longer
+// certain: the connection is in an error state of the client's error policy
+// (Suspended under the standard policy, Lost under the session policy), the
+// client's session is no longer the one that created the lease node, the node
+// was found deleted, or the lease was closed. A nil lease returns a closed
+// channel.
+func (l *Lease) Lost() <-chan struct{} {
+	if l == nil {
+		return closedChan
+	}
+	if !l.closed.Load() && !isCurrent(l.client, l.owner) {
+		l.markLost("the session that created the lease node is gone")
+	}
+	return l.lost
+}
+
+// check closes Lost when the connection is in an error state of the client's
+// error policy, or when the client's session no longer owns the lease node.
+func (l *Lease) check(s framework.ConnectionState) {
+	switch {
+	case l.client.ErrorPolicy().IsErrorState(s):
+		l.markLost("connection " + s.String())
+	case !isCurrent(l.client, l.owner):
+		l.markLost("the session that created the lease node is gone")
+	}
+}
+
+func (l *Lease) markLost(why string) {
+	l.lostOnce.Do(func() {
+		if !l.closed.Load() {
+			l.client.Logger().Warn("lease no longer certain", zap.String("path", l.path), zap.String("reason", why))
+		}
+		close(l.lost)
+	})
+}
+
+// Close returns the lease to the semaphore by deleting its node, and closes
+// Lost. The delete is guaranteed: if it fails with a connection problem, Close
+// reports the failure and the client keeps deleting in the background. An
+// already deleted node is not an error, calls after the first do nothing, and
+// a nil lease reports an error.
 func (l *Lease) Close(ctx context.Context) error {
-	if !l.closed.CompareAndSwap(false, true) {
+	switch {
+	case l == nil:
+		return errNilLease
+	case ctx == nil:
+		return fmt.Errorf("locks: return lease %s: nil context", l.path)
+	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}
+	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
 		return fmt.Errorf("locks: return lease %s: %w", l.path, err)
 	}
 	return nil
 }
 
-// NodeName returns the name of the lease's node, "_c_<uuid>-lease-<sequence>".
-func (l *Lease) NodeName() string { return path.Base(l.path) }
+// stopWatching ends the lease's listener and node watcher and closes Lost.
+// Leases that were never granted have neither.
+func (l *Lease) stopWatching() {
+	if l.stop != nil {
+		l.stopListen()
+		l.stop()
+		l.watcher.Wait()
+	}
+	l.markLost("closed")
+}
+
+// watchNode closes Lost when the lease node is found deleted or owned by
+// another session. It returns once Lost is closed or ctx ends, so Close never
+// leaves it behind.
+func (l *Lease) watchNode(ctx context.Context) {
+	defer l.watcher.Done()
+	for {
+		stat, events, err := l.client.ExistsW(ctx, l.path)
+		var retry *time.Timer
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, framework.ErrClosed):
+			l.markLost("the client is closed")
+			return
+		case err != nil:
+			l.client.Logger().Debug("watching the lease node failed; retrying", zap.String("path", l.path), zap.Error(err))
+			retry = time.NewTimer(l.client.SessionTimeout() / 4)
+			events = nil
+		case stat == nil:
+			l.markLost("lease node deleted")
+			return
+		case stat.EphemeralOwner != l.owner:
+			l.markLost("the lease node belongs to another session")
+			return
+		}
+		if !l.awaitChange(ctx, events, retry) {
+			return
+		}
+	}
+}
+
+// awaitChange waits for the node watch to fire or the retry delay to pass,
+// and reports false when the watcher should stop instead.
+func (l *Lease) awaitChange(ctx context.Context, events <-chan zk.Event, retry *time.Timer) bool {
+	var again <-chan time.Time
+	if retry != nil {
+		defer retry.Stop()
+		again = retry.C
+	}
+	select {
+	case <-events:
+		return true
+	case <-again:
+		return true
+	case <-l.lost:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// NodeName returns the name of the lease's node, "_c_<uuid>-lease-<sequence>",
+// or "" for a nil lease.
+func (l *Lease) NodeName() string {
+	if l == nil {
+		return ""
+	}
+	return path.Base(l.path)
+}
 
 // Path returns the full path of the lease's node (without the client's
-// namespace).
-func (l *Lease) Path() string { return l.path }
+// namespace), or "" for a nil lease. It stays the same after Close.
+func (l *Lease) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}
 
 // closeAll returns every lease, even when ctx has ended, and reports the
 // failures. The deletes are guaranteed, so a failed one goes on in the

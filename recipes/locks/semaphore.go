@@ -247,21 +247,27 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 }
 
 // acquireLease creates one lease node and waits until it is granted. On any
-// other outcome the node is deleted and the lease is nil.
+// other outcome the node is deleted and the lease is nil. The node must be the
+// current session's: one left by a session the client gave up or the server
+// expired never grants the lease (errVanished: the acquisition starts again).
 func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time) (*Lease, error) {
-	p, err := s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
-		framework.WithMode(framework.EphemeralSequential),
-		framework.WithProtection(),
-		framework.CreatingParentContainersIfNeeded())
-	if err != nil {
+	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
+		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
+			framework.WithMode(framework.EphemeralSequential),
+			framework.WithProtection(),
+			framework.CreatingParentContainersIfNeeded())
+	})
+	if err == nil {
+		var granted bool
+		granted, err = s.awaitGrant(ctx, p, owner, timeout)
+		if err == nil && granted {
+			return newLease(s.client, p, owner), nil
+		}
+	}
+	if p == "" {
 		return nil, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
 	}
-	lease := &Lease{client: s.client, path: p}
-	granted, err := s.awaitGrant(ctx, lease, timeout)
-	if err == nil && granted {
-		return lease, nil
-	}
-	if cerr := closeAll(ctx, s.client, []*Lease{lease}); cerr != nil {
+	if cerr := closeAll(ctx, s.client, []*Lease{{client: s.client, path: p, lost: make(chan struct{})}}); cerr != nil {
 		s.client.Logger().Debug("deleting an abandoned lease node failed; retrying in the background", zap.Error(cerr))
 	}
 	return nil, err

@@ -75,6 +75,16 @@ func (m *InterProcessSemaphoreMutex) Release(ctx context.Context) error {
 	return lease.Close(ctx)
 }
 
+// Lost returns the held lease's Lost channel (see Lease.Lost): it is closed
+// when holding the lock is no longer certain, and when the lock is released.
+// When this handle does not hold the lock it returns a closed channel.
+func (m *InterProcessSemaphoreMutex) Lost() <-chan struct{} {
+	m.mu.Lock()
+	lease := m.lease
+	m.mu.Unlock()
+	return lease.Lost()
+}
+
 // IsAcquiredInThisProcess reports whether this handle holds the lock.
 func (m *InterProcessSemaphoreMutex) IsAcquiredInThisProcess() bool {
 	m.mu.Lock()

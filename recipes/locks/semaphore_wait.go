@@ -15,11 +15,13 @@ import (
 )
 
 // awaitGrant waits until the leases path has no more children than the
-// limit, with our node among them: the lease is granted. It reports false
-// when timeout fires, and wraps errVanished when our node is gone. A waiter
+// limit, with our node p among them and owned by the client's current
+// session: the lease is granted. It reports false when timeout fires, and
+// wraps errVanished when our node is gone or belongs to a session the client
+// no longer has (see sessionGone). A waiter
 // wakes when the children change, when the shared count changes and on every
 // connection state change (go-zookeeper fires no watch on a plain disconnect).
-func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, lease *Lease, timeout <-chan time.Time) (bool, error) {
+func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owner int64, timeout <-chan time.Time) (bool, error) {
 	wake := make(chan struct{}, 1)
 	stop := s.client.Listen(func(framework.ConnectionState) {
 		select {
@@ -29,18 +31,20 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, lease *Lease, 
 	})
 	defer stop()
 
-	name := path.Base(lease.path)
+	name := path.Base(p)
 	limit, readLimit := s.maxLeases, s.countPath != ""
 	var countEvents <-chan zk.Event
 	for {
 		children, _, childEvents, err := s.client.ChildrenW(ctx, s.leasesPath)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
-			return false, vanished(lease.path)
+			return false, vanished(p)
 		case err != nil:
 			return false, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
-			return false, vanished(lease.path)
+			return false, vanished(p)
+		case !isCurrent(s.client, owner):
+			return false, sessionGone(p, owner)
 		}
 		if readLimit {
 			if limit, countEvents, err = s.sharedCount(ctx); err != nil {

@@ -2,15 +2,12 @@ package campaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/testing/locktest"
@@ -26,19 +23,31 @@ const (
 	// ReadWriteLock is InterProcessReadWriteLock: each worker alternates a
 	// write under the write lock and a read under the read lock.
 	ReadWriteLock
+	// Semaphore is InterProcessSemaphoreV2 with Config.MaxLeases leases:
+	// every hold is a lease under which the worker reads.
+	Semaphore
+	// SemaphoreMutex is InterProcessSemaphoreMutex, a semaphore of one lease.
+	SemaphoreMutex
 )
 
-// String names the lock kind ("mutex" or "rwlock"); it is also the name of
-// the campaign's znode.
+// String names the lock kind ("mutex", "rwlock", "semaphore" or
+// "semaphore-mutex"); it is also the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
 		return "mutex"
 	case ReadWriteLock:
 		return "rwlock"
+	case Semaphore:
+		return "semaphore"
+	case SemaphoreMutex:
+		return "semaphore-mutex"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
+
+// leases reports whether k is a semaphore, whose holds are leases.
+func (k LockKind) leases() bool { return k == Semaphore || k == SemaphoreMutex }
 
 // Config describes one campaign. Zero fields take the defaults noted.
 type Config struct {
@@ -46,7 +55,10 @@ type Config struct {
 	Duration time.Duration // how long the nemesis injects faults (required)
 	Kind     LockKind
 
-	Clients        int           // default 6
+	Clients int // default 6, 5 for the semaphores
+	// MaxLeases is the semaphore's limit: default 2 for Semaphore, always 1
+	// for SemaphoreMutex, unused by the locks.
+	MaxLeases      int
 	SessionTimeout time.Duration // default 1.5 s
 	// Recovery bounds the time after the last fault healed in which every
 	// client must make progress (default 30 s).
@@ -59,11 +71,31 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Duration <= 0 {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
-	if c.Kind != MutexLock && c.Kind != ReadWriteLock {
+	switch c.Kind {
+	case MutexLock, ReadWriteLock:
+	case Semaphore:
+		if c.MaxLeases == 0 {
+			c.MaxLeases = 2
+		}
+		if c.MaxLeases < 1 {
+			return c, fmt.Errorf("campaign: maxLeases %d: must be at least 1", c.MaxLeases)
+		}
+	case SemaphoreMutex:
+		if c.MaxLeases != 0 && c.MaxLeases != 1 {
+			return c, fmt.Errorf("campaign: maxLeases %d: a semaphore mutex has exactly 1", c.MaxLeases)
+		}
+		c.MaxLeases = 1
+	default:
 		return c, fmt.Errorf("campaign: unknown lock kind %d", int(c.Kind))
 	}
 	if c.Clients == 0 {
 		c.Clients = 6
+		if c.Kind.leases() {
+			c.Clients = 5
+		}
+	}
+	if c.Kind.leases() && c.Clients <= c.MaxLeases {
+		return c, fmt.Errorf("campaign: %d clients for %d leases: need more clients than leases to contend", c.Clients, c.MaxLeases)
 	}
 	if c.Clients < 2 {
 		return c, fmt.Errorf("campaign: %d clients: need at least 2 to contend", c.Clients)
@@ -102,8 +134,8 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 // Summary is the campaign's one-line result.
 func (r *Report) Summary() string {
 	v := &r.Verdict
-	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK())
+	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t lock=%s",
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind)
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -231,7 +263,12 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		return nil, err
 	}
 	holds := history.sortedHolds()
-	v := check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
+	var v Verdict
+	if cfg.Kind.leases() {
+		v = checkLeases(holds, final, cfg.Clients, healedAt, cfg.MaxLeases)
+	} else {
+		v = check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
+	}
 	return &Report{Seed: cfg.Seed, Duration: cfg.Duration, Kind: cfg.Kind, Faults: faults, HealedAt: healedAt,
 		Holds: holds, States: history.stateChanges(), Verdict: v}, nil
 }
@@ -358,57 +395,4 @@ func closeClients(clients []*framework.Client) {
 		}()
 	}
 	wg.Wait()
-}
-
-// finalState reads the outcome once every client has closed: the counter,
-// the fence, the acknowledgement nodes, and the lock path's children, polled
-// until the ensemble has expired the sessions the clients abandoned (bounded
-// by a few session timeouts).
-func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTimeout time.Duration) (endState, error) {
-	var f endState
-	c, err := adminClient(ctx, cluster)
-	if err != nil {
-		return f, err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-
-	deadline := time.Now().Add(4*sessionTimeout + 5*time.Second)
-	for {
-		children, _, err := c.Children(ctx, p.lock)
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-			children = nil // the empty container was reaped
-		case err != nil:
-			return f, fmt.Errorf("campaign: list %s: %w", p.lock, err)
-		}
-		f.Orphans = children
-		if len(children) == 0 || time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
-			break
-		}
-	}
-
-	if f.Counter, _, err = readInt(ctx, c, p.counter); err != nil {
-		return f, fmt.Errorf("campaign: %w", err)
-	}
-	if f.Fence, _, err = readInt(ctx, c, p.fence); err != nil {
-		return f, fmt.Errorf("campaign: %w", err)
-	}
-	names, _, err := c.Children(ctx, p.acks)
-	if err != nil {
-		return f, fmt.Errorf("campaign: list %s: %w", p.acks, err)
-	}
-	for _, name := range names {
-		data, _, err := c.GetData(ctx, p.acks+"/"+name)
-		if err != nil {
-			return f, fmt.Errorf("campaign: read %s/%s: %w", p.acks, name, err)
-		}
-		a, err := parseAck(name, data)
-		if err != nil {
-			return f, fmt.Errorf("campaign: %w", err)
-		}
-		f.Acks = append(f.Acks, a)
-	}
-	return f, nil
 }

@@ -13,12 +13,13 @@ import (
 )
 
 // Under plain go test (CI) the campaigns use a fixed seed and short budgets,
-// about a minute for both; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// about two minutes for all four; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
 // (the fault phase of each campaign) for longer runs.
 const (
 	defaultSeed        = 1
 	defaultMutexSecs   = 20
 	defaultRWLockSecs  = 20
+	defaultLeaseSecs   = 20
 	historyTailOnError = 80
 )
 
@@ -28,6 +29,16 @@ func TestCampaign(t *testing.T) {
 
 func TestCampaignReadWrite(t *testing.T) {
 	runCampaign(t, campaign.ReadWriteLock, defaultRWLockSecs*time.Second)
+}
+
+// TestCampaignSemaphore runs InterProcessSemaphoreV2 with 2 leases among 5
+// clients.
+func TestCampaignSemaphore(t *testing.T) {
+	runCampaign(t, campaign.Semaphore, defaultLeaseSecs*time.Second)
+}
+
+func TestCampaignSemaphoreMutex(t *testing.T) {
+	runCampaign(t, campaign.SemaphoreMutex, defaultLeaseSecs*time.Second)
 }
 
 func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration) {

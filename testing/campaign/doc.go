@@ -23,6 +23,14 @@
 // under the write lock and readers under the read lock, which must never
 // overlap a writer.
 //
+// The semaphore campaigns (InterProcessSemaphoreV2 with two leases among five
+// workers, and InterProcessSemaphoreMutex) hold leases instead: each worker
+// takes a lease, reads the counter and dwells, and returns it. Their checker
+// verifies that never more than maxLeases leases were held at once by workers
+// that had not seen the lease's Lost channel closed, that no lease node and
+// no node of the semaphore's lock outlived the clients, and that every worker
+// held a clean lease after the last fault healed.
+//
 // A campaign is reproducible in its fault schedule: the seed (with the lock
 // kind) fixes which faults come, in which order, against whom and for how
 // long; wall-clock timing can only cut a schedule short. A failing run

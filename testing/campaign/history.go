@@ -19,12 +19,18 @@ const (
 	Exclusive Mode = iota
 	// Shared is the read lock of a read/write lock: the holder only reads.
 	Shared
+	// Leased is a semaphore's lease: the holder only reads, and at most
+	// maxLeases may hold at once.
+	Leased
 )
 
-// String returns "W" for Exclusive and "R" for Shared.
+// String returns "W" for Exclusive, "R" for Shared and "L" for Leased.
 func (m Mode) String() string {
-	if m == Shared {
+	switch m {
+	case Shared:
 		return "R"
+	case Leased:
+		return "L"
 	}
 	return "W"
 }
@@ -211,7 +217,8 @@ func (h *recorder) progressed(clients int, from time.Duration, reads bool) []boo
 }
 
 // progressOf marks the clients that, among holds entered at or after from,
-// have a write that counts (applied) and, when reads is set, a clean read.
+// have a write that counts (applied) and, when reads is set, a clean read;
+// in a semaphore campaign a lease held without seeing Lost counts as both.
 func progressOf(holds []Hold, clients int, from time.Duration, reads bool, applied func(*Hold) bool) []bool {
 	wrote := make([]bool, clients)
 	read := make([]bool, clients)
@@ -225,6 +232,8 @@ func progressOf(holds []Hold, clients int, from time.Duration, reads bool, appli
 			wrote[r.Client] = true
 		case r.Mode == Shared && !r.LostAtExit:
 			read[r.Client] = true
+		case r.Mode == Leased && !r.LostAtExit:
+			wrote[r.Client], read[r.Client] = true, true
 		}
 	}
 	done := make([]bool, clients)

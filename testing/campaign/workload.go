@@ -25,22 +25,28 @@ const maxIterations = 1 << 20
 
 // paths are the znodes of one campaign.
 type paths struct {
-	root    string // everything below it belongs to the campaign
-	lock    string // the lock's path: contenders' nodes are its children
-	counter string // decimal counter
-	fence   string // decimal highest fencing token that has written
-	acks    string // one persistent child per applied write
+	root    string   // everything below it belongs to the campaign
+	lock    string   // the lock's (or semaphore's) path
+	nodes   []string // the parents of the contenders' nodes: none may outlive the clients
+	counter string   // decimal counter
+	fence   string   // decimal highest fencing token that has written
+	acks    string   // one persistent child per applied write
 }
 
 func newPaths(kind LockKind) paths {
 	root := "/campaign/" + kind.String()
-	return paths{
+	p := paths{
 		root:    root,
 		lock:    root + "/lock",
 		counter: root + "/counter",
 		fence:   root + "/fence",
 		acks:    root + "/acks",
 	}
+	p.nodes = []string{p.lock}
+	if kind.leases() {
+		p.nodes = []string{p.lock + "/leases", p.lock + "/locks"}
+	}
+	return p
 }
 
 // ackName names the acknowledgement node a write creates in its transaction,
@@ -73,6 +79,7 @@ type worker struct {
 	client    *framework.Client
 	exclusive *locks.InterProcessMutex
 	shared    *locks.InterProcessMutex // nil for the mutex campaign
+	leaser    leaser                   // the semaphore; nil for the locks
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -94,10 +101,13 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		opTimeout:   4 * cfg.SessionTimeout,
 		release:     2 * cfg.SessionTimeout,
 	}
-	if cfg.Kind == ReadWriteLock {
+	switch cfg.Kind {
+	case ReadWriteLock:
 		rw := locks.NewInterProcessReadWriteLock(c, p.lock)
 		w.exclusive, w.shared = rw.WriteLock(), rw.ReadLock()
-	} else {
+	case Semaphore, SemaphoreMutex:
+		w.leaser = newLeaser(cfg.Kind, c, p.lock, cfg.MaxLeases)
+	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
 	return w
@@ -112,6 +122,10 @@ func (w *worker) modeFor(seq int) Mode {
 }
 
 func (w *worker) run(ctx context.Context) {
+	if w.leaser != nil {
+		w.runLeases(ctx)
+		return
+	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
 		mode := w.modeFor(seq)
 		m := w.exclusive
@@ -130,10 +144,23 @@ func (w *worker) run(ctx context.Context) {
 	}
 }
 
-// hold runs one critical section and records it.
+// hold runs one critical section under m and records it.
 func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterProcessMutex) {
-	rec := Hold{Client: w.id, Seq: seq, Mode: mode, Enter: w.clock.now(), Write: never, LostAt: never}
 	lost := m.Lost()
+	w.section(ctx, Hold{Client: w.id, Seq: seq, Mode: mode}, lost, func(ctx context.Context, rec *Hold) {
+		if mode == Exclusive {
+			w.write(ctx, m, lost, rec)
+		} else {
+			w.read(ctx, rec)
+		}
+	}, m.Release)
+}
+
+// section runs work inside a critical section whose Lost channel is lost,
+// then release, and records the hold: when it was entered and left, and when
+// the worker first saw Lost.
+func (w *worker) section(ctx context.Context, rec Hold, lost <-chan struct{}, work func(context.Context, *Hold), release func(context.Context) error) {
+	rec.Enter, rec.Write, rec.LostAt = w.clock.now(), never, never
 	releasing := make(chan struct{})
 	lostAt := make(chan time.Duration, 1)
 	go func() {
@@ -151,11 +178,7 @@ func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterPro
 
 	w.holding.Store(true)
 	opCtx, cancel := context.WithTimeout(ctx, w.opTimeout)
-	if mode == Exclusive {
-		w.write(opCtx, m, lost, &rec)
-	} else {
-		w.read(opCtx, &rec)
-	}
+	work(opCtx, &rec)
 	cancel()
 
 	rec.Exit = w.clock.now()
@@ -170,7 +193,7 @@ func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterPro
 	}
 
 	relCtx, relCancel := context.WithTimeout(context.WithoutCancel(ctx), w.release)
-	if err := m.Release(relCtx); err != nil && rec.Err == "" {
+	if err := release(relCtx); err != nil && rec.Err == "" {
 		rec.Err = "release: " + err.Error()
 	}
 	relCancel()

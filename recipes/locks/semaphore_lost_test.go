@@ -1,0 +1,193 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Each way a lease's Lost channel closes, and each way it stays open.
+
+// lostWithin reports whether l's Lost channel closes within d.
+func lostWithin(l *locks.Lease, d time.Duration) bool {
+	select {
+	case <-l.Lost():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// assertNotLost fails the test if l's Lost channel is closed.
+func assertNotLost(t *testing.T, l *locks.Lease, when string) {
+	t.Helper()
+	select {
+	case <-l.Lost():
+		t.Fatalf("%s: Lost is closed", when)
+	default:
+	}
+}
+
+func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	p := newProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2).Acquire(ctx)
+	must(t, err)
+	assertNotLost(t, lease, "a fresh lease")
+
+	awaitState(t, c, framework.Suspended, p.Sever)
+	if !lostWithin(lease, 5*time.Second) {
+		t.Fatal("Lost stayed open after Suspended under the standard error policy")
+	}
+	must(t, c.BlockUntilConnected(ctx))
+	must(t, lease.Close(ctx))
+}
+
+// Under the session policy a Suspended within the session keeps the lease;
+// the client giving the session up closes Lost.
+func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	p := newProxy(t, srv.ConnectString())
+	opts := append(givenUpSessionOptions(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	c := locktest.NewClient(t, p.Addr(), opts...)
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2).Acquire(ctx)
+	must(t, err)
+
+	session := c.SessionID()
+	awaitState(t, c, framework.Reconnected, p.Sever)
+	if c.SessionID() != session {
+		t.Fatal("the client reconnected with a new session: the test did not stay within the session")
+	}
+	assertNotLost(t, lease, "after Suspended and Reconnected within the session")
+
+	givenUpSession(t, p, c, func() {})
+	if !lostWithin(lease, 5*time.Second) {
+		t.Fatal("Lost stayed open after the client gave the lease's session up")
+	}
+	must(t, lease.Close(ctx))
+}
+
+func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/deleted", 1).Acquire(ctx)
+	must(t, err)
+
+	must(t, admin.Delete(ctx, lease.Path()))
+	if !lostWithin(lease, 5*time.Second) {
+		t.Fatal("Lost stayed open after the lease node was deleted")
+	}
+	must(t, lease.Close(ctx))
+}
+
+func TestLeaseLostOnClose(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	sem := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/close", 1)
+	lease, err := sem.Acquire(ctx)
+	must(t, err)
+	p := lease.Path()
+
+	must(t, lease.Close(ctx))
+	assertClosed(t, lease.Lost(), "Lost after Close")
+	must(t, lease.Close(ctx)) // a second Close does nothing
+	if lease.Path() != p {
+		t.Fatalf("Path after Close = %q; want %q", lease.Path(), p)
+	}
+	if nodes := leaseChildren(t, c, "/lease-lost/close"); len(nodes) != 0 {
+		t.Fatalf("lease nodes after Close: %v", nodes)
+	}
+}
+
+// A lease whose client closes before the lease does reports Lost, and its
+// watcher ends (goleak checks the rest).
+func TestLeaseLostWhenItsClientCloses(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/client-close", 1).Acquire(ctx)
+	must(t, err)
+
+	must(t, c.Close())
+	if !lostWithin(lease, 5*time.Second) {
+		t.Fatal("Lost stayed open after the client closed")
+	}
+	_ = lease.Close(ctx) // the client is closed: the node went with its session
+}
+
+func TestNilLeaseIsSane(t *testing.T) {
+	var lease *locks.Lease
+	assertClosed(t, lease.Lost(), "a nil lease's Lost")
+	if err := lease.Close(context.Background()); err == nil {
+		t.Fatal("Close on a nil lease returned nil")
+	}
+	if lease.Path() != "" || lease.NodeName() != "" {
+		t.Fatalf("nil lease: Path %q, NodeName %q; want empty", lease.Path(), lease.NodeName())
+	}
+}
+
+func TestLeaseCloseRejectsANilContext(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/nil-ctx", 1).Acquire(ctx)
+	must(t, err)
+	//nolint:staticcheck // a nil context is the bad input under test
+	if err := lease.Close(nil); err == nil || errors.Is(err, context.Canceled) {
+		t.Fatalf("Close(nil) = %v; want an error naming the nil context", err)
+	}
+	assertNotLost(t, lease, "after a refused Close")
+	must(t, lease.Close(ctx))
+}
+
+// assertClosed fails the test unless ch is closed.
+func assertClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	default:
+		t.Fatalf("%s is open; want closed", what)
+	}
+}
+
+// The semaphore mutex's Lost is its lease's: open while held and certain,
+// closed when its lease node is deleted, after Release, and when not held.
+func TestSemaphoreMutexLost(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	m := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex")
+	assertClosed(t, m.Lost(), "Lost before Acquire")
+
+	must(t, m.Acquire(ctx))
+	select {
+	case <-m.Lost():
+		t.Fatal("Lost is closed while the lock is held")
+	default:
+	}
+	leases, _, err := admin.Children(ctx, "/lease-lost/mutex/leases")
+	must(t, err)
+	if len(leases) != 1 {
+		t.Fatalf("lease nodes %v; want one", leases)
+	}
+	must(t, admin.Delete(ctx, "/lease-lost/mutex/leases/"+leases[0]))
+	select {
+	case <-m.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost stayed open after the lease node was deleted")
+	}
+	must(t, m.Release(ctx))
+	assertClosed(t, m.Lost(), "Lost after Release")
+}
