@@ -23,13 +23,25 @@
 //     reverse.
 //
 // Beyond Curator, on purpose:
+//   - A node counts only while the session that created it is the client's
+//     current one. A node of a session the client gave up (simulated expiry)
+//     or the server expired still stands on the server for a while; it never
+//     grants a hold or a lease: the contender deletes it and queues again on
+//     its current session. PersistentTTLLockInternalsDriver's adoption of its
+//     node by protected id is the one exception, by design.
 //   - Every call that can wait takes a context; a cancelled Acquire leaves no
-//     node behind.
+//     node behind and returns the context's error.
 //   - Lost returns a channel closed when holding is no longer certain (on
 //     Suspended under the standard error policy, on Lost under the session
-//     policy, when the node is found deleted, or on Release).
-//   - FencingToken is the czxid of the hold's node: it strictly increases from
-//     one hold to the next, so storage can reject a stale holder's writes.
+//     policy, when the client's session is no longer the node's, when the
+//     node is found deleted, or on Release); Lease.Lost does the same for a
+//     semaphore's lease.
+//   - FencingToken is the czxid of the hold's node, read only from a node
+//     that is this hold's own: it strictly increases from one hold to the
+//     next, so storage can reject a stale holder's writes. A downgrade's read
+//     hold keeps its write hold's token.
+//   - A downgrade creates its read node in one transaction with a check that
+//     the write node still exists.
 //   - Reentrancy is per handle, since Go has no thread identity.
 //   - Upgrading a held read lock returns ErrUpgrade instead of waiting forever.
 //

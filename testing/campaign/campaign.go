@@ -354,6 +354,19 @@ func closeProxies(proxies [][]*zktest.Proxy) {
 	}
 }
 
+// simulatedPercent gives every other client an early simulated expiry: it
+// gives its session up after 10% of the session timeout in SUSPENDED (which
+// starts at about 2/3 of it), so a SuspendClient fault usually ends with the
+// session given up while the server keeps it, and its nodes, for about a
+// third of a timeout more: nodes of given-up sessions that the session rule
+// must never let grant a hold or a lease.
+func simulatedPercent(client int) int {
+	if client%2 == 1 {
+		return 10
+	}
+	return 100
+}
+
 // startClients starts one client per proxy set, each over its own proxies
 // only, and waits until all are connected.
 func startClients(ctx context.Context, proxies [][]*zktest.Proxy, sessionTimeout time.Duration, onState func(int, framework.ConnectionState)) ([]*framework.Client, error) {
@@ -365,7 +378,8 @@ func startClients(ctx context.Context, proxies [][]*zktest.Proxy, sessionTimeout
 		}
 		c, err := framework.NewClient(strings.Join(addrs, ","), locktest.TestRetryPolicy,
 			framework.WithSessionTimeout(sessionTimeout),
-			framework.WithConnectionTimeout(2*sessionTimeout))
+			framework.WithConnectionTimeout(2*sessionTimeout),
+			framework.WithSimulatedSessionExpirationPercent(simulatedPercent(i)))
 		if err != nil {
 			return clients, fmt.Errorf("campaign: client %d: %w", i, err)
 		}
