@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,15 +80,24 @@ func StandardFixForSorting(str, lockName string) string {
 }
 
 // SortedContenders returns the children that carry a lock name according to
-// fix (those for which fix changes the name), in lock order. Keys that are
-// sequence numbers compare as numbers, so ZooKeeper's negative sequence
-// numbers after the counter wraps order correctly among themselves; other
-// keys compare as text, and equal keys by the whole name.
+// fix (those for which fix changes the name), in lock order:
+//   - an empty key first: the unfair driver's holder node (UnfairHolderNodeName),
+//     which Curator's text order puts first too, so fair contenders wait for it;
+//   - then keys that are ZooKeeper sequence numbers, in serial-number order
+//     (RFC 1982) on 32 bits, so that after the server's counter wraps from
+//     2147483647 to -2147483648 a newcomer still sorts after the contenders
+//     before the wrap (Curator compares the keys as text and puts "-..." first:
+//     a Java and a Go contender disagree at the wrap);
+//   - then any other key as text (the unfair driver's "u<digits>" keys);
+//   - equal keys by the whole name.
+//
+// Serial-number order needs the live sequences to span less than 2^31, which
+// they do by far: the order starts after the largest gap on the 32-bit circle.
 func SortedContenders(children []string, lockName string, fix func(str, lockName string) string) []string {
 	type entry struct {
 		name, key string
-		num       int64
-		numeric   bool
+		serial    uint32
+		rank      int // 0 empty key, 1 sequence, 2 other
 	}
 	entries := make([]entry, 0, len(children))
 	for _, child := range children {
@@ -95,24 +105,63 @@ func SortedContenders(children []string, lockName string, fix func(str, lockName
 		if key == child {
 			continue
 		}
-		n, err := strconv.ParseInt(key, 10, 64)
-		entries = append(entries, entry{name: child, key: key, num: n, numeric: err == nil})
+		e := entry{name: child, key: key, rank: 2}
+		switch n, err := strconv.ParseInt(key, 10, 32); {
+		case key == "":
+			e.rank = 0
+		case err == nil:
+			e.rank, e.serial = 1, uint32(int32(n))
+		}
+		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool {
 		a, b := entries[i], entries[j]
 		switch {
-		case a.numeric && b.numeric && a.num != b.num:
-			return a.num < b.num
-		case a.numeric != b.numeric:
-			return a.numeric
+		case a.rank != b.rank:
+			return a.rank < b.rank
+		case a.rank == 1 && a.serial != b.serial:
+			return a.serial < b.serial
 		case a.key != b.key:
 			return a.key < b.key
 		}
 		return a.name < b.name
 	})
+	rotateAtLargestGap(entries, func(e entry) (uint32, bool) { return e.serial, e.rank == 1 })
 	out := make([]string, len(entries))
 	for i, e := range entries {
 		out[i] = e.name
 	}
 	return out
+}
+
+// rotateAtLargestGap rotates the run of sequence entries in s (sorted by
+// serial) so that it starts after the largest gap between neighbours on the
+// 32-bit circle: the place where the server's counter wrapped, if it did.
+func rotateAtLargestGap[E any](s []E, serial func(E) (uint32, bool)) {
+	lo, hi := -1, -1
+	for i, e := range s {
+		if _, ok := serial(e); ok {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+		}
+	}
+	if lo < 0 || hi-lo < 2 {
+		return
+	}
+	run := s[lo:hi]
+	first, _ := serial(run[0])
+	last, _ := serial(run[len(run)-1])
+	start, widest := 0, first-last // the gap across the wrap, modulo 2^32
+	for i := 1; i < len(run); i++ {
+		a, _ := serial(run[i-1])
+		b, _ := serial(run[i])
+		if gap := b - a; gap > widest {
+			start, widest = i, gap
+		}
+	}
+	slices.Reverse(run[:start])
+	slices.Reverse(run[start:])
+	slices.Reverse(run)
 }

@@ -145,9 +145,11 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(names))
-	for i, n := range names {
-		paths[i] = framework.JoinPath(li.basePath, n)
+	paths := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != UnfairHolderNodeName { // it marks a hold, it is no contender
+			paths = append(paths, framework.JoinPath(li.basePath, n))
+		}
 	}
 	return paths, nil
 }
@@ -163,7 +165,7 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 	if r, ok := li.driver.(Releaser); ok {
 		return true, r.ReleasesTheLock(ctx, li.client, n.path)
 	}
-	if li.holderName() != "" && (held || li.ownsHolder(ctx, n.path)) {
+	if li.holderName() != "" && (held || li.ownsHolder(ctx, n)) {
 		return true, li.releaseHolder(ctx, n.path)
 	}
 	if li.signalsRelease() && (len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0))) {

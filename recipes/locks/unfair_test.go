@@ -33,7 +33,7 @@ type fixedUnfairDriver struct {
 }
 
 func (d fixedUnfairDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
-	return naiveDriver{suffix: d.suffix}.CreatesTheLock(ctx, c, path, data)
+	return naiveDriver{suffix: "u" + d.suffix}.CreatesTheLock(ctx, c, path, data) // the unfair driver's key: "u<digits>"
 }
 
 // TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt replays one schedule:

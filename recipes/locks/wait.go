@@ -87,7 +87,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			if err := w.current(); err != nil {
 				return false, err
 			}
-			won, err := li.claimHolder(ctx, n.path)
+			won, err := li.claimHolder(ctx, n)
 			if err != nil || won {
 				n.unwatched = won && listed && contenders[len(contenders)-1] == w.name
 				return won, err
