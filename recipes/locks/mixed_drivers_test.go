@@ -31,12 +31,7 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 			first := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.first)
 			second := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.second)
 			must(t, first.Acquire(ctx))
-			held, err := second.TryAcquire(ctx, 500*time.Millisecond)
-			must(t, err)
-			if held {
-				_ = second.Release(ctx)
-				t.Fatal("the second driver's contender holds while the first one's holds")
-			}
+			assertWaits(t, ctx, second, "the second driver's contender, while the first one's holds")
 			got := make(chan error, 1)
 			go func() { got <- second.Acquire(ctx) }()
 			waitParticipants(t, first, 2)
@@ -45,6 +40,17 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 			awaitResult(t, got, "the second contender once the first released")
 			must(t, second.Release(ctx))
 		})
+	}
+}
+
+// assertWaits fails the test if m gets the lock within half a second.
+func assertWaits(t *testing.T, ctx context.Context, m *locks.InterProcessMutex, who string) {
+	t.Helper()
+	held, err := m.TryAcquire(ctx, 500*time.Millisecond)
+	must(t, err)
+	if held {
+		_ = m.Release(ctx)
+		t.Fatalf("%s holds beside the holder", who)
 	}
 }
 
@@ -94,12 +100,7 @@ func TestContenderPastTheSequenceWrapQueuesBehindTheHolder(t *testing.T) {
 	newcomer := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
 		locks.WithDriver(seqDriver{seq: -2147483648}))
 	must(t, holder.Acquire(ctx))
-	held, err := newcomer.TryAcquire(ctx, 300*time.Millisecond)
-	must(t, err)
-	if held {
-		_ = newcomer.Release(ctx)
-		t.Fatal("a contender past the sequence wrap holds beside the holder")
-	}
+	assertWaits(t, ctx, newcomer, "a contender past the sequence wrap")
 	got := make(chan error, 1)
 	go func() { got <- newcomer.Acquire(ctx) }()
 	nodes := waitParticipants(t, holder, 2)

@@ -18,6 +18,19 @@ import (
 // downgrade, fencing tokens and release-signal watches. Each test states the
 // interleaving it forces.
 
+// proxiedPair returns a read/write lock pair on lockPath whose client talks
+// through a proxy, an admin client and a foreign writer, on a server of
+// their own.
+func proxiedPair(t *testing.T, lockPath string) (*zktest.Proxy, *framework.Client, *framework.Client, *locks.InterProcessReadWriteLock, *locks.InterProcessMutex) {
+	srv := zktest.StartServer(t)
+	p := newProxy(t, srv.ConnectString())
+	pairClient := locktest.NewClient(t, p.Addr())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
+	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+	return p, pairClient, admin, pair, foreign
+}
+
 // Attack: the downgrade's multi (check the write node, create the read node)
 // succeeds on the server but its reply is lost, and the reader's ctx ends
 // before the retry can find the node. createOwned drops the path on an
@@ -25,14 +38,9 @@ import (
 // for the rest of the pair's session, ahead of every queued writer. The
 // contract says a cancelled Acquire leaves no node behind.
 func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
-	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/downgrade-orphan"
-	p := newProxy(t, srv.ConnectString())
-	pairClient := locktest.NewClient(t, p.Addr())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+	p, pairClient, admin, pair, foreign := proxiedPair(t, lockPath)
 
 	must(t, pair.WriteLock().Acquire(ctx))
 	// A slow link keeps the client from reconnecting (and retrying the
@@ -181,14 +189,9 @@ func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 // node's sequence, stays ahead of that writer: the writer waits for the
 // orphan, the reader waits for the writer, and neither ever holds.
 func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
-	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/downgrade-deadlock"
-	p := newProxy(t, srv.ConnectString())
-	pairClient := locktest.NewClient(t, p.Addr())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+	p, _, admin, pair, foreign := proxiedPair(t, lockPath)
 
 	must(t, pair.WriteLock().Acquire(ctx))
 	// The downgrade needs the write hold's fencing token; read it now, so
