@@ -234,7 +234,7 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 
 	leases := make([]*Lease, 0, qty)
 	for len(leases) < qty {
-		lease, err := s.acquireLease(ctx, timeout)
+		lease, err := s.acquireLease(ctx, timeout, lock)
 		if err != nil || lease == nil {
 			if cerr := closeAll(ctx, s.client, leases); cerr != nil {
 				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
@@ -246,11 +246,12 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 	return leases, nil
 }
 
-// acquireLease creates one lease node and waits until it is granted. On any
-// other outcome the node is deleted and the lease is nil. The node must be the
-// current session's: one left by a session the client gave up or the server
-// expired never grants the lease (errVanished: the acquisition starts again).
-func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time) (*Lease, error) {
+// acquireLease creates one lease node and waits until it is granted, while
+// this acquisition holds the semaphore's lock. On any other outcome the node
+// is deleted and the lease is nil. The node must be the current session's:
+// one left by a session the client gave up or the server expired never
+// grants the lease (errVanished: the acquisition starts again).
+func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (*Lease, error) {
 	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
@@ -259,7 +260,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 	})
 	if err == nil {
 		var granted bool
-		granted, err = s.awaitGrant(ctx, p, owner, timeout)
+		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
 			return newLease(s.client, p, owner), nil
 		}

@@ -16,12 +16,17 @@ import (
 
 // awaitGrant waits until the leases path has no more children than the
 // limit, with our node p among them and owned by the client's current
-// session: the lease is granted. It reports false when timeout fires, and
+// session, while lock, the semaphore's lock, is still held for certain: the
+// lease is granted. The lock is what makes counting the children safe: it
+// serializes acquirers, and the listing of its holder's session shows every
+// lease granted before. A holder of a lock it may have lost (its session given
+// up, say) could count on a server that has not yet seen another acquirer's
+// lease, so it starts again instead. It reports false when timeout fires, and
 // wraps errVanished when our node is gone or belongs to a session the client
 // no longer has (see sessionGone). A waiter
 // wakes when the children change, when the shared count changes and on every
 // connection state change (go-zookeeper fires no watch on a plain disconnect).
-func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owner int64, timeout <-chan time.Time) (bool, error) {
+func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owner int64, lock *InterProcessMutex, timeout <-chan time.Time) (bool, error) {
 	wake := make(chan struct{}, 1)
 	stop := s.client.Listen(func(framework.ConnectionState) {
 		select {
@@ -52,10 +57,14 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 			}
 			readLimit = false
 		}
+		if _, ok := lock.certainNode(); !ok {
+			return false, fmt.Errorf("%w: %s: the semaphore's lock is no longer held for certain", errVanished, p)
+		}
 		if len(children) <= limit {
 			return true, nil
 		}
 		select {
+		case <-lock.Lost():
 		case <-childEvents:
 		case <-countEvents:
 			readLimit = true
