@@ -12,10 +12,10 @@ vet:
 	$(GO) vet ./...
 
 # The README's test command; CI runs it through .ci/run. Every package runs
-# with the race detector, the fault campaign too: the framework keeps its
-# operations off a reconnected connection until go-zookeeper has set its
-# watches again, which all but closes go-zookeeper v1.0.4's own race on
-# Conn.lastZxid (framework/rewatch.go; ten -race campaign runs were clean).
+# with the race detector, the fault campaign too: the framework orders
+# go-zookeeper v1.0.4's read of Conn.lastZxid for SetWatches before any reply
+# on a reconnected connection, which closes that library's own data race
+# (framework/rewatch.go, TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
 test: deps vet
 	$(GO) test -race -count=1 -timeout 25m ./...
 

@@ -158,6 +158,10 @@ func (k *core) spawn(fn func()) bool {
 	return k.spawnLocked(fn)
 }
 
+// Done returns a channel that is closed when Close begins, so that work a
+// recipe runs in the background for this client ends with it.
+func (c *Client) Done() <-chan struct{} { return c.core.closing }
+
 // UsingNamespace returns a view of the client whose paths are relative to ns (""
 // for none), sharing this client's connection, state, listeners and lifetime. If ns is
 // invalid, every operation of the view returns an error naming it.

@@ -33,6 +33,7 @@ type session struct {
 	rewatching       bool // waiting for go-zookeeper's SetWatches after a reconnect
 	rewatchTimer     *time.Timer
 	rewatchEpoch     uint64
+	gate             *rewatchGate // shared with conn's connections
 }
 
 type loopEventKind int
@@ -70,6 +71,7 @@ func (k *core) connectLocked() error {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
+	gate := &rewatchGate{}
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) {
 			if ev.Type == zk.EventSession && ev.State == zk.StateDisconnected {
@@ -80,7 +82,7 @@ func (k *core) connectLocked() error {
 			}
 		}),
 		zk.WithLogger(&zkLogger{log: k.log.Sugar(), gen: gen, events: k.events}),
-		zk.WithDialer(k.rewatchDialer(dialer, gen)),
+		zk.WithDialer(k.rewatchDialer(dialer, gen, gate)),
 	)
 	if err != nil {
 		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
@@ -90,8 +92,10 @@ func (k *core) connectLocked() error {
 		for range ec {
 		}
 	})
+	gate.conn.Store(conn)
 	k.sess.conn = conn
 	k.sess.gen = gen
+	k.sess.gate = gate
 	k.sess.hasSession = false
 	k.sess.authApplied = 0
 	k.sess.authRunning = false

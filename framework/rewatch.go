@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -19,24 +20,51 @@ import (
 // written its SetWatches request. So that there always is one, the client
 // keeps a watch of its own on sentinelPath, whose data never changes. A
 // request already queued inside go-zookeeper when the connection dropped
-// still goes out first on the next one; that narrow window only a patched
-// go-zookeeper could close.
+// still goes out first on the next one, so the connection itself also holds
+// back every reply until SetWatches is written (rewatchConn.Read).
 const (
 	sentinelPath = "/zookeeper"
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
 	rewatchWait = time.Second
+	// rewatchReadWait bounds how long replies are held back for it: well
+	// under go-zookeeper's read deadline, and far more than go-zookeeper
+	// takes to queue SetWatches after the handshake.
+	rewatchReadWait = 250 * time.Millisecond
 	// sentinelAttempts bounds the failures to arm the sentinel in a session.
 	sentinelAttempts = 3
 	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
 	opSetWatches = 101
 )
 
+// rewatchGate is what the connections of one generation share: its
+// go-zookeeper connection, once zk.Connect has returned it, and the session
+// in which our sentinel watch is armed.
+type rewatchGate struct {
+	conn  atomic.Pointer[zk.Conn]
+	armed atomic.Int64
+}
+
 // rewatchConn is a connection that reports the first SetWatches request
-// go-zookeeper writes on it.
+// go-zookeeper writes on it and, on a connection that resumes a session
+// whose watches go-zookeeper will set again, delivers no reply until that
+// request is written. go-zookeeper reads the zxid for SetWatches before it
+// queues the request, so from then on its receive loop may record newer
+// zxids: the gate orders the two, which closes the data race (and keeps the
+// relative zxid from skipping changes) even for requests that were already
+// queued inside go-zookeeper when the previous connection dropped.
 type rewatchConn struct {
 	net.Conn
-	once   sync.Once
-	report func()
+	gate    *rewatchGate
+	once    sync.Once
+	report  func()
+	written chan struct{} // closed once SetWatches is written
+
+	// Reads of the connect response (go-zookeeper's handshake, on its own
+	// goroutine, before the receive loop starts).
+	handshake    [4]byte
+	handshakeLen int   // bytes of the length prefix read so far
+	handshakeRem int64 // bytes of the response body still to come
+	gated        sync.Once
 }
 
 // Write sees whole requests: go-zookeeper writes each one, length prefix,
@@ -46,20 +74,77 @@ type rewatchConn struct {
 func (c *rewatchConn) Write(p []byte) (int, error) {
 	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
 		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
-		c.once.Do(c.report)
+		c.once.Do(func() {
+			close(c.written)
+			c.report()
+		})
 	}
 	return c.Conn.Write(p)
 }
 
+// Read passes the connect response through and, before the first read of
+// the receive loop, waits (at most rewatchReadWait) for SetWatches when the
+// resumed session is the one whose sentinel watch go-zookeeper holds: only
+// then is a SetWatches request certain to come. go-zookeeper reads the
+// connect response with exact lengths, so counting its bytes finds its end.
+func (c *rewatchConn) Read(p []byte) (int, error) {
+	if c.handshakeLen == len(c.handshake) && c.handshakeRem == 0 {
+		c.gated.Do(c.awaitSetWatches)
+		return c.Conn.Read(p)
+	}
+	n, err := c.Conn.Read(p)
+	c.countHandshake(p[:n])
+	return n, err
+}
+
+func (c *rewatchConn) countHandshake(b []byte) {
+	for len(b) > 0 {
+		if c.handshakeLen < len(c.handshake) {
+			k := copy(c.handshake[c.handshakeLen:], b)
+			c.handshakeLen += k
+			b = b[k:]
+			if c.handshakeLen == len(c.handshake) {
+				c.handshakeRem = int64(binary.BigEndian.Uint32(c.handshake[:]))
+			}
+			continue
+		}
+		k := min(int64(len(b)), c.handshakeRem)
+		c.handshakeRem -= k
+		b = b[k:]
+		if c.handshakeRem == 0 {
+			return
+		}
+	}
+}
+
+func (c *rewatchConn) awaitSetWatches() {
+	conn := c.gate.conn.Load()
+	if conn == nil || conn.SessionID() == 0 || conn.SessionID() != c.gate.armed.Load() {
+		return
+	}
+	t := time.NewTimer(rewatchReadWait)
+	defer t.Stop()
+	select {
+	case <-c.written:
+	case <-t.C:
+	}
+}
+
 // rewatchDialer wraps dial so that every connection of generation gen
-// reports its SetWatches request to the state machine.
-func (k *core) rewatchDialer(dial zk.Dialer, gen uint64) zk.Dialer {
+// reports its SetWatches request to the state machine and waits for it as
+// gate says.
+func (k *core) rewatchDialer(dial zk.Dialer, gen uint64, gate *rewatchGate) zk.Dialer {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		c, err := dial(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
-		return &rewatchConn{Conn: c, report: func() { k.events.push(loopEvent{kind: evRewatched, gen: gen}) }}, nil
+		return &rewatchConn{
+			Conn:    c,
+			gate:    gate,
+			written: make(chan struct{}),
+			report:  func() { k.events.push(loopEvent{kind: evRewatched, gen: gen}) },
+		}, nil
 	}
 }
 
@@ -138,6 +223,7 @@ func (k *core) sentinelDoneLocked(ev loopEvent) {
 	case ev.sessionID != s.lastSessionID:
 	case ev.err == nil:
 		s.sentinel = true
+		s.gate.armed.Store(ev.sessionID)
 	default:
 		s.sentinelFailures++
 		if s.sentinelFailures >= sentinelAttempts {

@@ -140,6 +140,8 @@ func (li *lockInternals) fireStaleLater(stale []string) {
 			select {
 			case <-changed:
 			case <-wake:
+			case <-li.client.Done():
+				return
 			case <-time.After(li.client.SessionTimeout()):
 			}
 		}

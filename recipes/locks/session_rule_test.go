@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -280,4 +281,57 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 			t.Fatalf("the release-signal watch on %s outlived its acquisition", p)
 		}
 	}
+}
+
+// The background firing of an abandoned acquisition's stale signals
+// (fireStaleLater) waits while contenders before them remain, and ends when
+// its client closes rather than outliving it.
+func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/session-rule/stale-close"
+	admin := locktest.NewClient(t, srv.ConnectString())
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	waiterClient := locktest.NewClient(t, srv.ConnectString())
+	waiter := locks.NewInterProcessMutex(waiterClient, lockPath)
+
+	must(t, holder.Acquire(ctx))
+	mgot := make(chan error, 1)
+	go func() { mgot <- middle.Acquire(ctx) }()
+	waitParticipants(t, holder, 2)
+	wctx, cancelWaiter := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(wctx) }()
+	nodes := waitParticipants(t, holder, 3)
+	locktest.Eventually(t, 10*time.Second, "the waiter watching the middle's signal", func() bool {
+		return perfWatchesByPath(t, srv)[nodes[1]+".released"] > 0
+	})
+	must(t, admin.Delete(ctx, nodes[2])) // the waiter queues again: its signal watch is stale
+	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+		ps, err := holder.ParticipantNodes(ctx)
+		return err == nil && len(ps) == 3 && ps[2] != nodes[2]
+	})
+	cancelWaiter()
+	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
+	}
+	const firing = "(*lockInternals).fireStaleLater"
+	locktest.Eventually(t, 10*time.Second, "the stale signal waiting to be fired", func() bool {
+		return goroutinesRunning(firing)
+	})
+	waiterClient.Close()
+	locktest.Eventually(t, 10*time.Second, "no stale signal firing after Close", func() bool {
+		return !goroutinesRunning(firing)
+	})
+
+	must(t, holder.Release(ctx))
+	awaitResult(t, mgot, "the middle's Acquire")
+	must(t, middle.Release(ctx))
+}
+
+// goroutinesRunning reports whether any goroutine's stack names fn.
+func goroutinesRunning(fn string) bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), fn)
 }
