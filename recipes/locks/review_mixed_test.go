@@ -117,3 +117,107 @@ func reviewClient(t *testing.T, connect string, policy retry.Policy, opts ...fra
 	must(t, c.BlockUntilConnected(ctx))
 	return c
 }
+
+// fixedUnfair is the unfair driver with a chosen suffix, so that a test
+// decides which unfair contender sorts first. It inherits the holder node
+// and the yielding to fair contenders.
+type fixedUnfair struct {
+	locks.UnfairLockInternalsDriver
+	suffix string // ten digits
+}
+
+func (d fixedUnfair) CreatesTheLock(ctx context.Context, c *framework.Client, path string, data []byte) (string, error) {
+	return c.Create(ctx, path+"u"+d.suffix, data,
+		framework.WithMode(framework.Ephemeral), framework.WithProtection(), framework.CreatingParentContainersIfNeeded())
+}
+
+// An unfair contender's give-back of the holder node (releaseHolderOnly) is
+// retried by the framework after a lost reply, and the retry deletes whatever
+// holder node stands then: by that time another unfair contender may hold.
+//
+// Interleaving: U1 (unfair, suffix u9..., through a slow proxy) lists [U1],
+// picks itself and claims holder-lock-. F (fair) creates its node before
+// U1's yieldToFair listing, which finds F: U1 sends the give-back multi
+// (check U1; delete holder-lock- version -1). The server applies it; the reply
+// is lost and U1's connection severed and held down. F holds (the holder node
+// is gone) and releases. U2 (unfair, suffix u1..., below U1) lists
+// [U2, U1], picks itself, claims holder-lock- and, seeing no fair node,
+// holds. U1 reconnects within its session and the framework re-sends the
+// give-back: U1's node exists, so it deletes U2's holder node. F2 (fair) then
+// lists [F2, U2, U1], finds no holder node and holds beside U2, whose Lost()
+// never closed. Then U2's Release (delete U2's node and holder-lock- in one
+// transaction) fails on the missing holder node, takes that NoNode for
+// "already released" and leaves U2's node behind: U1 waits for it forever.
+func TestReviewMixedGiveBackRetryDeletesAnotherHoldersNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const lockPath = "/review2/give-back"
+	holderPath := path.Join(lockPath, locks.UnfairHolderNodeName)
+	obs := locktest.NewClient(t, srv.ConnectString())
+	cu1 := locktest.NewClient(t, p.Addr())
+	u1 := locks.NewInterProcessMutex(cu1, lockPath, locks.WithDriver(fixedUnfair{suffix: "9000000000"}))
+	u2 := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath,
+		locks.WithDriver(fixedUnfair{suffix: "1000000000"}))
+	fair := locks.WithDriver(locks.StandardLockInternalsDriver{})
+	f := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair)
+	f2 := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair)
+
+	p.SetLatency(150 * time.Millisecond)
+	u1Got := make(chan error, 1)
+	u1ctx, cancelU1 := context.WithCancel(ctx)
+	defer cancelU1()
+	go func() { u1Got <- u1.Acquire(u1ctx) }()
+	locktest.Eventually(t, 10*time.Second, "U1's claim of the holder node", func() bool {
+		_, _, err := obs.GetData(ctx, holderPath)
+		return err == nil
+	})
+	p.LoseNextReply(zktest.OpMulti) // the give-back
+	fGot := make(chan error, 1)
+	go func() { fGot <- f.Acquire(ctx) }()
+	awaitResult(t, fGot, "F once U1 gave the holder node back")
+	locktest.Eventually(t, 5*time.Second, "U1's give-back reply lost", func() bool { return p.LostReplies() == 1 })
+	must(t, f.Release(ctx))
+	held, err := u2.TryAcquire(ctx, 5*time.Second)
+	must(t, err)
+	if !held {
+		t.Fatal("U2 does not hold the free lock")
+	}
+	// The lost reply's sever reaches U1 only now (the proxy's latency):
+	// U1 reconnects and the framework re-sends the give-back.
+	locktest.Eventually(t, 10*time.Second, "U1's re-sent give-back deleting U2's holder node", func() bool {
+		_, _, err := obs.GetData(ctx, holderPath)
+		return errors.Is(err, zk.ErrNoNode)
+	})
+	p.SetLatency(0)
+
+	held, err = f2.TryAcquire(ctx, 2*time.Second)
+	must(t, err)
+	select {
+	case <-u2.Lost():
+		t.Log("U2's Lost() closed")
+	default:
+		if held {
+			t.Errorf("fair F2 holds beside unfair U2 (Lost() open): U1's re-sent give-back deleted U2's holder node")
+		}
+	}
+	if held {
+		must(t, f2.Release(ctx))
+	}
+	must(t, u2.Release(ctx))
+	// U2's release (delete U2's node and holder-lock- in one transaction)
+	// fails on the missing holder node, takes NoNode for "already released"
+	// and leaves U2's contender node behind: U1 waits for it forever.
+	select {
+	case err := <-u1Got:
+		must(t, err)
+		must(t, u1.Release(ctx))
+	case <-time.After(3 * time.Second):
+		names, _, _ := obs.Children(ctx, lockPath)
+		t.Errorf("U1 still waits 3s after everyone released; children %v: U2's release left its node behind", names)
+		cancelU1()
+		if err := <-u1Got; !errors.Is(err, context.Canceled) {
+			t.Fatalf("U1's Acquire after cancel: %v", err)
+		}
+	}
+}
