@@ -129,6 +129,40 @@ func (c *Client) CreateContainers(ctx context.Context, path string) error {
 // although its first attempt applied: when that matters, include an op whose
 // effect can be checked afterwards (a marker node).
 func (c *Client) Transaction(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	fixed, err := c.fixOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	var res []zk.MultiResponse
+	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) { return conn.Multi(fixed...) })
+		return err
+	})
+	return c.multiResult(res, err, len(ops))
+}
+
+// TransactionOnce is Transaction that sends ops at most once: it waits up to
+// the connection timeout for a connection, and a connection loss, after
+// which ops may or may not have applied, is returned (matching
+// zk.ErrConnectionClosed) instead of sending them again. It is for
+// transactions that must not apply twice, whose caller looks at the nodes
+// before it tries again.
+func (c *Client) TransactionOnce(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	fixed, err := c.fixOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := c.core.waitReady(ctx, c.core.cfg.connectionTimeout, false)
+	var res []zk.MultiResponse
+	if err == nil {
+		c.core.ensureNamespace(ctx, conn, c.ns)
+		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) { return conn.Multi(fixed...) })
+	}
+	return c.multiResult(res, err, len(ops))
+}
+
+// fixOps copies ops for the server (see fixOp).
+func (c *Client) fixOps(ops []any) ([]any, error) {
 	fixed := make([]any, len(ops))
 	for i, op := range ops {
 		f, err := c.fixOp(op)
@@ -137,21 +171,18 @@ func (c *Client) Transaction(ctx context.Context, ops ...any) ([]zk.MultiRespons
 		}
 		fixed[i] = f
 	}
-	var res []zk.MultiResponse
-	err := c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
-		var err error
-		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) {
-			return conn.Multi(fixed...)
-		})
-		return err
-	})
+	return fixed, nil
+}
+
+// multiResult strips the namespace from created paths and wraps err.
+func (c *Client) multiResult(res []zk.MultiResponse, err error, n int) ([]zk.MultiResponse, error) {
 	for i := range res {
 		if res[i].String != "" {
 			res[i].String = c.relPath(res[i].String)
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("framework: transaction of %d ops: %w", len(ops), err)
+		return res, fmt.Errorf("framework: transaction of %d ops: %w", n, err)
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestCRUD(t *testing.T) {
@@ -57,5 +58,38 @@ func TestCRUD(t *testing.T) {
 	}
 	if err := c.Delete(ctx, root, framework.Quietly()); err != nil {
 		t.Fatalf("quiet Delete of an absent node: %v", err)
+	}
+}
+
+// A transaction whose reply is lost: Transaction sends it again, and
+// TransactionOnce reports the connection loss and never does.
+func TestTransactionOnceNeverSendsTwice(t *testing.T) {
+	srv := sharedServer(t)
+	p := newProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr()+","+p.Addr())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	if _, err := c.Create(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	seq := func() any { return &zk.CreateRequest{Path: root + "/n-", Flags: zk.FlagSequence} }
+
+	p.LoseNextReply(zktest.OpMulti)
+	if _, err := c.Transaction(ctx, seq()); err != nil {
+		t.Fatalf("Transaction after a lost reply: %v", err)
+	}
+	p.LoseNextReply(zktest.OpMulti)
+	if _, err := c.TransactionOnce(ctx, seq()); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("TransactionOnce after a lost reply: %v; want an error matching zk.ErrConnectionClosed", err)
+	}
+	if p.LostReplies() != 2 {
+		t.Fatalf("lost replies = %d, want 2", p.LostReplies())
+	}
+	children, _, err := c.Children(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(children) != 3 { // Transaction's two sends and TransactionOnce's one
+		t.Fatalf("children %v: want 3 (Transaction sent twice, TransactionOnce once)", children)
 	}
 }

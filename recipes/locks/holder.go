@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"time"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
@@ -32,7 +34,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 	if name == "" {
 		return true, nil
 	}
-	holderPath := framework.JoinPath(li.basePath, name)
+	holderPath := li.holderPath()
 	_, err := li.client.Transaction(ctx,
 		&zk.CheckVersionRequest{Path: n.path, Version: -1},
 		&zk.CreateRequest{Path: holderPath, Data: []byte(path.Base(n.path)), Flags: zk.FlagEphemeral},
@@ -55,7 +57,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 			return false, nil
 		}
 	}
-	return li.yieldToFair(ctx, n.path)
+	return li.yieldToFair(ctx, n)
 }
 
 // ownedByUs reports whether a holder node belongs to the session of our node.
@@ -78,7 +80,7 @@ type fairYielder interface {
 // listed before our claim holds without knowing of it, but it exists, so we
 // find it here; one that lists after our claim sees the holder node first and
 // waits for it. So an unfair and a fair contender never hold together.
-func (li *lockInternals) yieldToFair(ctx context.Context, ourPath string) (bool, error) {
+func (li *lockInternals) yieldToFair(ctx context.Context, n *lockNode) (bool, error) {
 	if y, ok := li.driver.(fairYielder); !ok || !y.yieldsToFair() {
 		return true, nil
 	}
@@ -87,7 +89,7 @@ func (li *lockInternals) yieldToFair(ctx context.Context, ourPath string) (bool,
 		return true, nil
 	}
 	// A fair contender exists, or we cannot tell: give the holder node back.
-	if rerr := li.releaseHolderOnly(ctx, ourPath); rerr != nil {
+	if rerr := li.giveBack(ctx, n); rerr != nil {
 		return false, rerr
 	}
 	return false, err
@@ -99,64 +101,151 @@ func isFairContender(name string) bool {
 	return name != UnfairHolderNodeName && !isUnfairNode(name)
 }
 
-// releaseHolderOnly gives back a holder node that we claimed but may not
-// keep, in one transaction with a check of our node: while our node exists,
-// the holder node is still our session's.
-func (li *lockInternals) releaseHolderOnly(ctx context.Context, ourPath string) error {
-	_, err := li.client.Transaction(ctx,
-		&zk.CheckVersionRequest{Path: ourPath, Version: -1},
-		&zk.DeleteRequest{Path: framework.JoinPath(li.basePath, li.holderName()), Version: -1},
-	)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, zk.ErrNoNode):
-		return vanished(ourPath)
-	}
-	return fmt.Errorf("locks: give back %s: %w", li.holderName(), err)
-}
-
 // fencePath is the node whose creation zxid is the fencing token of a hold.
 func (li *lockInternals) fencePath(ourPath string) string {
-	if name := li.holderName(); name != "" {
-		return framework.JoinPath(li.basePath, name)
+	if li.holderName() != "" {
+		return li.holderPath()
 	}
 	return ourPath
 }
 
-// ownsHolder reports whether the holder node names our node and belongs to
-// our node's session: an attempt whose claim went through unseen must give
-// it up.
-func (li *lockInternals) ownsHolder(ctx context.Context, n lockNode) bool {
-	data, stat, err := li.client.GetData(ctx, framework.JoinPath(li.basePath, li.holderName()))
-	return err == nil && string(data) == path.Base(n.path) && li.ownedByUs(stat, &n)
-}
+// holderTries bounds the tries of giveBack and releaseHolding.
+const holderTries = 16
 
-// releaseHolder deletes our node and the holder node atomically, so that a
-// holder node is never deleted on behalf of a session other than its own:
-// once our node is gone (NoNode), so is our holder node. It keeps trying
-// through connection loss for up to twice the session timeout, by which time
-// the session has either come back or been declared lost and closed (and its
-// ephemeral holder node deleted by the server).
-func (li *lockInternals) releaseHolder(ctx context.Context, ourPath string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*li.client.SessionTimeout())
-	defer cancel()
-	bo := backoff.WithContext(backoff.NewExponentialBackOff(), ctx)
-	op := func() error {
-		_, err := li.client.Transaction(ctx,
-			&zk.DeleteRequest{Path: ourPath, Version: -1},
-			&zk.DeleteRequest{Path: framework.JoinPath(li.basePath, li.holderName()), Version: -1},
-		)
-		switch {
-		case err == nil || errors.Is(err, zk.ErrNoNode):
+// giveBack deletes the holder node that we claimed but may not keep, and
+// keeps our node. A give-back whose reply was lost may have applied, and
+// another contender's holder node may stand by the time we could send it
+// again, so each try first reads the holder node and stops once it is not
+// ours; then it deletes it, checked against our node (while that exists,
+// our session lives and the holder node we read stays ours), sent once.
+func (li *lockInternals) giveBack(ctx context.Context, n *lockNode) error {
+	err := li.onHolder(ctx, *n, func(ours *zk.Stat) []any {
+		if ours == nil {
 			return nil
-		case retry.IsRetryable(err):
-			return err
 		}
-		return backoff.Permanent(err)
+		return []any{
+			&zk.CheckVersionRequest{Path: n.path, Version: -1},
+			&zk.DeleteRequest{Path: li.holderPath(), Version: ours.Version},
+		}
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return vanished(n.path)
 	}
-	if err := backoff.Retry(op, bo); err != nil {
-		return fmt.Errorf("locks: release %s: %w", ourPath, err)
+	if err != nil {
+		return fmt.Errorf("locks: give back %s: %w", li.holderPath(), err)
 	}
 	return nil
+}
+
+// releaseHolding deletes our node and, in the same transaction, the holder
+// node when it is ours (it names our node and belongs to our node's
+// session): a hold's release, or an attempt's whose claim may have applied
+// unseen. A holder node that is not ours is left alone, and our node goes
+// even when the holder node is missing.
+func (li *lockInternals) releaseHolding(ctx context.Context, n lockNode) error {
+	err := li.onHolder(ctx, n, func(ours *zk.Stat) []any {
+		ops := []any{&zk.DeleteRequest{Path: n.path, Version: -1}}
+		if ours != nil {
+			ops = append(ops, &zk.DeleteRequest{Path: li.holderPath(), Version: ours.Version})
+		}
+		return ops
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // our node is gone
+	}
+	if err != nil {
+		return fmt.Errorf("locks: release %s: %w", n.path, err)
+	}
+	return nil
+}
+
+// onHolder reads the holder node and sends, once, the transaction that ops
+// makes of it (ours is its Stat when it is ours, else nil), until one
+// applies. After a connection loss it reads again rather than sending the
+// same transaction twice. A NoNode error means that our node is gone.
+func (li *lockInternals) onHolder(ctx context.Context, n lockNode, ops func(ours *zk.Stat) []any) error {
+	bo := backoff.WithContext(backoff.NewExponentialBackOff(), ctx)
+	for try := 1; ; try++ {
+		data, stat, err := li.client.GetData(ctx, li.holderPath())
+		var ours *zk.Stat
+		switch {
+		case err == nil && string(data) == path.Base(n.path) && li.ownedByUs(stat, &n):
+			ours = stat
+		case err != nil && !errors.Is(err, zk.ErrNoNode):
+			return err
+		}
+		reqs := ops(ours)
+		if len(reqs) == 0 {
+			return nil
+		}
+		_, err = li.client.TransactionOnce(ctx, reqs...)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			if st, serr := li.client.Exists(ctx, n.path); serr == nil && st != nil {
+				continue // the holder node went between our read and our transaction
+			}
+			return err
+		case err == nil || !retry.IsRetryable(err) || try == holderTries:
+			return err
+		}
+		sleep := bo.NextBackOff()
+		if sleep == backoff.Stop {
+			return err
+		}
+		select {
+		case <-time.After(sleep):
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		}
+	}
+}
+
+// releaseHoldingLater goes on with releaseHolding in the background until it
+// succeeds, the session of our node ends (its ephemeral nodes go with it), or
+// the client closes.
+func (li *lockInternals) releaseHoldingLater(n lockNode) {
+	go func() {
+		ctx := context.Background() // the client's closing ends its operations
+		for range holderTries {
+			select {
+			case <-li.client.Done():
+				return
+			default:
+			}
+			if !isCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
+				return
+			}
+			select {
+			case <-li.client.Done():
+				return
+			case <-time.After(li.client.SessionTimeout() / 4):
+			}
+		}
+		li.client.Logger().Warn("giving up releasing a lock node and its holder node", zap.String("path", n.path))
+	}()
+}
+
+func (li *lockInternals) holderPath() string {
+	return framework.JoinPath(li.basePath, li.holderName())
+}
+
+// releaseWithHolder is release for Holding drivers: a hold's release keeps
+// trying through connection loss for up to twice the session timeout, by
+// which time the session has come back or been declared lost (and its
+// ephemeral nodes go with it); what does not finish goes on in the
+// background.
+func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool) error {
+	if held {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*li.client.SessionTimeout())
+		defer cancel()
+	}
+	err := li.releaseHolding(ctx, n)
+	if err != nil {
+		if n.owner == 0 { // a node whose create did not report it: no claim can have applied
+			return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
+		}
+		li.releaseHoldingLater(n)
+	}
+	return err
 }

@@ -157,7 +157,8 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 // release ends a hold (held) or abandons an attempt: the driver's Releaser
 // when it has one; otherwise our node is deleted, guaranteed, so a failure
 // here is retried in the background. For Holding drivers the holder node goes
-// in the same transaction as our node whenever it is ours; for drivers that
+// in the same transaction as our node whenever it is ours (releaseHolding),
+// also after a failure, in the background; for drivers that
 // signal releases, the signals go in the transaction that deletes our node.
 // It reports whether the release signals we watched are fired (or there were
 // none); they are not when our node was gone or the transaction failed.
@@ -165,8 +166,8 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 	if r, ok := li.driver.(Releaser); ok {
 		return true, r.ReleasesTheLock(ctx, li.client, n.path)
 	}
-	if li.holderName() != "" && (held || li.ownsHolder(ctx, n)) {
-		return true, li.releaseHolder(ctx, n.path)
+	if li.holderName() != "" {
+		return true, li.releaseWithHolder(ctx, n, held)
 	}
 	if li.signalsRelease() && (len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0))) {
 		sctx, cancel := ctx, context.CancelFunc(func() {})
