@@ -49,8 +49,8 @@ func unknown(what, path string, cause error) error {
 	return fmt.Errorf("%w: %s %s: %w", ErrOutcomeUnknown, what, path, cause)
 }
 
-// Set writes data to the node at path if it is still the node expect
-// describes (same czxid) at the same version. It returns the node's new
+// Set writes data to the node at path if its version is expect's. A zero
+// expect.Czxid (unknown) only makes fewer outcomes provable. It returns the node's new
 // Stat when the write applied exactly once; an error matching
 // zk.ErrBadVersion or zk.ErrNoNode when it certainly did not apply; and an
 // error matching ErrOutcomeUnknown when it may have.
@@ -64,7 +64,7 @@ func Set(ctx context.Context, c *framework.Client, path string, data []byte, exp
 	case err == nil:
 		// A retry applied with the expected version, so an earlier attempt
 		// did not, unless the node was deleted and created again between.
-		if stat.Czxid != expect.Czxid {
+		if stat.Czxid != expect.Czxid && m.disturbed(c) {
 			return nil, unknown("set data", path, fmt.Errorf("the node was replaced (czxid 0x%x, was 0x%x)", stat.Czxid, expect.Czxid))
 		}
 		return stat, nil
