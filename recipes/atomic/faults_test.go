@@ -262,11 +262,23 @@ func incrementUntil(ctx context.Context, l *atomic.DistributedAtomicLong, stop <
 		r, err := l.Increment(opCtx)
 		cancel()
 		t.add(r, err)
+		// A client's pace, not a synchronization. Back to back, a client
+		// nearly always has a request queued in go-zookeeper when its
+		// connection drops, and go-zookeeper v1.0.4 then races reading
+		// lastZxid for SetWatches against the reply to it (a data race -race
+		// reports; see the framework's rewatch.go).
+		pace := incrementPace
 		if err != nil {
-			_ = sleepOrStop(stop, 20*time.Millisecond) // let the connection settle; not a synchronization
+			pace = 20 * time.Millisecond // let the connection settle
+		}
+		if sleepOrStop(stop, pace) != nil {
+			return
 		}
 	}
 }
+
+// incrementPace is the pause between a client's increments in fault tests.
+const incrementPace = 5 * time.Millisecond
 
 func sleepOrStop(stop <-chan struct{}, d time.Duration) error {
 	select {

@@ -213,3 +213,64 @@ func children(ctx context.Context, c *framework.Client, path string) ([]string, 
 	}
 	return kids, err
 }
+
+// A member that entered and then lost its session does not leave as if it
+// had been in all along: Leave deletes the stale node if it is still there
+// and fails with ErrMembershipLost.
+func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
+	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/leave-lost", 1)
+	must(t, err)
+	must(t, a.Enter(ctx))
+	session := ac.SessionID()
+	proxy.Pause()
+	locktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	proxy.Resume()
+	locktest.Eventually(t, 10*time.Second, "a new session", func() bool {
+		return ac.SessionID() != 0 && ac.SessionID() != session
+	})
+	if err := a.Leave(ctx); !errors.Is(err, barriers.ErrMembershipLost) {
+		t.Fatalf("Leave after a lost session = %v, want ErrMembershipLost", err)
+	}
+	observer := locktest.NewClient(t, srv.ConnectString())
+	kids, err := children(ctx, observer, "/double/leave-lost")
+	must(t, err)
+	if slices.Contains(kids, a.MemberPath()[len("/double/leave-lost/"):]) {
+		t.Fatalf("stale member node left: %v", kids)
+	}
+}
+
+// The reply to the member node's create is lost: the node the server made
+// is found as ours, and the member enters with exactly one node.
+func TestDoubleBarrierMemberCreateReplyLost(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr())
+	_, err := c.Create(ctx, "/double/lost-create", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	a, err := barriers.NewDistributedDoubleBarrier(c, "/double/lost-create", 2)
+	must(t, err)
+	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
+	done := make(chan error, 1)
+	go func() { done <- a.Enter(ctx) }()
+	observer := locktest.NewClient(t, srv.ConnectString())
+	locktest.Eventually(t, 10*time.Second, "the lost reply", func() bool { return proxy.LostReplies() == 1 })
+	b, err := barriers.NewDistributedDoubleBarrier(observer, "/double/lost-create", 2)
+	must(t, err)
+	must(t, b.Enter(ctx))
+	select {
+	case err := <-done:
+		must(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the member whose create reply was lost did not enter")
+	}
+	kids, err := children(ctx, observer, "/double/lost-create")
+	must(t, err)
+	if len(kids) != 3 || !slices.Contains(kids, "ready") {
+		t.Fatalf("children %v, want two members and ready", kids)
+	}
+}
