@@ -81,7 +81,7 @@ func (b *DistributedDoubleBarrier) Enter(ctx context.Context) (err error) {
 	}()
 	for {
 		if !b.isCurrent(owner) {
-			return fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, b.ourPath, owner)
+			return b.lost(owner, nil)
 		}
 		if ready != nil {
 			break
@@ -91,7 +91,7 @@ func (b *DistributedDoubleBarrier) Enter(ctx context.Context) (err error) {
 		// created the ready node.
 		opened, err := b.countAndOpen(ctx)
 		if err != nil {
-			return fmt.Errorf("barriers: enter %s: %w", b.path, err)
+			return b.failed("enter", owner, err)
 		}
 		if opened {
 			break
@@ -100,14 +100,14 @@ func (b *DistributedDoubleBarrier) Enter(ctx context.Context) (err error) {
 		case <-readyWatch:
 		case <-back:
 		case <-ctx.Done():
-			return fmt.Errorf("barriers: enter %s: %w", b.path, ctx.Err())
+			return b.failed("enter", owner, ctx.Err())
 		}
 		if ready, readyWatch, err = b.c.ExistsW(ctx, b.readyPath); err != nil {
-			return fmt.Errorf("barriers: enter %s: %w", b.path, err)
+			return b.failed("enter", owner, err)
 		}
 	}
 	if !b.isCurrent(owner) {
-		return fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, b.ourPath, owner)
+		return b.lost(owner, nil)
 	}
 	b.mu.Lock()
 	b.owner = owner
@@ -162,6 +162,30 @@ func (b *DistributedDoubleBarrier) countAndOpen(ctx context.Context) (bool, erro
 	return true, nil
 }
 
+// failed reports err from a step of op, as a lost membership when the
+// session that owns our node is gone by now: a call that ran across the
+// session change may fail for that reason alone (our node and an empty
+// container parent deleted with the session, for example).
+func (b *DistributedDoubleBarrier) failed(op string, owner int64, err error) error {
+	if !b.isCurrent(owner) || errors.Is(err, zk.ErrNoNode) {
+		return b.lost(owner, err)
+	}
+	return fmt.Errorf("barriers: %s %s: %w", op, b.path, err)
+}
+
+// lost is ErrMembershipLost for our node, owned by session owner, with the
+// error that revealed it, if any.
+func (b *DistributedDoubleBarrier) lost(owner int64, cause error) error {
+	err := fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, b.ourPath, owner)
+	if b.isCurrent(owner) {
+		err = fmt.Errorf("%w: %s is gone", ErrMembershipLost, b.ourPath)
+	}
+	if cause != nil {
+		err = fmt.Errorf("%w (%w)", err, cause)
+	}
+	return err
+}
+
 func (b *DistributedDoubleBarrier) isCurrent(owner int64) bool {
 	return owner != 0 && owner == b.c.SessionID()
 }
@@ -189,7 +213,7 @@ func (b *DistributedDoubleBarrier) Leave(ctx context.Context) error {
 	}
 	if !b.isCurrent(owner) {
 		b.deleteOurs(ctx)
-		return fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, b.ourPath, owner)
+		return b.lost(owner, nil)
 	}
 	back, stop := reconnects(b.c)
 	defer stop()
@@ -203,7 +227,7 @@ func (b *DistributedDoubleBarrier) Leave(ctx context.Context) error {
 			break
 		}
 		if ourNodeShouldExist && !slices.Contains(members, b.ourName) {
-			return fmt.Errorf("%w: %s is gone (session 0x%x)", ErrMembershipLost, b.ourPath, owner)
+			return b.lost(owner, nil)
 		}
 		highest := framework.JoinPath(b.path, members[len(members)-1])
 		stat, watch, err := b.c.ExistsW(ctx, highest)
