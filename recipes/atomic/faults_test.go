@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	gatomic "sync/atomic"
 	"testing"
 	"time"
 
@@ -146,6 +147,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 	const clients = 3
 	const session = 1200 * time.Millisecond
 	var tally tally
+	var sessionsLost gatomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	proxies := make([]*zktest.Proxy, clients)
@@ -157,8 +159,14 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 				LockPath: "/random/lock", MaxLockTime: time.Second, RetryPolicy: retry.NTimes{N: 5},
 			}))
 		}
-		l, err := atomic.NewDistributedAtomicLong(
-			locktest.NewClient(t, proxies[i].Addr(), framework.WithSessionTimeout(session)), "/random/counter", opts...)
+		c := locktest.NewClient(t, proxies[i].Addr(), framework.WithSessionTimeout(session))
+		stopListen := c.Listen(func(st framework.ConnectionState) {
+			if st == framework.Lost {
+				sessionsLost.Add(1)
+			}
+		})
+		defer stopListen()
+		l, err := atomic.NewDistributedAtomicLong(c, "/random/counter", opts...)
 		must(t, err)
 		wg.Add(1)
 		go func() {
@@ -168,10 +176,16 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 	}
 
 	deadline := time.Now().Add(10 * time.Second)
-	restarted := false
+	restarted, expired := false, false
 	for step := 0; time.Now().Before(deadline) && step < 200; step++ {
 		p := proxies[rng.IntN(clients)]
 		switch k := rng.IntN(10); {
+		case !expired && time.Until(deadline) < 8*time.Second:
+			// One partition surely longer than the session timeout.
+			expired = true
+			p.Pause()
+			time.Sleep(2 * session) // a partition's length, not a synchronization
+			p.Resume()
 		case k < 5:
 			p.LoseNextReply(zktest.OpSetData, zktest.OpCreate, zktest.OpCreate2, zktest.OpMulti)
 		case k < 7:
@@ -193,7 +207,10 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 		lost += p.LostReplies()
 	}
 	got := tally.check(t, ctx, srv.ConnectString(), "/random/counter")
-	t.Logf("%+v, %d replies lost by the proxies, restarted %v, final %d", tally.get(), lost, restarted, got)
+	t.Logf("%+v, %d replies lost by the proxies, %d sessions lost, restarted %v, final %d", tally.get(), lost, sessionsLost.Load(), restarted, got)
+	if sessionsLost.Load() == 0 {
+		t.Error("no session was lost: the long partition did not bite")
+	}
 	if lost == 0 || tally.get().unknown == 0 {
 		t.Errorf("the run lost no reply (%d) or reported no unknown outcome (%+v): faults did not bite", lost, tally.get())
 	}
