@@ -1,8 +1,8 @@
-// Command inventory runs a flash sale three times: 60 buyers, each with a
+// Command inventory runs a flash sale four times: 60 buyers, each with a
 // client of its own, buy from a stock of 50 kept in a znode. Without a lock
-// the sale oversells or loses updates; with an InterProcessMutex, and with
-// version-checked writes, exactly 50 are sold and 10 buyers are told "sold
-// out". It exits with status 1 if a protected round gets the count wrong.
+// the sale oversells or loses updates; with an InterProcessMutex, with
+// version-checked writes, and with a DistributedAtomicLong's CompareAndSet,
+// exactly 50 are sold and 10 buyers are told "sold out". It exits with status 1 if a protected round gets the count wrong.
 //
 //	go run ./examples/inventory [-stock 50] [-buyers 60] [-think 5ms]
 //

@@ -20,5 +20,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestRun(t *testing.T) {
 	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, demo.InventoryConfig{Stock: 10, Buyers: 12, Think: 2 * time.Millisecond})
-	}, "round 1, no lock", "sold 10, told \"sold out\" 2, stock left in ZooKeeper 0", "OK: ")
+	}, "round 1, no lock", "sold 10, told \"sold out\" 2, stock left in ZooKeeper 0", "round 4, DistributedAtomicLong", "OK: ")
 }

@@ -50,7 +50,7 @@ func tourSteps() []step {
 		{"semaphore", "at most N at once: a lease per request", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Semaphore(ctx, connect, out, demo.SemaphoreConfig{})
 		}},
-		{"inventory", "a flash sale without a lock, with a lock, with version checks", func(ctx context.Context, connect string, out io.Writer) error {
+		{"inventory", "a flash sale without a lock, with a lock, with version checks, with DistributedAtomicLong", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Inventory(ctx, connect, out, demo.InventoryConfig{})
 		}},
 		{"fencing", "why Lost() and FencingToken() exist", func(ctx context.Context, connect string, out io.Writer) error {

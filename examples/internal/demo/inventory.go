@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
@@ -56,6 +57,10 @@ func (c InventoryConfig) withDefaults() (InventoryConfig, error) {
 const (
 	stockPath     = "/inventory/stock"
 	stockLockPath = "/locks/inventory"
+	// atomicStockPath holds the stock of round 4 in Curator's encoding of a
+	// DistributedAtomicLong (8 big-endian bytes), so a Java service using
+	// Curator could sell from it too.
+	atomicStockPath = "/inventory/stock-long"
 )
 
 // sale is the outcome of one round of the flash sale.
@@ -71,13 +76,15 @@ type sale struct {
 // and how many of its writes were rejected on the way.
 type buyFunc func(ctx context.Context, c *framework.Client, think time.Duration) (bought bool, conflicts int, err error)
 
-// Inventory runs a flash sale three times on a stock count kept in a znode:
+// Inventory runs a flash sale four times on a stock count kept in a znode:
 // every buyer reads the count, pauses and writes count-1. Without a lock the
-// sale oversells or loses updates; with an InterProcessMutex, and with
-// version-checked writes (optimistic concurrency), exactly Stock items are
-// sold and the other buyers are told the item is sold out. It fails with
-// ErrInvariant when one of the two safe rounds gets the count wrong; the
-// unsafe round only reports what went wrong, because a race may not show.
+// sale oversells or loses updates; with an InterProcessMutex, with
+// version-checked writes (optimistic concurrency), and with a
+// DistributedAtomicLong's CompareAndSet (the same check packaged as a
+// recipe), exactly Stock items are sold and the other buyers are told the
+// item is sold out. It fails with ErrInvariant when one of the safe rounds
+// gets the count wrong; the unsafe round only reports what went wrong,
+// because a race may not show.
 func Inventory(ctx context.Context, connect string, out io.Writer, cfg InventoryConfig) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -129,10 +136,19 @@ func Inventory(ctx context.Context, connect string, out io.Writer, cfg Inventory
 	reportSale(p, optimistic)
 	p.say("  %d writes were rejected by the version check and retried", optimistic.conflicts)
 
+	p.say("round 4, DistributedAtomicLong: the stock as Curator's 8-byte long; CompareAndSet(n, n-1), again when another buyer came first")
+	counted, err := runAtomicSale(ctx, clients, cfg)
+	if err != nil {
+		return err
+	}
+	reportSale(p, counted)
+	p.say("  %d compare-and-sets found the stock changed and were retried", counted.conflicts)
+
 	v := &verdict{}
 	checkSale(v, "with the mutex", locked, cfg)
 	checkSale(v, "with version checks", optimistic, cfg)
-	return v.conclude(p, fmt.Sprintf("with the lock and with version checks exactly %d sold, stock 0, %d told sold out",
+	checkSale(v, "with DistributedAtomicLong", counted, cfg)
+	return v.conclude(p, fmt.Sprintf("with the lock, with version checks and with DistributedAtomicLong exactly %d sold, stock 0, %d told sold out",
 		min(cfg.Stock, cfg.Buyers), max(0, cfg.Buyers-cfg.Stock)))
 }
 
@@ -154,6 +170,15 @@ func runSale(ctx context.Context, clients []*framework.Client, cfg InventoryConf
 	if _, err := clients[0].SetData(ctx, stockPath, []byte(strconv.Itoa(cfg.Stock)), -1); err != nil {
 		return sale{}, err
 	}
+	return runBuyers(ctx, clients, cfg, buy, func() (int, error) {
+		n, _, err := readStock(ctx, clients[0])
+		return n, err
+	})
+}
+
+// runBuyers lets every buyer try once, all starting at the same moment, and
+// reads the stock left with final.
+func runBuyers(ctx context.Context, clients []*framework.Client, cfg InventoryConfig, buy buyFunc, final func() (int, error)) (sale, error) {
 	var (
 		r     sale
 		mu    sync.Mutex
@@ -187,7 +212,7 @@ func runSale(ctx context.Context, clients []*framework.Client, cfg InventoryConf
 	if err := errors.Join(errs...); err != nil {
 		return r, err
 	}
-	n, _, err := readStock(ctx, clients[0])
+	n, err := final()
 	r.final = n
 	return r, err
 }
@@ -267,4 +292,48 @@ func pause(ctx context.Context, upTo time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// runAtomicSale is a round on a DistributedAtomicLong: the stock is set
+// with ForceSet, and each buyer compares and sets it one lower.
+func runAtomicSale(ctx context.Context, clients []*framework.Client, cfg InventoryConfig) (sale, error) {
+	stock, err := atomic.NewDistributedAtomicLong(clients[0], atomicStockPath)
+	if err != nil {
+		return sale{}, err
+	}
+	if err := stock.ForceSet(ctx, int64(cfg.Stock)); err != nil {
+		return sale{}, err
+	}
+	return runBuyers(ctx, clients, cfg, buyAtomic, func() (int, error) {
+		r, err := stock.Get(ctx)
+		return int(r.PostValue), err
+	})
+}
+
+// buyAtomic reads the stock and takes one with CompareAndSet(n, n-1),
+// reading again when another buyer changed it first. A compare-and-set whose
+// reply was lost reports atomic.ErrOutcomeUnknown: the buyer may or may not
+// have the item, and this demo stops there rather than guess.
+func buyAtomic(ctx context.Context, c *framework.Client, think time.Duration) (bool, int, error) {
+	stock, err := atomic.NewDistributedAtomicLong(c, atomicStockPath)
+	if err != nil {
+		return false, 0, err
+	}
+	for attempt := range maxAttempts {
+		r, err := stock.Get(ctx)
+		if err != nil || r.PostValue <= 0 {
+			return false, attempt, err
+		}
+		if err := pause(ctx, think); err != nil {
+			return false, attempt, err
+		}
+		r, err = stock.CompareAndSet(ctx, r.PostValue, r.PostValue-1)
+		switch {
+		case err != nil:
+			return false, attempt, err
+		case r.Succeeded:
+			return true, attempt, nil
+		}
+	}
+	return false, maxAttempts, fmt.Errorf("no sale after %d attempts", maxAttempts)
 }

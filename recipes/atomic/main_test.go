@@ -1,0 +1,36 @@
+package atomic_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newProxy(t *testing.T, target string) *zktest.Proxy {
+	t.Helper()
+	p, err := zktest.NewProxy(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
