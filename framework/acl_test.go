@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // A node under a digest ACL is out of reach of a client without the auth, and within
@@ -16,7 +17,7 @@ import (
 // simulated expiry replaced the connection (the client sends it again).
 func TestDigestACL(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	authed, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithAuth("digest", []byte("user:secret")))
 	anon := newClient(t, srv.ConnectString())
 	ctx := testCtx(t)

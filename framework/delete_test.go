@@ -39,7 +39,7 @@ func TestGuaranteedDeleteSurvivesSever(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(4*time.Second))
 
 	heldDeleteFails(t, p, c, root+"/plain")
@@ -62,7 +62,7 @@ func TestCloseDrainsGuaranteedDeletes(t *testing.T) {
 	if _, err := observer.Create(ctx, path, nil); err != nil {
 		t.Fatal(err)
 	}
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(4*time.Second))
 	heldDeleteFails(t, p, c, path, framework.Guaranteed())
 	if err := c.Close(); err != nil {
@@ -76,7 +76,7 @@ func TestCloseDrainsGuaranteedDeletes(t *testing.T) {
 // A delete whose reply is lost succeeds on retry: the node is gone, as asked.
 func TestDeleteLostReply(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr()+","+p.Addr())
 	ctx := testCtx(t)
 	path := testRoot(t)

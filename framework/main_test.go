@@ -90,18 +90,6 @@ func newUnstartedClient(t *testing.T, connect string, opts ...framework.Option) 
 	return c
 }
 
-// newProxy puts a fault-injecting proxy in front of addr; it is resumed and closed at
-// the end of the test (after the clients registered later are closed).
-func newProxy(t *testing.T, addr string) *zktest.Proxy {
-	t.Helper()
-	p, err := zktest.NewProxy(addr)
-	if err != nil {
-		t.Fatalf("NewProxy: %v", err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
-
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // testRoot returns a path unique to the test, so tests sharing a server do not meet.

@@ -65,7 +65,7 @@ func TestCRUD(t *testing.T) {
 // TransactionOnce reports the connection loss and never does.
 func TestTransactionOnceNeverSendsTwice(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr()+","+p.Addr())
 	ctx := testCtx(t)
 	root := testRoot(t)

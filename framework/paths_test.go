@@ -56,7 +56,7 @@ func TestJoinPath(t *testing.T) {
 
 // Bad paths fail before anything is sent.
 func TestBadPathsSendNothing(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c := newClient(t, p.Addr())
 	ns := c.UsingNamespace("ns")
 	ctx := testCtx(t)

@@ -37,7 +37,7 @@ func TestProtectedCreateSurvivesLostReply(t *testing.T) {
 	for _, mode := range []framework.CreateMode{framework.EphemeralSequential, framework.Persistent} {
 		t.Run(mode.String(), func(t *testing.T) {
 			srv := sharedServer(t)
-			p := newProxy(t, srv.ConnectString())
+			p := zktest.StartProxy(t, srv.ConnectString())
 			c := newClient(t, p.Addr()+","+p.Addr())
 			observer := newClient(t, srv.ConnectString())
 			ctx := testCtx(t)
@@ -75,7 +75,7 @@ func TestProtectedCreateSurvivesLostReply(t *testing.T) {
 // shows the fault is real.
 func TestUnprotectedCreateLostReply(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr()+","+p.Addr())
 	ctx := testCtx(t)
 	p.LoseNextReply(zktest.OpCreate)
@@ -93,7 +93,7 @@ func TestFailedProtectedCreateLeavesNoNode(t *testing.T) {
 	ctx := testCtx(t)
 
 	t.Run("RetriesExhausted", func(t *testing.T) {
-		p := newProxy(t, srv.ConnectString())
+		p := zktest.StartProxy(t, srv.ConnectString())
 		c, err := framework.NewClient(p.Addr()+","+p.Addr(), retry.NTimes{N: 0},
 			framework.WithSessionTimeout(testSessionTimeout))
 		if err != nil {
@@ -121,7 +121,7 @@ func TestFailedProtectedCreateLeavesNoNode(t *testing.T) {
 	})
 
 	t.Run("CtxCancelled", func(t *testing.T) {
-		p := newProxy(t, srv.ConnectString())
+		p := zktest.StartProxy(t, srv.ConnectString())
 		c := newClient(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
 		parent := testRoot(t)
 		if _, err := observer.Create(ctx, parent, nil); err != nil {
@@ -191,7 +191,7 @@ func TestProtectedIDReplacesOldSessionNode(t *testing.T) {
 
 func TestCreateOptionValidation(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr())
 	ctx := testCtx(t)
 	p.ResetCounts()

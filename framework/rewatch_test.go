@@ -19,7 +19,7 @@ import (
 // (this test guards the fix only under -race, which make test uses).
 func TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset(t *testing.T) {
 	const cycles = 100
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	// The address twice: go-zookeeper empties its queue and waits a second
 	// before dialing a list it has gone through; with two entries it
 	// reconnects at once and sends what it queued meanwhile.

@@ -118,7 +118,7 @@ func TestStateStrings(t *testing.T) {
 
 // A connection loss without expiry: SUSPENDED then RECONNECTED on the same session.
 func TestSeverGivesSuspendedThenReconnected(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	// go-zookeeper waits a second before dialing its only server again.
 	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
 	sid := c.SessionID()
@@ -144,7 +144,7 @@ func TestSeverGivesSuspendedThenReconnected(t *testing.T) {
 
 // A pause shorter than the session timeout: SUSPENDED then RECONNECTED.
 func TestShortPauseKeepsSession(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(3*time.Second))
 	sid := c.SessionID()
 
@@ -162,7 +162,7 @@ func TestShortPauseKeepsSession(t *testing.T) {
 // verdict, so it decides (simulated expiry): SUSPENDED, LOST while still partitioned,
 // then RECONNECTED on a new session once the partition heals, and nothing more.
 func TestLongPauseSimulatesExpiry(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr())
 	sid := c.SessionID()
 	watcher := newClient(t, sharedServer(t).ConnectString())
@@ -192,7 +192,7 @@ func TestLongPauseSimulatesExpiry(t *testing.T) {
 
 // With the simulation off, LOST comes from the server's verdict after the partition.
 func TestServerReportedExpiry(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0))
 	sid := c.SessionID()
 	watcher := newClient(t, sharedServer(t).ConnectString())
@@ -251,7 +251,7 @@ func TestServerRestartKeepsSession(t *testing.T) {
 // thousand transitions queue up behind it; operations go on meanwhile.
 func TestListenersNeverDropOrStall(t *testing.T) {
 	const cycles = 500 // each gives SUSPENDED and RECONNECTED
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	var dials atomic.Int64
 	dialer := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		dials.Add(1)
@@ -311,7 +311,7 @@ func TestListenersNeverDropOrStall(t *testing.T) {
 }
 
 func TestListenStop(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
 	var calls atomic.Int64
 	stop := c.Listen(func(framework.ConnectionState) { calls.Add(1) })
@@ -381,7 +381,7 @@ func TestLifecycle(t *testing.T) {
 // An operation waits for a connection only up to the connection timeout; then the
 // retry policy decides, and a cancelled ctx returns at once.
 func TestOperationWaitsForConnection(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0),
 		framework.WithConnectionTimeout(300*time.Millisecond))
 	p.Pause()
@@ -409,7 +409,7 @@ func TestOperationWaitsForConnection(t *testing.T) {
 // is always seen with the count already changed.
 func TestConnectionLossesCountedBeforeWatchesComeBack(t *testing.T) {
 	srv := sharedServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(5*time.Second))
 	ctx := testCtx(t)
 	path := testRoot(t)
@@ -488,7 +488,7 @@ func (c *recordingConn) Write(p []byte) (int, error) {
 // would otherwise race on the zxid it sets them from (rewatch.go). The
 // client's own sentinel watch makes sure there is a SetWatches to wait for.
 func TestReconnectRunsOperationsOnlyAfterWatchesAreSetAgain(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	var rec opRecorder
 	c, r := startRecorded(t, p.Addr(), framework.WithDialer(rec.dial), framework.WithSessionTimeout(5*time.Second))
 	ctx := testCtx(t)
@@ -534,7 +534,7 @@ func lostTimes(c *framework.Client) <-chan time.Time {
 // without a session in between (go-zookeeper reports one after every failed
 // handshake) does not postpone it.
 func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(2*time.Second))
 	sid := c.SessionID()
 	timeout := c.SessionTimeout()
@@ -573,7 +573,7 @@ func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
 // established but never ready, so nothing ran on it) is not reported as
 // LOST. The first ready session is CONNECTED.
 func TestNoLostBeforeFirstConnection(t *testing.T) {
-	p := newProxy(t, sharedServer(t).ConnectString())
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	p.Pause()
 	c := newUnstartedClient(t, p.Addr())
 	r := &recorder{}

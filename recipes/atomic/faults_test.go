@@ -23,7 +23,7 @@ import (
 // conflict and tried again).
 func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, proxy.Addr()), "/lost/setdata")
 	must(t, err)
@@ -58,7 +58,7 @@ func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 // the node holds exactly one increment.
 func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr())
 	_, err := c.Create(ctx, "/lost", nil)
@@ -87,7 +87,7 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 // Initialize cannot resolve is not reported as "already there".
 func TestAtomicLostReplyCompareAndSetAndInitialize(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr())
 	_, err := c.Create(ctx, "/lost", nil)
@@ -152,7 +152,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 	var wg sync.WaitGroup
 	proxies := make([]*zktest.Proxy, clients)
 	for i := range proxies {
-		proxies[i] = newProxy(t, srv.ConnectString())
+		proxies[i] = zktest.StartProxy(t, srv.ConnectString())
 		opts := []atomic.Option{atomic.WithRetryPolicy(retry.NTimes{N: 20, Sleep: time.Millisecond})}
 		if i%2 == 0 {
 			opts = append(opts, atomic.WithPromotedToLock(atomic.PromotedToLock{

@@ -168,7 +168,7 @@ func TestDoubleBarrierCancelledEnterLeavesNoNode(t *testing.T) {
 // deleted, so another member alone does not open the barrier.
 func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/lost", 2)
@@ -219,7 +219,7 @@ func children(ctx context.Context, c *framework.Client, path string) ([]string, 
 // and fails with ErrMembershipLost.
 func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/leave-lost", 1)
@@ -247,7 +247,7 @@ func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 // is found as ours, and the member enters with exactly one node.
 func TestDoubleBarrierMemberCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr())
 	_, err := c.Create(ctx, "/double/lost-create", nil, framework.CreatingParentsIfNeeded())

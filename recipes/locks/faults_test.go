@@ -14,7 +14,7 @@ import (
 // session and still acquires, leaving no node of the old session behind.
 func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/waiter-expiry")
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
@@ -52,7 +52,7 @@ func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 // taken with exactly one node.
 func TestMutexCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := locks.NewInterProcessMutex(c, "/lost-reply")

@@ -40,7 +40,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path)
 			must(t, holder.Acquire(ctx))
 
-			middleProxy := newProxy(t, srv.ConnectString())
+			middleProxy := zktest.StartProxy(t, srv.ConnectString())
 			middleClient := locktest.NewClient(t, middleProxy.Addr(), framework.WithSessionTimeout(shortSession))
 			middle := locks.NewInterProcessMutex(middleClient, path)
 			middleCtx, cancelMiddle := context.WithCancel(ctx)
@@ -49,7 +49,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			go func() { middleDone <- middle.Acquire(middleCtx) }()
 			middleNode := waitParticipants(t, holder, 2)[1]
 
-			waiterProxy := newProxy(t, srv.ConnectString())
+			waiterProxy := zktest.StartProxy(t, srv.ConnectString())
 			waiter := locks.NewInterProcessMutex(locktest.NewClient(t, waiterProxy.Addr()), path)
 			waiterProxy.ResetCounts() // only the lock's requests
 			acquired := make(chan error, 1)
@@ -196,7 +196,7 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	waitParticipants(t, first, 2)
 	go func() { done <- third.Acquire(ctx) }()
 	waitParticipants(t, first, 3)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	last := newMutex(locktest.NewClient(t, proxy.Addr()))
 	proxy.ResetCounts() // only the lock's requests
 	go func() { done <- last.Acquire(ctx) }()
@@ -238,7 +238,7 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 	srv := zktest.StartServer(t)
 	direct := locktest.NewClient(t, srv.ConnectString())
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	const rounds = 2
 	for round := range rounds {

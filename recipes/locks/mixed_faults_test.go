@@ -48,7 +48,7 @@ func TestReviewMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newProxy(t, srv.ConnectString())
+			p := zktest.StartProxy(t, srv.ConnectString())
 			ctx := testCtx(t)
 			lockPath := "/review2/orphan-claim/" + tc.name
 			ca := tc.client(p.Addr())
@@ -146,7 +146,7 @@ func (d fixedUnfair) CreatesTheLock(ctx context.Context, c *framework.Client, pa
 // U1 holds.
 func TestReviewMixedGiveBackRetryDeletesAnotherHoldersNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const lockPath = "/review2/give-back"
 	holderPath := path.Join(lockPath, locks.UnfairHolderNodeName)

@@ -30,16 +30,6 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func newProxy(t *testing.T, target string) *zktest.Proxy {
-	t.Helper()
-	p, err := zktest.NewProxy(target)
-	if err != nil {
-		t.Fatalf("NewProxy(%s): %v", target, err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	return p
-}
-
 func waitParticipants(t *testing.T, m *locks.InterProcessMutex, n int) []string {
 	t.Helper()
 	var nodes []string
@@ -96,7 +86,7 @@ func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testin
 
 func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()
@@ -131,7 +121,7 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 
 func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	holder := locks.NewInterProcessMutex(holderClient, "/expiry")
@@ -262,7 +252,7 @@ func TestMutexRevocation(t *testing.T) {
 
 func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := locks.NewInterProcessMutex(c, "/lost-standard")
@@ -295,7 +285,7 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 
 func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	// go-zookeeper waits a second before redialing a lone server, so the
 	// session must comfortably outlast a reconnect for Sever to stay a suspension.
@@ -392,7 +382,7 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 // drains without a single listing or read: every hand-off is one step.
 func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd")
 	must(t, holder.Acquire(ctx))

@@ -155,7 +155,7 @@ func assertMaxLeases(t *testing.T, g *gauge, n int) {
 func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	const lockPath = "/rw-writer-expiry"
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	writer := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath)
 	readersClient := locktest.NewClient(t, srv.ConnectString())
@@ -238,7 +238,7 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 	const semPath, maxLeases = "/sem-holder-expiry", 2
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := locks.NewInterProcessSemaphoreV2(staleClient, semPath, maxLeases)
@@ -288,7 +288,7 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	const semPath, maxLeases = "/sem-lock-expiry", 1
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	holder := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases)
 	partitioned := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases)
@@ -353,7 +353,7 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	const mutexPath = "/semmutex-expiry"
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := locks.NewInterProcessSemaphoreMutex(staleClient, mutexPath)
@@ -610,7 +610,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	observer := locktest.NewClient(t, srv.ConnectString())
 	newProxied := func(t *testing.T) (*zktest.Proxy, *framework.Client) {
-		proxy := newProxy(t, srv.ConnectString())
+		proxy := zktest.StartProxy(t, srv.ConnectString())
 		return proxy, locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(restartSession))
 	}
 	assertLostOne := func(t *testing.T, proxy *zktest.Proxy) {

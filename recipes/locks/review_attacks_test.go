@@ -23,7 +23,7 @@ import (
 // their own.
 func proxiedPair(t *testing.T, lockPath string) (*zktest.Proxy, *framework.Client, *framework.Client, *locks.InterProcessReadWriteLock, *locks.InterProcessMutex) {
 	srv := zktest.StartServer(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	pairClient := locktest.NewClient(t, p.Addr())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
@@ -251,7 +251,7 @@ func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/cancel-partition"
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
 	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(session)), lockPath)
 	must(t, holder.Acquire(ctx))

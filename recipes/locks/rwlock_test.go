@@ -186,7 +186,7 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 // lock, even though it watches our write node and sees it deleted.
 func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	a := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-contending")
 	b := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr()), "/rw-contending")
@@ -346,7 +346,7 @@ func TestReadWriteLockManyClients(t *testing.T) {
 
 func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	readerClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	reader := locks.NewInterProcessReadWriteLock(readerClient, "/rw-expiry")
@@ -382,7 +382,7 @@ func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 
 func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()

@@ -37,7 +37,7 @@ func assertNotLost(t *testing.T, l *locks.Lease, when string) {
 func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
 	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2).Acquire(ctx)
 	must(t, err)
@@ -56,7 +56,7 @@ func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	opts := append(givenUpSessionOptions(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	c := locktest.NewClient(t, p.Addr(), opts...)
 	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2).Acquire(ctx)

@@ -31,7 +31,7 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
 
 	holder := locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1)
@@ -113,7 +113,7 @@ func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 	const semPath = "/sem-session/over-grant"
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
 	thirdClient := locktest.NewClient(t, srv.ConnectString())

@@ -367,7 +367,7 @@ func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 
 func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()

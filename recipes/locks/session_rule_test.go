@@ -64,7 +64,7 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(),
 		framework.WithSessionTimeout(8*time.Second), framework.WithSimulatedSessionExpirationPercent(15))
 
@@ -178,7 +178,7 @@ func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 func TestStaleUnfairHolderNeverGetsTheSuccessorsToken(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	p := newProxy(t, srv.ConnectString())
+	p := zktest.StartProxy(t, srv.ConnectString())
 	staleClient := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(shortSession))
 	driver := locks.WithDriver(locks.UnfairLockInternalsDriver{})
 	stale := locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver)

@@ -23,7 +23,7 @@ func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 	var wg sync.WaitGroup
 	proxies := make([]*zktest.Proxy, clients)
 	for i := range proxies {
-		proxies[i] = newProxy(t, srv.ConnectString())
+		proxies[i] = zktest.StartProxy(t, srv.ConnectString())
 		proxies[i].LoseNextReply(zktest.OpSetData)
 		s, err := shared.NewSharedCount(locktest.NewClient(t, proxies[i].Addr()), "/shared/inc", 0)
 		must(t, err)

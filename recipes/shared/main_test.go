@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -23,14 +21,4 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func newProxy(t *testing.T, target string) *zktest.Proxy {
-	t.Helper()
-	p, err := zktest.NewProxy(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	return p
 }

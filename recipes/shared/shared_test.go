@@ -189,7 +189,7 @@ func TestSharedBadInput(t *testing.T) {
 // A TrySet whose reply is lost is reported unknown and applied once.
 func TestSharedCountTrySetLostReply(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	s, err := shared.NewSharedCount(locktest.NewClient(t, proxy.Addr()), "/shared/lost", 10)
 	must(t, err)
@@ -212,7 +212,7 @@ func TestSharedCountTrySetLostReply(t *testing.T) {
 // after it reconnects, never going back.
 func TestSharedValueAcrossSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
-	proxy := newProxy(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	w, err := shared.NewSharedValue(locktest.NewClient(t, srv.ConnectString()), "/shared/expiry", nil)
 	must(t, err)

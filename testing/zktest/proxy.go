@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -147,6 +148,19 @@ func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.counts)
+}
+
+// StartProxy is NewProxy for tests: it fails tb if the proxy cannot start
+// and closes it when tb's cleanups run (after those registered later, such as
+// the clients that use it).
+func StartProxy(tb testing.TB, target string) *Proxy {
+	tb.Helper()
+	p, err := NewProxy(target)
+	if err != nil {
+		tb.Fatalf("zktest.NewProxy(%s): %v", target, err)
+	}
+	tb.Cleanup(func() { _ = p.Close() })
+	return p
 }
 
 // Close stops listening, closes every connection and returns once all of the
