@@ -235,48 +235,75 @@ func TestCancelledAcquireWhoseNodeVanishedReportsTheCancellation(t *testing.T) {
 	}
 }
 
+// signalChain is a holder of lockPath, a middle contender waiting behind it
+// and a waiter watching the middle one's release signal, each with a client
+// of its own; cancelMiddle and cancelWaiter end their Acquire calls.
+type signalChain struct {
+	srv                        *zktest.Server
+	admin, waiterClient        *framework.Client
+	holder, middle, waiter     *locks.InterProcessMutex
+	nodes                      []string // holder, middle, waiter
+	middleGot, waiterGot       chan error
+	cancelMiddle, cancelWaiter context.CancelFunc
+}
+
+func startSignalChain(t *testing.T, lockPath string) *signalChain {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := &signalChain{srv: srv, admin: locktest.NewClient(t, srv.ConnectString()),
+		waiterClient: locktest.NewClient(t, srv.ConnectString()),
+		middleGot:    make(chan error, 1), waiterGot: make(chan error, 1)}
+	c.holder = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	c.middle = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	c.waiter = locks.NewInterProcessMutex(c.waiterClient, lockPath)
+
+	must(t, c.holder.Acquire(ctx))
+	mctx, cancelMiddle := context.WithCancel(ctx)
+	c.cancelMiddle = cancelMiddle
+	go func() { c.middleGot <- c.middle.Acquire(mctx) }()
+	waitParticipants(t, c.holder, 2)
+	wctx, cancelWaiter := context.WithCancel(ctx)
+	c.cancelWaiter = cancelWaiter
+	go func() { c.waiterGot <- c.waiter.Acquire(wctx) }()
+	c.nodes = waitParticipants(t, c.holder, 3)
+	signal := c.nodes[1] + ".released"
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+		return perfWatchesByPath(t, srv)[signal] > 0
+	})
+	return c
+}
+
+// deleteWaiterNode has an operator delete the waiter's node and waits until
+// the waiter has queued again, with want contenders in all.
+func (c *signalChain) deleteWaiterNode(t *testing.T, want int) {
+	ctx := testCtx(t)
+	must(t, c.admin.Delete(ctx, c.nodes[2]))
+	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+		ps, err := c.holder.ParticipantNodes(ctx)
+		return err == nil && len(ps) == want && ps[want-1] != c.nodes[2]
+	})
+}
+
 // Scenario 5: a waiter watches its predecessor's release signal; the
 // predecessor gives up without one, and an operator deletes the waiter's
 // node. The signal watch it left must not stay on the server after the
 // acquisition that set it ends.
 func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
 	const lockPath = "/session-rule/signals"
-	admin := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiterClient := locktest.NewClient(t, srv.ConnectString())
-	waiter := locks.NewInterProcessMutex(waiterClient, lockPath)
+	c := startSignalChain(t, lockPath)
+	ctx := testCtx(t)
 
-	must(t, holder.Acquire(ctx))
-	mctx, cancelMiddle := context.WithCancel(ctx)
-	mgot := make(chan error, 1)
-	go func() { mgot <- middle.Acquire(mctx) }()
-	waitParticipants(t, holder, 2)
-	got := make(chan error, 1)
-	go func() { got <- waiter.Acquire(ctx) }()
-	nodes := waitParticipants(t, holder, 3)
-	signal := nodes[1] + ".released"
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
-		return perfWatchesByPath(t, srv)[signal] > 0
-	})
-
-	cancelMiddle() // the middle contender gives up: no signal
-	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
+	c.cancelMiddle() // the middle contender gives up: no signal
+	if err := receive(t, c.middleGot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
 	}
-	waitParticipants(t, holder, 2)
-	must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
-	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
-		ps, err := holder.ParticipantNodes(ctx)
-		return err == nil && len(ps) == 2 && ps[1] != nodes[2]
-	})
-	must(t, holder.Release(ctx))
-	awaitResult(t, got, "the waiter's Acquire")
-	must(t, waiter.Release(ctx))
+	waitParticipants(t, c.holder, 2)
+	c.deleteWaiterNode(t, 2)
+	must(t, c.holder.Release(ctx))
+	awaitResult(t, c.waiterGot, "the waiter's Acquire")
+	must(t, c.waiter.Release(ctx))
 
-	for p := range perfWatchesByPath(t, srv) {
+	for p := range perfWatchesByPath(t, c.srv) {
 		if strings.HasSuffix(p, ".released") && path.Dir(p) == lockPath {
 			t.Fatalf("the release-signal watch on %s outlived its acquisition", p)
 		}
@@ -287,47 +314,26 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 // (fireStaleLater) waits while contenders before them remain, and ends when
 // its client closes rather than outliving it.
 func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
-	srv := zktest.StartServer(t)
+	c := startSignalChain(t, "/session-rule/stale-close")
 	ctx := testCtx(t)
-	const lockPath = "/session-rule/stale-close"
-	admin := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiterClient := locktest.NewClient(t, srv.ConnectString())
-	waiter := locks.NewInterProcessMutex(waiterClient, lockPath)
 
-	must(t, holder.Acquire(ctx))
-	mgot := make(chan error, 1)
-	go func() { mgot <- middle.Acquire(ctx) }()
-	waitParticipants(t, holder, 2)
-	wctx, cancelWaiter := context.WithCancel(ctx)
-	got := make(chan error, 1)
-	go func() { got <- waiter.Acquire(wctx) }()
-	nodes := waitParticipants(t, holder, 3)
-	locktest.Eventually(t, 10*time.Second, "the waiter watching the middle's signal", func() bool {
-		return perfWatchesByPath(t, srv)[nodes[1]+".released"] > 0
-	})
-	must(t, admin.Delete(ctx, nodes[2])) // the waiter queues again: its signal watch is stale
-	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
-		ps, err := holder.ParticipantNodes(ctx)
-		return err == nil && len(ps) == 3 && ps[2] != nodes[2]
-	})
-	cancelWaiter()
-	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
+	c.deleteWaiterNode(t, 3) // the waiter queues again: its signal watch is stale
+	c.cancelWaiter()
+	if err := receive(t, c.waiterGot, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
 	}
 	const firing = "(*lockInternals).fireStaleLater"
 	locktest.Eventually(t, 10*time.Second, "the stale signal waiting to be fired", func() bool {
 		return goroutinesRunning(firing)
 	})
-	waiterClient.Close()
+	c.waiterClient.Close()
 	locktest.Eventually(t, 10*time.Second, "no stale signal firing after Close", func() bool {
 		return !goroutinesRunning(firing)
 	})
 
-	must(t, holder.Release(ctx))
-	awaitResult(t, mgot, "the middle's Acquire")
-	must(t, middle.Release(ctx))
+	must(t, c.holder.Release(ctx))
+	awaitResult(t, c.middleGot, "the middle's Acquire")
+	must(t, c.middle.Release(ctx))
 }
 
 // goroutinesRunning reports whether any goroutine's stack names fn.
