@@ -22,7 +22,7 @@ func TestStandardFixForSortingReadsForeignNames(t *testing.T) {
 		// Curator's rule, unchanged, for every name that carries the lock name.
 		{"_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000010", "lock-", "0000000010"},
 		{"_c_0123456789abcdef0123456789abcdef-lock-0000000011", "lock-", "0000000011"}, // go-zookeeper's zk.Lock
-		{kazooHex + "-lock-0000000012", "lock-", "0000000012"},                           // Kazoo with a Curator node name
+		{kazooHex + "-lock-0000000012", "lock-", "0000000012"},                         // Kazoo with a Curator node name
 		{"holder-lock-", "lock-", ""},
 		{"_c_x-lock-u0000000007", "lock-", "u0000000007"},
 		{"_c_x-lock-0000000004.released", "lock-", "0000000004.released"},
