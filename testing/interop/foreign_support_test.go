@@ -85,7 +85,7 @@ func watchers(ctx context.Context, srv *zktest.Server, nodePath string) ([]strin
 type outcome int
 
 const (
-	waited   outcome = iota + 1 // it queued behind the holder's node and watched it
+	waited     outcome = iota + 1 // it queued behind the holder's node and watched it
 	overlapped                    // it acquired beside the holder
 )
 
