@@ -48,17 +48,22 @@ type KazooHelper struct {
 // Kazoo client is connected. A missing /usr/bin/python3, or a Kazoo it cannot
 // import, is an error that says what to install. Call Close when done.
 func StartKazoo(ctx context.Context, connect string, opts ...Option) (*KazooHelper, error) {
+	return startKazoo(ctx, PythonPath, []string{"-u"}, connect, opts)
+}
+
+// startKazoo runs the helper with python and its flags.
+func startKazoo(ctx context.Context, python string, flags []string, connect string, opts []Option) (*KazooHelper, error) {
 	cfg, err := newConfig("kazoo", connect, opts)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(PythonPath); err != nil {
-		return nil, fmt.Errorf("interop: %s: %w: %s", PythonPath, err, kazooInstallHint)
+	if _, err := os.Stat(python); err != nil {
+		return nil, fmt.Errorf("interop: no Python for Kazoo: %w: %s", err, kazooInstallHint)
 	}
-	cmd := exec.Command(PythonPath, "-u", "-c", kazooHelperSource,
+	args := append(append([]string{}, flags...), "-c", kazooHelperSource,
 		"--connect", connect,
 		"--session-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10))
-	h, err := launch(ctx, cfg.name, cmd)
+	h, err := launch(ctx, cfg.name, exec.Command(python, args...))
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, kazooInstallHint)
 	}

@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,4 +222,34 @@ func TestKazooKilledHolder(t *testing.T) {
 		release(t, ctx, waiter)
 		obs.waitChildren(ctx, path, 0)
 	})
+}
+
+// TestKazooMissingIsAClearFailure: without Python, or with a Python that cannot
+// import Kazoo (-S leaves Debian's dist-packages off the path), starting the
+// helper fails with what to install, not a skip.
+func TestKazooMissingIsAClearFailure(t *testing.T) {
+	srv := startZooKeeper(t)
+	ctx := testContext(t, 20*time.Second)
+	for _, tc := range []struct {
+		name, python string
+		flags        []string
+		want         []string
+	}{
+		{"NoPython", "/nonexistent/python3", []string{"-u"}, []string{"/nonexistent/python3", "install-zookeeper.sh"}},
+		{"NoKazoo", PythonPath, []string{"-u", "-S"}, []string{"kazoo is not importable", "python3-kazoo"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := startKazoo(ctx, tc.python, tc.flags, srv.ConnectString(), nil)
+			if err == nil {
+				k.Close()
+				t.Fatal("the helper started")
+			}
+			t.Logf("error: %v", err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
 }
