@@ -25,8 +25,8 @@ type LockInternalsDriver interface {
 	GetsTheLock(ctx context.Context, c *framework.Client, children []string, sequenceNodeName string, maxLeases int) (PredicateResults, error)
 
 	// FixForSorting returns the part of a node name that orders contenders.
-	// A name that does not carry lockName must be returned unchanged: such a
-	// child is not a contender.
+	// A name the driver does not read as a contender (usually one that does
+	// not carry lockName) must be returned unchanged: such a child is ignored.
 	FixForSorting(str, lockName string) string
 }
 
@@ -71,16 +71,27 @@ type Holding interface {
 }
 
 // StandardFixForSorting returns the text after the last occurrence of lockName
-// in str, or str itself when lockName does not occur: Curator's ordering key.
+// in str for every name that carries lockName: Curator's ordering key, for
+// our nodes, Curator's and go-zookeeper's ("_c_<hex>-lock-<sequence>") alike.
+// For the mutex's lock name "lock-" it also reads Python Kazoo's lock nodes,
+// "<uuid hex>__lock__<sequence>" (Lock, WriteLock) and
+// "<uuid hex>__rlock__<sequence>" (ReadLock), as their sequence, so a mutex
+// queues with them in the server's sequence order. Any other str comes back
+// unchanged: it is not a contender.
 func StandardFixForSorting(str, lockName string) string {
 	if i := strings.LastIndex(str, lockName); i >= 0 {
 		return str[i+len(lockName):]
 	}
+	if lockName == lockNameMutex {
+		if seq, _, ok := kazooSequence(str); ok {
+			return seq
+		}
+	}
 	return str
 }
 
-// SortedContenders returns the children that carry a lock name according to
-// fix (those for which fix changes the name), in lock order:
+// SortedContenders returns the children that fix reads as contenders (those
+// for which fix changes the name), in lock order:
 //   - an empty key first: the unfair driver's holder node (UnfairHolderNodeName),
 //     which Curator's text order puts first too, so fair contenders wait for it;
 //   - then keys that are ZooKeeper sequence numbers, in serial-number order

@@ -58,8 +58,8 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 		}
 		return nil
 	}
-	rw.write.keepParticipant = nodeNamed(lockNameWrite)
-	rw.read.keepParticipant = nodeNamed(lockNameRead)
+	rw.write.keepParticipant = baseIs(isWriterNode)
+	rw.read.keepParticipant = baseIs(isReaderNode)
 	return rw
 }
 
@@ -73,13 +73,49 @@ func (rw *InterProcessReadWriteLock) ReadLock() *InterProcessMutex { return rw.r
 // ParticipantNodes lists the writers' nodes only.
 func (rw *InterProcessReadWriteLock) WriteLock() *InterProcessMutex { return rw.write }
 
-func nodeNamed(lockName string) func(string) bool {
-	return func(nodePath string) bool { return strings.Contains(path.Base(nodePath), lockName) }
+// baseIs applies a node-name test to the last element of a node path.
+func baseIs(test func(name string) bool) func(nodePath string) bool {
+	return func(nodePath string) bool { return test(path.Base(nodePath)) }
 }
 
-// rwFixForSorting orders readers and writers by their one shared sequence.
+// rwFixForSorting orders readers and writers by their one shared sequence:
+// Curator's key for names that carry "__READ__" or "__WRIT__", and the
+// sequence of Python Kazoo's ReadLock ("__rlock__") and WriteLock ("__lock__")
+// nodes, so the lock queues with Kazoo's read/write lock on the same path.
 func rwFixForSorting(str string) string {
-	return StandardFixForSorting(StandardFixForSorting(str, lockNameRead), lockNameWrite)
+	if key := StandardFixForSorting(StandardFixForSorting(str, lockNameRead), lockNameWrite); key != str {
+		return key
+	}
+	if seq, _, ok := kazooSequence(str); ok {
+		return seq
+	}
+	return str
+}
+
+// isWriterNode reports whether a contender of the read/write lock is a writer:
+// ours or Curator's "__WRIT__" node, or a node of Kazoo's WriteLock (or Lock).
+func isWriterNode(name string) bool {
+	if strings.Contains(name, lockNameWrite) {
+		return true
+	}
+	if strings.Contains(name, lockNameRead) {
+		return false
+	}
+	_, reader, ok := kazooSequence(name)
+	return ok && !reader
+}
+
+// isReaderNode reports whether a contender of the read/write lock is a reader:
+// ours or Curator's "__READ__" node, or a node of Kazoo's ReadLock.
+func isReaderNode(name string) bool {
+	if strings.Contains(name, lockNameRead) {
+		return true
+	}
+	if strings.Contains(name, lockNameWrite) {
+		return false
+	}
+	_, reader, ok := kazooSequence(name)
+	return ok && reader
 }
 
 // writeLockDriver is the write lock's driver: the standard fair driver over
@@ -150,7 +186,7 @@ func (d readLockDriver) GetsTheLock(_ context.Context, _ *framework.Client, chil
 				return PredicateResults{PathToWatch: children[firstWriter]}, nil
 			}
 			return PredicateResults{GetsTheLock: true}, nil
-		case firstWriter < 0 && name != own && strings.Contains(name, lockNameWrite):
+		case firstWriter < 0 && name != own && isWriterNode(name):
 			firstWriter = i
 		}
 	}

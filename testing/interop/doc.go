@@ -1,6 +1,7 @@
 // Package interop proves that zkcurator's lock recipes and Apache Curator's
 // work together on the same ZooKeeper paths, so Go and Java services can
-// share locks during a migration or for good.
+// share locks during a migration or for good; and that they exclude Python's
+// Kazoo and go-zookeeper's zk.Lock too.
 //
 // The Java side is real Curator: the Debian package libcurator-recipes-java,
 // Curator 5.4.0, with the ZooKeeper 3.8 client from /usr/share/java
@@ -44,4 +45,27 @@
 // lock (stamped after its acquire returned and before its release began, so a
 // reported interval lies inside the real one) and no two intervals may
 // overlap; and a shared counter must end at exactly the number of increments.
+//
+// # Kazoo and go-zookeeper
+//
+// The Python side is real Kazoo: Debian's python3-kazoo (2.8.0) for
+// /usr/bin/python3, which scripts/install-zookeeper.sh installs. kazoo/helper.py
+// speaks the Curator helper's line protocol and runs as a separate python3 per
+// KazooHelper (StartKazoo); a missing python3 or Kazoo fails the test with
+// what to install. go-zookeeper's zk.Lock runs in the test binary. The tests
+// show:
+//
+//   - TestExclusionTable: for every ordered pair of zkcurator, Curator,
+//     go-zookeeper and Kazoo (with extra_lock_patterns, by default, and under
+//     Curator's node name), whether the second waits while the first holds,
+//     which the README's table states. A waiter counts as waiting once it
+//     watches the holder's node (the server's "wchp"), and must then get the
+//     lock after the release.
+//   - Kazoo's Lock and zkcurator's mutex hand over in arrival order, each
+//     listing the other's contenders; Kazoo's ReadLock and WriteLock and
+//     InterProcessReadWriteLock share and exclude in both modes.
+//   - A kill -9ed Kazoo holder frees the lock for a Go waiter, and the other
+//     way round, within the session timeout.
+//   - zkcurator, go-zookeeper, Curator and Kazoo contend on one mutex and
+//     increment a shared counter exactly, with no overlapping holds.
 package interop

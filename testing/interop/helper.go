@@ -18,7 +18,7 @@ import (
 
 var (
 	// ErrCommandFailed is returned when the helper answered a command with an ERROR
-	// event; the error's text carries Curator's exception and message.
+	// event; the error's text carries Curator's (or Kazoo's) exception and message.
 	ErrCommandFailed = errors.New("interop: helper command failed")
 	// ErrNotAcquired is returned when an acquire in the helper timed out.
 	ErrNotAcquired = errors.New("interop: helper did not acquire")
@@ -43,16 +43,19 @@ type config struct {
 	sessionTimeout time.Duration
 }
 
-// WithSessionTimeout sets the session timeout Curator asks for (sessionTimeoutMs),
-// which also serves as its connectionTimeoutMs; the default is 2s.
+// WithSessionTimeout sets the session timeout the helper's client asks for
+// (Curator's sessionTimeoutMs, which also serves as its connectionTimeoutMs;
+// Kazoo's timeout); the default is 2s.
 func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.sessionTimeout = d } }
 
-// WithName names the helper in errors and logs; the default is "curator-<n>".
+// WithName names the helper in errors and logs; the default is "curator-<n>"
+// (for Kazoo, "kazoo-<n>").
 func WithName(name string) Option { return func(c *config) { c.name = name } }
 
-// Helper is a running JVM that uses Apache Curator on a ZooKeeper ensemble,
-// driven by line commands (see java/CuratorHelper.java). It is safe for
-// concurrent use; every wait on it is bounded by a context.
+// Helper is a running helper process on a ZooKeeper ensemble, driven by line
+// commands: a JVM that uses Apache Curator (see java/CuratorHelper.java, and
+// Start) or Python with Kazoo (see kazoo/helper.py, and StartKazoo). It is
+// safe for concurrent use; every wait on it is bounded by a context.
 type Helper struct {
 	name   string
 	cmd    *exec.Cmd
@@ -79,15 +82,9 @@ type Helper struct {
 // Start compiles the helper if needed, starts it against connect and returns once
 // its Curator client is connected. Call Close when done.
 func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error) {
-	cfg := config{name: fmt.Sprintf("curator-%d", helperSeq.Add(1)), sessionTimeout: 2 * time.Second}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if connect == "" || strings.ContainsAny(connect, " \t\n") {
-		return nil, fmt.Errorf("interop: bad connect string %q", connect)
-	}
-	if cfg.sessionTimeout < time.Millisecond {
-		return nil, fmt.Errorf("interop: session timeout %v is below 1ms", cfg.sessionTimeout)
+	cfg, err := newConfig("curator", connect, opts)
+	if err != nil {
+		return nil, err
 	}
 	java, classpath, err := compileHelper()
 	if err != nil {
@@ -103,9 +100,31 @@ func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error)
 		"--session-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
 		"--connection-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
 	)
+	return launch(ctx, cfg.name, cmd)
+}
+
+// newConfig applies opts over the defaults (a name "<prefix>-<n>", a 2s
+// session timeout) and checks them and connect.
+func newConfig(prefix, connect string, opts []Option) (config, error) {
+	cfg := config{name: fmt.Sprintf("%s-%d", prefix, helperSeq.Add(1)), sessionTimeout: 2 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if connect == "" || strings.ContainsAny(connect, " \t\n") {
+		return cfg, fmt.Errorf("interop: bad connect string %q", connect)
+	}
+	if cfg.sessionTimeout < time.Millisecond {
+		return cfg, fmt.Errorf("interop: session timeout %v is below 1ms", cfg.sessionTimeout)
+	}
+	return cfg, nil
+}
+
+// launch starts a helper process speaking the line protocol and returns once
+// it printed READY.
+func launch(ctx context.Context, name string, cmd *exec.Cmd) (*Helper, error) {
 	cmd.SysProcAttr = dieWithParent()
 	h := &Helper{
-		name:     cfg.name,
+		name:     name,
 		cmd:      cmd,
 		stderr:   &tailWriter{max: 200},
 		commands: map[string]string{},
@@ -113,6 +132,7 @@ func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error)
 		done:     make(chan struct{}),
 	}
 	cmd.Stderr = h.stderr
+	var err error
 	if h.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("interop: %s: %w", h.name, err)
 	}
@@ -143,9 +163,17 @@ func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error)
 // events and stderr.
 func StartHelper(tb testing.TB, connect string, opts ...Option) *Helper {
 	tb.Helper()
+	return startForTest(tb, func(ctx context.Context) (*Helper, error) { return Start(ctx, connect, opts...) })
+}
+
+// startForTest starts a helper with start, fails the test if it cannot, and
+// closes it when the test ends, logging its last events and stderr if the
+// test failed.
+func startForTest(tb testing.TB, start func(context.Context) (*Helper, error)) *Helper {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultWait)
 	defer cancel()
-	h, err := Start(ctx, connect, opts...)
+	h, err := start(ctx)
 	if err != nil {
 		tb.Fatal(err)
 	}
