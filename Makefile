@@ -28,7 +28,7 @@ demo: deps
 bench: deps
 	@bash scripts/bench.sh
 
-# Only the suite that drives real Apache Curator beside zkcurator.
+# Only the suites that drive real Apache Curator and Python Kazoo beside zkcurator.
 interop: deps
 	$(GO) test -race -count=1 -v ./testing/interop/...
 

@@ -43,6 +43,11 @@
 //   - A downgrade creates its read node in one transaction with a check that
 //     the write node still exists.
 //   - Reentrancy is per handle, since Go has no thread identity.
+//   - The mutex and the read/write lock also queue with the contenders of
+//     Python's Kazoo ("<hex>__lock__<sequence>", "<hex>__rlock__<sequence>")
+//     and go-zookeeper's lock by their server-assigned sequence, so one path
+//     is safe in a Go, Java and Python fleet (DRIVERS.md, "Foreign
+//     contenders").
 //   - Upgrading a held read lock returns ErrUpgrade instead of waiting forever.
 //
 // # Writing a driver
