@@ -160,6 +160,10 @@ func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterPro
 // then release, and records the hold: when it was entered and left, and when
 // the worker first saw Lost.
 func (w *worker) section(ctx context.Context, rec Hold, lost <-chan struct{}, work func(context.Context, *Hold), release func(context.Context) error) {
+	// A hold whose Lost was closed when Acquire returned (say, lost while
+	// Acquire finished its bookkeeping in a partition) is never clean: its
+	// first sight of Lost is at Enter, not when the watcher below runs.
+	lostBefore := isClosed(lost)
 	rec.Enter, rec.Write, rec.LostAt = w.clock.now(), never, never
 	releasing := make(chan struct{})
 	lostAt := make(chan time.Duration, 1)
@@ -186,6 +190,8 @@ func (w *worker) section(ctx context.Context, rec Hold, lost <-chan struct{}, wo
 	w.holding.Store(false)
 	close(releasing)
 	switch rec.LostAt = <-lostAt; {
+	case lostBefore:
+		rec.LostAt = rec.Enter
 	case rec.LostAtExit && (rec.LostAt == never || rec.LostAt > rec.Exit):
 		rec.LostAt = rec.Exit // seen by Exit at the latest
 	case !rec.LostAtExit && rec.LostAt > rec.Exit:
