@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
