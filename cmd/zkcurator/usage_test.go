@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,6 +84,20 @@ func TestHelp(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("zkcurator %q prints no %q:\n%s", args, want, out)
 			}
+		}
+	}
+}
+
+// TestReadmeListsStatuses checks that the README's table has a row for
+// every status zkcurator itself uses.
+func TestReadmeListsStatuses(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitTimeout, exitLost} {
+		if row := fmt.Sprintf("\n| %d |", code); !strings.Contains(string(readme), row) {
+			t.Errorf("README.md has no exit status row %q", strings.TrimSpace(row))
 		}
 	}
 }
