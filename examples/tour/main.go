@@ -56,6 +56,7 @@ func tourSteps() []step {
 		{"fencing", "why Lost() and FencingToken() exist", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Fencing(ctx, connect, out, demo.FencingConfig{})
 		}},
+		{"cli", "any command under a lock: zkcurator lock PATH -- CMD", demo.CLI},
 	}
 }
 

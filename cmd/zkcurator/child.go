@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Environment variables the command gets.
+const (
+	envLockNode     = "ZKCURATOR_LOCK_NODE"
+	envFencingToken = "ZKCURATOR_FENCING_TOKEN"
+)
+
+// newChild prepares args[0] to run with args[1:], with zkcurator's stdin,
+// stdout and stderr. A command that cannot be found is reported now, before
+// any lock is taken.
+func newChild(args []string) (*exec.Cmd, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	if cmd.Err != nil {
+		if errors.Is(cmd.Err, exec.ErrNotFound) {
+			return nil, fail(exitCommandNotFound, "command %q not found", args[0])
+		}
+		return nil, fail(exitCannotRun, "command %q: %v", args[0], cmd.Err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Off a terminal the command gets a process group of its own, so that a
+	// signal reaches everything it started (a shell script's children too).
+	// On a terminal it stays in zkcurator's group to keep reading the
+	// terminal, and the terminal's Ctrl-C reaches it directly.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !interactive()}
+	return cmd, nil
+}
+
+// hold is what the command runs under.
+type hold struct {
+	what    string          // "lock /jobs/backup", for messages
+	node    string          // the lock or lease node
+	token   int64           // its fencing token (czxid)
+	lost    <-chan struct{} // closed when holding is no longer certain
+	revoked <-chan struct{} // closed on a revocation request, or nil
+}
+
+// runChild runs cmd while h is held and returns its exit status. A signal
+// from sigs is passed on to the command. When h is lost (or revoked) the
+// command gets SIGTERM, and SIGKILL after grace; runChild then returns an
+// exitLost error once the command has exited.
+func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal, log *zap.Logger) error {
+	cmd.Env = append(os.Environ(),
+		envLockNode+"="+h.node,
+		envFencingToken+"="+strconv.FormatInt(h.token, 10),
+	)
+	if err := cmd.Start(); err != nil {
+		return fail(exitCannotRun, "start %q: %v", cmd.Path, err)
+	}
+	log.Info("command started", zap.Int("pid", cmd.Process.Pid))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	lost, revoked := h.lost, h.revoked
+	var stopping string // why the command is being stopped
+	var kill <-chan time.Time
+	for {
+		select {
+		case err := <-exited:
+			status := childStatus(cmd, err)
+			log.Info("command exited", zap.Int("status", status))
+			if stopping != "" {
+				return fail(exitLost, "%s %s while the command ran; the command was stopped (its status: %d)", h.what, stopping, status)
+			}
+			return exitStatus(status)
+		case <-lost:
+			stopping, lost, revoked = "was lost", nil, nil
+		case <-revoked:
+			stopping, lost, revoked = "was revoked", nil, nil
+		case sig := <-sigs:
+			if sig == os.Interrupt && interactive() {
+				continue // the terminal sent it to the command as well
+			}
+			log.Info("passing a signal on to the command", zap.Stringer("signal", sig))
+			signalChild(cmd, sig.(syscall.Signal))
+			continue
+		case <-kill:
+			log.Info("the command outlived --grace; killing it", zap.Duration("grace", grace))
+			signalChild(cmd, syscall.SIGKILL)
+			kill = nil
+			continue
+		}
+		// The hold is gone: stop the command.
+		log.Info("the "+h.what+" "+stopping+"; stopping the command", zap.Duration("grace", grace))
+		signalChild(cmd, syscall.SIGTERM)
+		kill = time.After(grace)
+	}
+}
+
+// signalChild sends sig to the command's process group, or to the command
+// alone when it shares zkcurator's group.
+func signalChild(cmd *exec.Cmd, sig syscall.Signal) {
+	pid := cmd.Process.Pid
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
+		pid = -pid
+	}
+	_ = syscall.Kill(pid, sig)
+}
+
+// childStatus is the command's exit status, 128+N when signal N ended it.
+func childStatus(cmd *exec.Cmd, err error) int {
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if code := cmd.ProcessState.ExitCode(); code >= 0 {
+		return code
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// signalStatus is the status of a process ended by sig, as a shell reports it.
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
+// signalName names a signal for messages, "SIGTERM".
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return fmt.Sprint(sig)
+}

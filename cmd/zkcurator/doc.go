@@ -1,0 +1,21 @@
+// Command zkcurator runs a command under a ZooKeeper lock or semaphore lease,
+// as flock(1) does on one host, and inspects such locks. Its nodes speak
+// Apache Curator's protocol, so it takes turns with Java services that use
+// Curator's InterProcessMutex, InterProcessReadWriteLock or
+// InterProcessSemaphoreV2 on the same path.
+//
+//	zkcurator lock [flags] PATH [--] COMMAND [ARGS...]
+//	zkcurator semaphore [flags] PATH --leases N [--] COMMAND [ARGS...]
+//	zkcurator participants [flags] PATH
+//	zkcurator revoke [flags] NODE
+//
+// The command gets ZKCURATOR_LOCK_NODE and ZKCURATOR_FENCING_TOKEN in its
+// environment. When holding is no longer certain (Lost), it gets SIGTERM,
+// and SIGKILL after --grace; zkcurator then exits with status 79. SIGINT,
+// SIGTERM and SIGHUP are passed on to it. Otherwise zkcurator exits with the
+// command's status; its own statuses (64 usage, 69 ZooKeeper unreachable,
+// 75 --wait elapsed, 79 lost) are listed by -h and in the README.
+//
+// Each subcommand is one file defining a command; the commands table in
+// main.go lists them.
+package main

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit statuses of zkcurator itself. When the command ran and the lock or
+// lease stayed held, zkcurator exits with the command's own status instead
+// (128+N when a signal N killed it), as flock(1) does.
+const (
+	exitOK = 0
+	// exitNotFound is for revoke: the node does not exist.
+	exitNotFound = 1
+	// exitUsage: bad flag, path, duration or lease count, or no command.
+	exitUsage = 64
+	// exitUnavailable: no session with ZooKeeper within --connect-timeout, or
+	// ZooKeeper failed a request (sysexits' EX_UNAVAILABLE).
+	exitUnavailable = 69
+	// exitTimeout: --wait elapsed before the lock or lease was granted
+	// (sysexits' EX_TEMPFAIL: try again later).
+	exitTimeout = 75
+	// exitLost: the lock or lease was lost (or, with --revocable, revoked)
+	// while the command ran; the command was stopped.
+	exitLost = 79
+	// exitCannotRun: the command was found but could not be started.
+	exitCannotRun = 126
+	// exitCommandNotFound: the command was not found.
+	exitCommandNotFound = 127
+)
+
+// statusTable is the exit status table printed by -h and kept in the README.
+const statusTable = `Exit status:
+  0-255  the command's own status when it ran and the lock stayed held
+         (128+N when signal N killed it; 130 and 143 when zkcurator was
+         interrupted by SIGINT or SIGTERM while it waited)
+  1      revoke: no such node
+  64     usage: bad flag, path, duration or --leases, or no command
+  69     cannot reach ZooKeeper within --connect-timeout, or it failed a request
+  75     --wait elapsed before the lock or lease was granted
+  79     the lock or lease was lost (or revoked, with --revocable) while the
+         command ran; the command got SIGTERM, and SIGKILL after --grace
+  126    the command could not be started
+  127    the command was not found`
+
+// exitError is an error that ends zkcurator with a given status; its message
+// is printed on one line.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// fail returns an error that makes zkcurator exit with code after printing
+// the formatted message.
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCode is the status for err: its exitError's code, or 1.
+func exitCode(err error) int {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return 1
+}
+
+// exitStatus is an error that carries the command's status, which zkcurator
+// passes on without printing anything.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }

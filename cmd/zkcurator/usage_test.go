@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// closedAddr returns a loopback address where nothing listens.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestBadInput checks that bad input and an unreachable ensemble end
+// zkcurator with the documented status and one line on stderr that names
+// what was wrong, never a stack trace, and that no command runs.
+func TestBadInput(t *testing.T) {
+	srv := sharedServer(t)
+	closed := closedAddr(t)
+	good := []string{"--connect", srv.ConnectString()}
+	unreachable := []string{"--connect", closed, "--connect-timeout", "300ms"}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no subcommand", nil, exitUsage, "no subcommand"},
+		{"unknown subcommand", []string{"frob"}, exitUsage, `unknown subcommand "frob"`},
+		{"missing path", []string{"lock"}, exitUsage, "missing PATH"},
+		{"missing command", append([]string{"lock", "/p"}, good...), exitUsage, "missing the command to run after /p"},
+		{"relative path", append([]string{"lock", "p"}, append(good, "--", "true")...), exitUsage, `bad PATH "p"`},
+		{"bad path", append([]string{"lock", "/a//b"}, append(good, "--", "true")...), exitUsage, `bad PATH "/a//b"`},
+		{"bad duration", append([]string{"lock", "--wait", "5x", "/p"}, append(good, "--", "true")...), exitUsage, `invalid value "5x" for flag -wait`},
+		{"negative wait", append([]string{"lock", "--wait", "-1s", "/p"}, append(good, "--", "true")...), exitUsage, `invalid value "-1s" for flag -wait`},
+		{"zero session timeout", append([]string{"lock", "--session-timeout", "0s", "/p"}, append(good, "--", "true")...), exitUsage, "-session-timeout"},
+		{"unknown flag", append([]string{"lock", "--fast", "/p"}, append(good, "--", "true")...), exitUsage, "-fast"},
+		{"two kinds of lock", append([]string{"lock", "--unfair", "--read", "/p"}, append(good, "--", "true")...), exitUsage, "exclude each other"},
+		{"bad ttl", append([]string{"lock", "--ttl", "1.5ms", "/p"}, append(good, "--", "true")...), exitUsage, "bad --ttl 1.5ms"},
+		{"zero leases", append([]string{"semaphore", "--leases", "0", "/p"}, append(good, "--", "true")...), exitUsage, `invalid value "0" for flag -leases`},
+		{"missing leases", append([]string{"semaphore", "/p"}, append(good, "--", "true")...), exitUsage, "missing --leases"},
+		{"no ensemble", []string{"lock", "/p", "--", "true"}, exitUsage, "set --connect or ZK_CONNECT"},
+		{"bad connect string", []string{"lock", "--connect", "zk1:2181/app", "/p", "--", "true"}, exitUsage, `bad --connect "zk1:2181/app"`},
+		{"extra argument", append([]string{"revoke", "/p/n", "more"}, good...), exitUsage, `unexpected argument "more"`},
+		{"command not found", append([]string{"lock", "/p"}, append(good, "--", "no-such-command-zkcurator")...), exitCommandNotFound, `command "no-such-command-zkcurator" not found`},
+		{"unreachable lock", append([]string{"lock", "/p"}, append(unreachable, "--", "true")...), exitUnavailable, "cannot reach ZooKeeper at " + closed + " within 300ms"},
+		{"unreachable semaphore", append([]string{"semaphore", "--leases", "2", "/p"}, append(unreachable, "--", "true")...), exitUnavailable, "cannot reach ZooKeeper at " + closed},
+		{"unreachable participants", append([]string{"participants", "/p"}, unreachable...), exitUnavailable, "cannot reach ZooKeeper at " + closed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr := runTool(t, c.args...)
+			if code != c.code {
+				t.Errorf("zkcurator %q exited with %d, want %d; stderr: %s", c.args, code, c.code, stderr)
+			}
+			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "zkcurator: ") || !strings.Contains(lines[0], c.want) {
+				t.Errorf("stderr is %q, want one line starting with \"zkcurator: \" that contains %q", stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestHelp checks that -h on every level prints the exit status table to
+// stdout and exits 0.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"lock", "-h"}, {"semaphore", "--help"}, {"participants", "-h"}, {"revoke", "-h"}, {"help", "lock"}} {
+		p := start(t, args...)
+		if code := p.wait(t); code != 0 {
+			t.Errorf("zkcurator %q exited with %d, want 0", args, code)
+		}
+		out := p.stdout.String()
+		for _, want := range []string{"Usage:", "Exit status:", "75 ", "79 ", "64 ", "69 "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("zkcurator %q prints no %q:\n%s", args, want, out)
+			}
+		}
+	}
+}
+
+// TestReadmeListsStatuses checks that the README's table has a row for
+// every status zkcurator itself uses.
+func TestReadmeListsStatuses(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitTimeout, exitLost} {
+		if row := fmt.Sprintf("\n| %d |", code); !strings.Contains(string(readme), row) {
+			t.Errorf("README.md has no exit status row %q", strings.TrimSpace(row))
+		}
+	}
+}
