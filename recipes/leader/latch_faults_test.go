@@ -131,6 +131,11 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client did not give its session up")
 	}
+	// The client closes its old connection on a goroutine of its own; give
+	// that Close a moment to begin, or go-zookeeper may resume the old
+	// session on Resume and hit its lastZxid data race (see the report of
+	// issue 16: a framework matter this test stays clear of).
+	time.Sleep(200 * time.Millisecond)
 	// Discard what the pause held, so that the old session's close never
 	// reaches the server, and let the leader go meanwhile.
 	proxy.Sever()

@@ -81,13 +81,14 @@ func (l *LeaderLatch) createNode(ctx context.Context) error {
 			framework.WithProtection(),
 			framework.CreatingParentContainersIfNeeded())
 	})
-	if err != nil {
-		return err
+	if node != "" {
+		// Even when its owner could not be read: the next round (owner 0)
+		// or Close deletes it.
+		l.mu.Lock()
+		l.node, l.owner = node, owner
+		l.mu.Unlock()
 	}
-	l.mu.Lock()
-	l.node, l.owner = node, owner
-	l.mu.Unlock()
-	return nil
+	return err
 }
 
 // waitFor waits until the node before ours changes, the connection changes

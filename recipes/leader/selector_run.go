@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -80,10 +81,15 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 		return false
 	}
 	t := newTerm(node, 0, token)
-	watching := make(chan struct{})
+	var watchers sync.WaitGroup
+	watchers.Add(2)
 	go func() {
-		defer close(watching)
-		s.watch(ctx, t)
+		defer watchers.Done()
+		s.watchHold(ctx, t)
+	}()
+	go func() {
+		defer watchers.Done()
+		s.watchNode(t)
 	}()
 	select {
 	case <-s.mutex.Lost():
@@ -101,45 +107,48 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 		}
 	}
 	t.end(ErrTermEnded)
-	<-watching
+	watchers.Wait()
 	s.mu.Lock()
 	s.term = nil
 	s.mu.Unlock()
 	return ran
 }
 
-// watch ends t when the mutex's hold is no longer certain, the lock node is
-// deleted or ctx ends, and returns when t has ended.
-func (s *LeaderSelector) watch(ctx context.Context, t *term) {
-	for {
+// watchHold ends t when the mutex's hold is no longer certain or ctx (the
+// selector's life) ends, and returns when t has ended.
+func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
+	select {
+	case <-s.mutex.Lost():
+		t.end(lost("the lock is no longer certain"))
+	case <-ctx.Done():
+		t.end(ErrClosed)
+	case <-t.Done():
+	}
+}
+
+// watchNode ends t when the lock node is found deleted, and returns when t
+// has ended. A request that fails (the connection is down) is tried again
+// after a pause; watchHold ends the term meanwhile if the client's error
+// policy says so.
+func (s *LeaderSelector) watchNode(t *term) {
+	for t.live() {
 		stat, w, err := s.client.ExistsW(t.ctx, t.Node)
 		switch {
-		case err != nil && t.live() && ctx.Err() == nil:
-			// The connection is down or the session gone: Lost says which
-			// under the client's error policy; look again when it comes back.
-			w = nil
 		case err != nil:
+			w = nil
 		case stat == nil:
 			t.end(lost("the lock node was deleted"))
 			return
 		}
 		select {
 		case ev := <-w:
-			if ev.Type == zk.EventNodeDataChanged {
-				continue
+			if ev.Type != zk.EventNodeDataChanged {
+				t.end(lost("the lock node was deleted or is no longer watched"))
+				return
 			}
-			t.end(lost("the lock node was deleted or is no longer watched"))
-			return
-		case <-s.mutex.Lost():
-			t.end(lost("the lock is no longer certain"))
-			return
-		case <-ctx.Done():
-			t.end(ErrClosed)
-			return
 		case <-t.Done():
 			return
 		case <-retryAfter(err):
-			continue
 		}
 	}
 }
