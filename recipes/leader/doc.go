@@ -17,6 +17,11 @@
 //   - the latch or selector is closed (ErrClosed), or a selector's function
 //     returned (ErrTermEnded).
 //
+// Under framework.SessionErrorPolicy a term survives a suspension, so a
+// leader cut off from the ensemble keeps its term until its client declares
+// the session Lost, which may come after the server expired the session and
+// another participant took over: with that policy, fence every write.
+//
 // A term carries a fencing token, the czxid of the node that leads, read
 // from a node this session owns when the term begins. Because a latch gives
 // its node up when a term ends and queues again with a new one, tokens
