@@ -288,3 +288,35 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 		t.Fatalf("Requeue after Close: %v", err)
 	}
 }
+
+// A connection lost while the selector is still setting its watch on the
+// lock node ends the term on Suspended all the same, without waiting for
+// that request to give up.
+func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	terms := make(chan leader.Term, 1)
+	s := leader.NewLeaderSelector(c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
+		terms <- term
+		<-ctx.Done()
+		return nil
+	})
+	// Every request takes 200 ms; the watch request is under way when the
+	// function starts.
+	proxy.SetLatency(100 * time.Millisecond)
+	must(t, s.Start())
+	defer s.Close(ctx)
+	term := <-terms
+	proxy.Pause()
+	paused := time.Now()
+	if cause := waitEnded(t, term, 5*time.Second); !errors.Is(cause, leader.ErrLeadershipLost) {
+		t.Fatalf("cause %v, want ErrLeadershipLost", cause)
+	}
+	if took := time.Since(paused); took > 2*shortSession {
+		t.Fatalf("the term ended %v after the partition, want by the Suspended state (within %v)", took, 2*shortSession)
+	}
+	proxy.SetLatency(0)
+	proxy.Resume()
+}
