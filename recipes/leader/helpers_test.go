@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"testing"
 	"time"
 
@@ -121,5 +120,3 @@ func owner(t *testing.T, c *framework.Client, node string) int64 {
 	}
 	return stat.EphemeralOwner
 }
-
-func base(p string) string { return path.Base(p) }
