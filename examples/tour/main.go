@@ -53,6 +53,9 @@ func tourSteps() []step {
 		{"inventory", "a flash sale without a lock, with a lock, with version checks, with DistributedAtomicLong", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Inventory(ctx, connect, out, demo.InventoryConfig{})
 		}},
+		{"leader", "a singleton job: one leader among three, a takeover when it dies", func(ctx context.Context, connect string, out io.Writer) error {
+			return demo.Leader(ctx, connect, out, demo.LeaderConfig{})
+		}},
 		{"fencing", "why Lost() and FencingToken() exist", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Fencing(ctx, connect, out, demo.FencingConfig{})
 		}},

@@ -1,0 +1,61 @@
+// Package leader is leader election on ZooKeeper with Curator's two
+// recipes, LeaderLatch and LeaderSelector, speaking their protocols so that
+// Go and Java (Curator 5.x) participants on one path elect one leader among
+// them.
+//
+// # Leadership is a context
+//
+// Each stretch of leadership is a Term. Its context is cancelled the moment
+// leadership is no longer certain, and context.Cause says why:
+//
+//   - the connection enters an error state of the client's error policy
+//     (Suspended under framework.StandardErrorPolicy, Lost under
+//     framework.SessionErrorPolicy);
+//   - the client's session is no longer the one that owns the leading node
+//     (the client gave the session up, or the server expired it);
+//   - the leading node is found deleted (by an operator, or a revocation);
+//   - the latch or selector is closed (ErrClosed), or a selector's function
+//     returned (ErrTermEnded).
+//
+// Under framework.SessionErrorPolicy a term survives a suspension, so a
+// leader cut off from the ensemble keeps its term until its client declares
+// the session Lost, which may come after the server expired the session and
+// another participant took over: with that policy, fence every write.
+//
+// A term carries a fencing token, the czxid of the node that leads, read
+// from a node this session owns when the term begins. Because a latch gives
+// its node up when a term ends and queues again with a new one, tokens
+// strictly increase from term to term across all participants: a store that
+// keeps the highest token it has seen refuses a deposed leader's late writes.
+//
+// # The session rule
+//
+// A node counts only while the session that created it is the client's
+// current one. A participant learns the session that owns its node when it
+// creates it and checks it before every decision to lead; a node of a
+// session the client gave up never grants leadership. It is deleted and the
+// participant queues again with a new node.
+//
+// # LeaderLatch
+//
+// A latch queues a protected EPHEMERAL_SEQUENTIAL "latch-" node holding its
+// id under the path; the lowest node leads and every other participant
+// watches the node just before its own. Start queues it, Await waits for a
+// term, Leadership delivers term changes, HasLeadership answers now, and
+// Close leaves the election (Curator's close modes decide whether the end
+// is reported on the Leadership channel). Unlike Curator's latch, a latch
+// does not lead again through the same node after a suspension: the term
+// ends, the node is deleted, and the latch queues again behind the others.
+//
+// # LeaderSelector
+//
+// A selector runs a function while it leads. Leadership is a
+// locks.InterProcessMutex on the path whose "lock-" nodes hold the ids, as
+// in Curator; the function gets the term's context (built on the mutex's
+// Lost channel plus a watch on the lock node) and leadership is given up
+// when it returns. With AutoRequeue the selector queues again each time;
+// otherwise Requeue asks for another turn.
+//
+// Participants and Leader read the ids from the nodes, so they list Java
+// participants too.
+package leader

@@ -1,0 +1,278 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// latchName is the name of LeaderLatch nodes, as in Curator.
+const latchName = "latch-"
+
+// CloseMode says whether closing a LeaderLatch reports the end of its
+// leadership on the Leadership channel, as Curator's LeaderLatch.CloseMode.
+// Either way a term's context is cancelled by Close.
+type CloseMode int
+
+const (
+	// CloseSilent closes the Leadership channel without a last change
+	// (Curator's SILENT, the default).
+	CloseSilent CloseMode = iota
+	// CloseNotifyLeader sends a change with Leader false before closing the
+	// Leadership channel when the latch led (Curator's NOTIFY_LEADER).
+	CloseNotifyLeader
+)
+
+// LatchOption configures a LeaderLatch.
+type LatchOption func(*LeaderLatch)
+
+// WithCloseMode sets what Close reports on the Leadership channel.
+func WithCloseMode(m CloseMode) LatchOption { return func(l *LeaderLatch) { l.mode = m } }
+
+type lifecycle int
+
+const (
+	idle lifecycle = iota
+	started
+	closed
+)
+
+// LeaderLatch takes part in an election on a path with Curator's LeaderLatch
+// protocol: each participant queues a protected EPHEMERAL_SEQUENTIAL
+// "latch-" node holding its id, the lowest node leads, and every other
+// participant watches the node just before its own. Go and Java latches on
+// one path elect one leader among them. A LeaderLatch is safe for concurrent
+// use.
+type LeaderLatch struct {
+	client *framework.Client
+	path   string
+	id     string
+	mode   CloseMode
+	err    error // a construction error, reported by Start
+
+	mu            sync.Mutex
+	state         lifecycle
+	node          string // our latch node, "" when none
+	owner         int64  // the session that owns node
+	term          *term  // the current term, nil when not leading
+	changed       chan struct{}
+	changes       chan Term
+	changesClosed bool
+	wake          chan struct{} // a connection state change, for the loop
+	stop          context.CancelFunc
+	done          chan struct{} // closed when the loop has ended
+	unlisten      func()
+}
+
+// NewLeaderLatch returns a latch for the participant id on path. It makes no
+// network call; an invalid path, an empty id or a nil client is reported by
+// Start.
+func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) *LeaderLatch {
+	l := &LeaderLatch{
+		client:  c,
+		path:    path,
+		id:      id,
+		err:     validate("latch", c, path, id),
+		changed: make(chan struct{}),
+		changes: make(chan Term, 1),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.err == nil && l.mode != CloseSilent && l.mode != CloseNotifyLeader {
+		l.err = fmt.Errorf("leader: latch %q: unknown close mode %d", path, l.mode)
+	}
+	return l
+}
+
+// ID returns the participant id.
+func (l *LeaderLatch) ID() string { return l.id }
+
+// Path returns the election's path.
+func (l *LeaderLatch) Path() string { return l.path }
+
+// Start queues the latch in the background and returns at once. It returns
+// ErrAlreadyStarted the second time and ErrClosed after Close.
+func (l *LeaderLatch) Start() error {
+	if l.err != nil {
+		return l.err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch l.state {
+	case started:
+		return fmt.Errorf("%w: latch %q (%s)", ErrAlreadyStarted, l.path, l.id)
+	case closed:
+		return fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+	}
+	l.state = started
+	ctx, stop := context.WithCancel(context.Background())
+	l.stop = stop
+	l.unlisten = l.client.Listen(l.onState)
+	go l.run(ctx)
+	return nil
+}
+
+// Await blocks until the latch leads and returns the term, or returns
+// ctx's error when ctx ends first (the latch stays queued) and ErrClosed when
+// the latch is closed.
+func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
+	for {
+		l.mu.Lock()
+		t, state, changed := l.term, l.state, l.changed
+		l.mu.Unlock()
+		switch {
+		case state == idle:
+			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
+		case state == closed:
+			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+		case t.live():
+			return t.Term, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return Term{}, ctx.Err()
+		}
+	}
+}
+
+// HasLeadership reports whether the latch leads with certainty now: a live
+// term, through a node of the client's current session, on a connection in
+// no error state of the client's error policy.
+func (l *LeaderLatch) HasLeadership() bool {
+	l.mu.Lock()
+	t := l.term
+	l.mu.Unlock()
+	return t.live() && isCurrent(l.client, t.owner) && !l.client.ErrorPolicy().IsErrorState(l.client.State())
+}
+
+// Leadership returns the channel of leadership changes: a Term with Leader
+// true when a term begins, one with Leader false when it ends. The channel
+// keeps only the latest change (a term missed by a slow reader has already
+// ended, and its context says so), and is closed by Close.
+func (l *LeaderLatch) Leadership() <-chan Term { return l.changes }
+
+// Participants returns the participants queued on the latch's path, the
+// leader first, with the ids read from their nodes (Java latches included).
+func (l *LeaderLatch) Participants(ctx context.Context) ([]Participant, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	nodes, err := listNodes(ctx, l.client, l.path, latchName)
+	if err != nil {
+		return nil, fmt.Errorf("leader: participants of %s: %w", l.path, err)
+	}
+	return readParticipants(ctx, l.client, nodes)
+}
+
+// Leader returns the participant that leads on the latch's path, or an
+// error matching ErrNoLeader when none is queued.
+func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
+	ps, err := l.Participants(ctx)
+	if err != nil {
+		return Participant{}, err
+	}
+	return firstParticipant(ps, l.path)
+}
+
+// Close ends the latch: the current term's context is cancelled with
+// ErrClosed, the loop stops and the latch node is deleted (guaranteed: if
+// the connection is down the client keeps deleting it in the background).
+// The Leadership channel is closed as the close mode says. Close returns
+// ErrNotStarted before Start and ErrClosed the second time.
+func (l *LeaderLatch) Close(ctx context.Context) error {
+	if l.err != nil {
+		return l.err
+	}
+	l.mu.Lock()
+	switch l.state {
+	case idle:
+		l.mu.Unlock()
+		return fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
+	case closed:
+		l.mu.Unlock()
+		return fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+	}
+	l.state = closed
+	l.stop()
+	l.mu.Unlock()
+	l.unlisten()
+	<-l.done // every wait of the loop ends with its context
+
+	l.mu.Lock()
+	l.endTermLocked(ErrClosed, l.mode == CloseNotifyLeader)
+	node := l.node
+	l.node, l.owner = "", 0
+	l.changesClosed = true
+	close(l.changes)
+	l.broadcastLocked()
+	l.mu.Unlock()
+	if node == "" {
+		return nil
+	}
+	if err := l.client.Delete(ctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {
+		return fmt.Errorf("leader: close latch %q: delete %s: %w", l.path, node, err)
+	}
+	return nil
+}
+
+// onState ends the term at once when the connection enters an error state
+// of the client's error policy or the session is no longer the one that owns
+// the leading node, then wakes the loop.
+func (l *LeaderLatch) onState(s framework.ConnectionState) {
+	l.mu.Lock()
+	if t := l.term; t.live() {
+		switch {
+		case l.client.ErrorPolicy().IsErrorState(s):
+			l.endTermLocked(lost("connection "+s.String()), true)
+		case !isCurrent(l.client, t.owner):
+			l.endTermLocked(lost("the session that owns the latch node is gone"), true)
+		}
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// endTermLocked ends the current term, if any, with cause and, when notify
+// is set, reports the end on the Leadership channel.
+func (l *LeaderLatch) endTermLocked(cause error, notify bool) {
+	t := l.term
+	if t == nil {
+		return
+	}
+	l.term = nil
+	t.end(cause)
+	if notify {
+		l.publishLocked(Term{})
+	}
+	l.broadcastLocked()
+}
+
+// publishLocked replaces the pending change, if any, with t.
+func (l *LeaderLatch) publishLocked(t Term) {
+	if l.changesClosed {
+		return
+	}
+	select {
+	case <-l.changes:
+	default:
+	}
+	select {
+	case l.changes <- t:
+	default:
+	}
+}
+
+// broadcastLocked wakes every Await.
+func (l *LeaderLatch) broadcastLocked() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}

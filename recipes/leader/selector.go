@@ -1,0 +1,186 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+)
+
+// LeadFunc is the work a LeaderSelector does while it leads. ctx is the
+// term's context: it is cancelled the moment leadership is no longer
+// certain, and the function must then stop and return. Leadership is given
+// up when the function returns; a returned error is logged.
+type LeadFunc func(ctx context.Context, term Term) error
+
+// SelectorOption configures a LeaderSelector.
+type SelectorOption func(*LeaderSelector)
+
+// AutoRequeue makes the selector queue again each time its function
+// returns, as Curator's LeaderSelector.autoRequeue.
+func AutoRequeue() SelectorOption { return func(s *LeaderSelector) { s.autoRequeue = true } }
+
+// LeaderSelector runs a function while this participant leads, with
+// Curator's LeaderSelector protocol: leadership is an InterProcessMutex on
+// the path whose "lock-" nodes hold the participants' ids, so Go and Java
+// selectors on one path elect one leader among them. A LeaderSelector is
+// safe for concurrent use.
+type LeaderSelector struct {
+	client      *framework.Client
+	path        string
+	id          string
+	fn          LeadFunc
+	autoRequeue bool
+	mutex       *locks.InterProcessMutex
+	err         error
+
+	mu     sync.Mutex
+	state  lifecycle
+	queued bool          // another turn has been asked for
+	kick   chan struct{} // wakes the loop for a turn
+	term   *term
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the loop has ended
+}
+
+// NewLeaderSelector returns a selector for the participant id on path that
+// runs fn while it leads. It makes no network call; an invalid path, an
+// empty id, a nil function or a nil client is reported by Start.
+func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts ...SelectorOption) *LeaderSelector {
+	s := &LeaderSelector{
+		client: c,
+		path:   path,
+		id:     id,
+		fn:     fn,
+		err:    validate("selector", c, path, id),
+		kick:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
+	}
+	if s.err == nil && fn == nil {
+		s.err = fmt.Errorf("leader: selector %q: nil leader function", path)
+	}
+	if s.err == nil {
+		s.mutex = locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// ID returns the participant id.
+func (s *LeaderSelector) ID() string { return s.id }
+
+// Path returns the election's path.
+func (s *LeaderSelector) Path() string { return s.path }
+
+// Start queues the selector for its first turn and returns at once. It
+// returns ErrAlreadyStarted the second time and ErrClosed after Close.
+func (s *LeaderSelector) Start() error {
+	if s.err != nil {
+		return s.err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case started:
+		return fmt.Errorf("%w: selector %q (%s)", ErrAlreadyStarted, s.path, s.id)
+	case closed:
+		return fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	}
+	s.state = started
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.requeueLocked()
+	go s.run(ctx)
+	return nil
+}
+
+// Requeue asks for another turn once the current one, if any, is over. It
+// reports whether the request is new (false when a turn is already asked
+// for), and ErrNotStarted or ErrClosed outside the selector's life.
+func (s *LeaderSelector) Requeue() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case idle:
+		return false, fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
+	case closed:
+		return false, fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	}
+	return s.requeueLocked(), nil
+}
+
+func (s *LeaderSelector) requeueLocked() bool {
+	if s.queued {
+		return false
+	}
+	s.queued = true
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// HasLeadership reports whether the selector's function is running in a
+// term that has not ended.
+func (s *LeaderSelector) HasLeadership() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.term.live()
+}
+
+// Participants returns the participants queued on the selector's path, the
+// leader first, with the ids read from their nodes (Java selectors included).
+func (s *LeaderSelector) Participants(ctx context.Context) ([]Participant, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	nodes, err := s.mutex.ParticipantNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("leader: participants of %s: %w", s.path, err)
+	}
+	return readParticipants(ctx, s.client, nodes)
+}
+
+// Leader returns the participant that leads on the selector's path, or an
+// error matching ErrNoLeader when none is queued.
+func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) {
+	ps, err := s.Participants(ctx)
+	if err != nil {
+		return Participant{}, err
+	}
+	return firstParticipant(ps, s.path)
+}
+
+// Close ends the selector: a wait for leadership stops and leaves no node
+// behind, a running function's context is cancelled with ErrClosed, and
+// Close waits until the function has returned and the lock node is deleted,
+// or until ctx ends (the node is then deleted when the function returns).
+// Close returns ErrNotStarted before Start and ErrClosed the second time.
+func (s *LeaderSelector) Close(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.mu.Lock()
+	switch s.state {
+	case idle:
+		s.mu.Unlock()
+		return fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
+	case closed:
+		s.mu.Unlock()
+		return fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	}
+	s.state = closed
+	s.stop()
+	s.mu.Unlock()
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("leader: close selector %q (%s): the leader function has not returned: %w", s.path, s.id, ctx.Err())
+	}
+}

@@ -1,0 +1,163 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+)
+
+// run takes turns until ctx (the selector's life) ends: each turn acquires
+// the mutex, runs the function in a term and releases the mutex.
+func (s *LeaderSelector) run(ctx context.Context) {
+	defer close(s.done)
+	pause := minPause
+	for {
+		select {
+		case <-s.kick:
+		case <-ctx.Done():
+			return
+		}
+		if !s.takeTurn() {
+			continue
+		}
+		if err := s.mutex.Acquire(ctx); err != nil {
+			if ctx.Err() != nil {
+				return // the mutex deleted its node
+			}
+			// A failed acquisition is not a turn: try again after a pause.
+			s.client.Logger().Warn("leader selector could not acquire", zap.String("path", s.path), zap.String("id", s.id), zap.Error(err))
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+			pause = min(2*pause, maxPause)
+			s.mu.Lock()
+			s.requeueLocked()
+			s.mu.Unlock()
+			continue
+		}
+		pause = minPause
+		ran := s.lead(ctx)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.client.SessionTimeout())
+		if err := s.mutex.Release(rctx); err != nil {
+			s.client.Logger().Warn("leader selector release failed; the node is deleted in the background", zap.String("path", s.path), zap.Error(err))
+		}
+		cancel()
+		if s.autoRequeue || !ran {
+			// A hold that could not begin a term is not a turn either.
+			s.mu.Lock()
+			s.requeueLocked()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// takeTurn consumes a pending request for a turn.
+func (s *LeaderSelector) takeTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.queued || s.state != started {
+		return false
+	}
+	s.queued = false
+	return true
+}
+
+// lead runs the function in a term while the mutex is held. The term ends
+// when the mutex's hold is no longer certain, the lock node is found
+// deleted, the selector closes or the function returns. It reports whether
+// a term began.
+func (s *LeaderSelector) lead(ctx context.Context) bool {
+	token := s.mutex.FencingToken() // 0 when the node is found gone
+	node := s.mutex.LockPath()
+	if token == 0 || node == "" {
+		return false
+	}
+	t := newTerm(node, 0, token)
+	var watchers sync.WaitGroup
+	watchers.Add(2)
+	go func() {
+		defer watchers.Done()
+		s.watchHold(ctx, t)
+	}()
+	go func() {
+		defer watchers.Done()
+		s.watchNode(t)
+	}()
+	select {
+	case <-s.mutex.Lost():
+		t.end(lost("the lock is no longer certain"))
+	default:
+	}
+	ran := t.live()
+	if ran {
+		s.mu.Lock()
+		s.term = t
+		s.mu.Unlock()
+		s.client.Logger().Info("leader selector leads", zap.String("path", s.path), zap.String("id", s.id), zap.String("node", node), zap.Int64("token", token))
+		if err := s.fn(t.ctx, t.Term); err != nil {
+			s.client.Logger().Warn("leader function failed", zap.String("path", s.path), zap.String("id", s.id), zap.Error(err))
+		}
+	}
+	t.end(ErrTermEnded)
+	watchers.Wait()
+	s.mu.Lock()
+	s.term = nil
+	s.mu.Unlock()
+	return ran
+}
+
+// watchHold ends t when the mutex's hold is no longer certain or ctx (the
+// selector's life) ends, and returns when t has ended.
+func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
+	select {
+	case <-s.mutex.Lost():
+		t.end(lost("the lock is no longer certain"))
+	case <-ctx.Done():
+		t.end(ErrClosed)
+	case <-t.Done():
+	}
+}
+
+// watchNode ends t when the lock node is found deleted, and returns when t
+// has ended. A request that fails (the connection is down) is tried again
+// after a pause; watchHold ends the term meanwhile if the client's error
+// policy says so.
+func (s *LeaderSelector) watchNode(t *term) {
+	for t.live() {
+		stat, w, err := s.client.ExistsW(t.ctx, t.Node)
+		switch {
+		case err != nil:
+			w = nil
+		case stat == nil:
+			t.end(lost("the lock node was deleted"))
+			return
+		}
+		select {
+		case ev := <-w:
+			if ev.Type != zk.EventNodeDataChanged {
+				t.end(lost("the lock node was deleted or is no longer watched"))
+				return
+			}
+		case <-t.Done():
+			return
+		case <-retryAfter(err):
+		}
+	}
+}
+
+// retryAfter returns a channel that fires after a pause when err is not
+// nil, and nil (never fires) otherwise.
+func retryAfter(err error) <-chan time.Time {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return time.After(minPause * 4)
+}

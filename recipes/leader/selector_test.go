@@ -1,0 +1,322 @@
+package leader_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// termLog records the terms selectors run, checking that no two overlap.
+type termLog struct {
+	mu      sync.Mutex
+	inside  string
+	tokens  []int64
+	whos    []string
+	overlap string
+}
+
+// run is a LeadFunc body: it records the term for its length.
+func (g *termLog) run(who string, hold time.Duration) leader.LeadFunc {
+	return func(ctx context.Context, term leader.Term) error {
+		g.mu.Lock()
+		if g.inside != "" {
+			g.overlap = g.inside + " and " + who
+		}
+		g.inside = who
+		g.tokens = append(g.tokens, term.Token)
+		g.whos = append(g.whos, who)
+		g.mu.Unlock()
+		select {
+		case <-time.After(hold):
+		case <-ctx.Done():
+		}
+		g.mu.Lock()
+		g.inside = ""
+		g.mu.Unlock()
+		return nil
+	}
+}
+
+func (g *termLog) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.tokens)
+}
+
+// Three auto-requeueing selectors take turns: never two functions at once,
+// tokens strictly increasing, everyone leads, and no node is left after Close.
+func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const dir = "/selector/turns"
+	obs := locktest.NewClient(t, srv.ConnectString())
+	var g termLog
+	var sels []*leader.LeaderSelector
+	for _, id := range []string{"a", "b", "c"} {
+		s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
+		must(t, s.Start())
+		sels = append(sels, s)
+	}
+	locktest.Eventually(t, 20*time.Second, "12 terms", func() bool { return g.count() >= 12 })
+	ps, err := sels[0].Participants(ctx)
+	must(t, err)
+	for _, p := range ps {
+		if !slices.Contains([]string{"a", "b", "c"}, p.ID) || !strings.Contains(p.Node, "lock-") {
+			t.Fatalf("participant %+v", p)
+		}
+	}
+	for _, s := range sels {
+		must(t, s.Close(ctx))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.overlap != "" {
+		t.Fatalf("%s led at once", g.overlap)
+	}
+	for i := 1; i < len(g.tokens); i++ {
+		if g.tokens[i] <= g.tokens[i-1] {
+			t.Fatalf("token %d after %d (terms %v)", g.tokens[i], g.tokens[i-1], g.tokens)
+		}
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if !slices.Contains(g.whos, id) {
+			t.Fatalf("%s never led: %v", id, g.whos)
+		}
+	}
+	if ch := children(t, obs, dir); len(ch) != 0 {
+		t.Fatalf("nodes left after Close: %v", ch)
+	}
+}
+
+// Without AutoRequeue the function runs once; Requeue asks for another turn.
+func TestSelectorRunsOncePerRequeue(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	runs := make(chan leader.Term, 4)
+	s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), "/selector/once", "x",
+		func(ctx context.Context, term leader.Term) error {
+			runs <- term
+			return errors.New("done, with an error that is only logged")
+		})
+	must(t, s.Start())
+	defer s.Close(ctx)
+	first := <-runs
+	select {
+	case term := <-runs:
+		t.Fatalf("a second run %+v without Requeue", term)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if cause := context.Cause(first.Context()); !errors.Is(cause, leader.ErrTermEnded) {
+		t.Fatalf("term after the function returned: %v, want ErrTermEnded", cause)
+	}
+	queued, err := s.Requeue()
+	must(t, err)
+	if !queued {
+		t.Fatal("Requeue reported an existing request")
+	}
+	select {
+	case second := <-runs:
+		if second.Token <= first.Token {
+			t.Fatalf("token %d after %d", second.Token, first.Token)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no run after Requeue")
+	}
+}
+
+// The leader's lock node deleted by hand cancels its function's context
+// with ErrLeadershipLost, and the next selector leads.
+func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const dir = "/selector/deleted"
+	op := locktest.NewClient(t, srv.ConnectString())
+	terms := make(chan leader.Term, 4)
+	causes := make(chan error, 4)
+	fn := func(ctx context.Context, term leader.Term) error {
+		terms <- term
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return nil
+	}
+	a := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "a", fn)
+	must(t, a.Start())
+	defer a.Close(ctx)
+	first := <-terms
+	b := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "b", fn)
+	must(t, b.Start())
+	defer b.Close(ctx)
+	waitChildren(t, op, dir, 2)
+	if !a.HasLeadership() || b.HasLeadership() {
+		t.Fatalf("HasLeadership a=%v b=%v", a.HasLeadership(), b.HasLeadership())
+	}
+
+	must(t, op.Delete(ctx, first.Node))
+	select {
+	case cause := <-causes:
+		if !errors.Is(cause, leader.ErrLeadershipLost) {
+			t.Fatalf("cause %v, want ErrLeadershipLost", cause)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the function's context outlived its lock node")
+	}
+	select {
+	case second := <-terms:
+		if second.Token <= first.Token {
+			t.Fatalf("token %d after %d", second.Token, first.Token)
+		}
+		ldr, err := a.Leader(ctx)
+		must(t, err)
+		if ldr.ID != "b" {
+			t.Fatalf("leader %+v, want b", ldr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b did not lead")
+	}
+}
+
+// Under the standard policy a leader cut off from the ensemble sees its
+// context cancelled on Suspended; Close while leading cancels with
+// ErrClosed and deletes the node once the function returns; Close while
+// waiting leaves no node.
+func TestSelectorLossAndClose(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const dir = "/selector/loss"
+	obs := locktest.NewClient(t, srv.ConnectString())
+	terms := make(chan leader.Term, 4)
+	fn := func(ctx context.Context, term leader.Term) error {
+		terms <- term
+		<-ctx.Done()
+		return nil
+	}
+	a := leader.NewLeaderSelector(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
+	must(t, a.Start())
+	first := <-terms
+	b := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "b", fn)
+	must(t, b.Start())
+	waitChildren(t, obs, dir, 2)
+
+	proxy.Pause()
+	if cause := waitEnded(t, first, 2*shortSession); !errors.Is(cause, leader.ErrLeadershipLost) {
+		t.Fatalf("cause %v, want ErrLeadershipLost", cause)
+	}
+	second := <-terms
+	proxy.Resume()
+	if second.Token <= first.Token {
+		t.Fatalf("token %d after %d", second.Token, first.Token)
+	}
+	must(t, a.Close(ctx)) // a waits no more: it has no turn left
+	must(t, b.Close(ctx))
+	if cause := waitEnded(t, second, time.Second); !errors.Is(cause, leader.ErrClosed) {
+		t.Fatalf("cause %v, want ErrClosed", cause)
+	}
+	waitChildren(t, obs, dir, 0)
+
+	// A selector closed while it waits for the lock leaves no node behind.
+	holder := leader.NewLeaderSelector(obs, dir, "holder", fn)
+	must(t, holder.Start())
+	<-terms
+	waiter := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "waiter", fn)
+	must(t, waiter.Start())
+	waitChildren(t, obs, dir, 2)
+	must(t, waiter.Close(ctx))
+	ps, err := holder.Participants(ctx)
+	must(t, err)
+	if !slices.Equal(ids(ps), []string{"holder"}) {
+		t.Fatalf("participants after the waiter closed: %v", ids(ps))
+	}
+	must(t, holder.Close(ctx))
+	waitChildren(t, obs, dir, 0)
+}
+
+// Bad input is reported before any request; Start, Requeue and Close out
+// of order get the lifecycle errors.
+func TestSelectorBadInputAndLifecycle(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr())
+	ctx := testCtx(t)
+	fn := func(ctx context.Context, _ leader.Term) error { <-ctx.Done(); return nil }
+	proxy.ResetCounts()
+	for _, tc := range []struct {
+		c          *framework.Client
+		path, id   string
+		fn         leader.LeadFunc
+		wantInText string
+	}{
+		{c, "", "x", fn, "empty"},
+		{c, "no/slash", "x", fn, `"no/slash"`},
+		{c, "/ok", "", fn, "empty participant id"},
+		{c, "/ok", "x", nil, "nil leader function"},
+		{nil, "/ok", "x", fn, "nil client"},
+	} {
+		s := leader.NewLeaderSelector(tc.c, tc.path, tc.id, tc.fn)
+		if err := s.Start(); err == nil || !strings.Contains(err.Error(), tc.wantInText) {
+			t.Errorf("NewLeaderSelector(%q, %q).Start() = %v, want an error naming %s", tc.path, tc.id, err, tc.wantInText)
+		}
+	}
+	if n := proxy.RequestCount(zktest.OpCreate) + proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren); n != 0 {
+		t.Fatalf("%d requests for bad input", n)
+	}
+	s := leader.NewLeaderSelector(c, "/life", "x", fn)
+	if _, err := s.Requeue(); !errors.Is(err, leader.ErrNotStarted) {
+		t.Fatalf("Requeue before Start: %v", err)
+	}
+	if err := s.Close(ctx); !errors.Is(err, leader.ErrNotStarted) {
+		t.Fatalf("Close before Start: %v", err)
+	}
+	must(t, s.Start())
+	if err := s.Start(); !errors.Is(err, leader.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v", err)
+	}
+	must(t, s.Close(ctx))
+	if err := s.Close(ctx); !errors.Is(err, leader.ErrClosed) {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := s.Requeue(); !errors.Is(err, leader.ErrClosed) {
+		t.Fatalf("Requeue after Close: %v", err)
+	}
+}
+
+// A connection lost while the selector is still setting its watch on the
+// lock node ends the term on Suspended all the same, without waiting for
+// that request to give up.
+func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	terms := make(chan leader.Term, 1)
+	s := leader.NewLeaderSelector(c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
+		terms <- term
+		<-ctx.Done()
+		return nil
+	})
+	// Every request takes 200 ms; the watch request is under way when the
+	// function starts.
+	proxy.SetLatency(100 * time.Millisecond)
+	must(t, s.Start())
+	defer s.Close(ctx)
+	term := <-terms
+	proxy.Pause()
+	paused := time.Now()
+	if cause := waitEnded(t, term, 5*time.Second); !errors.Is(cause, leader.ErrLeadershipLost) {
+		t.Fatalf("cause %v, want ErrLeadershipLost", cause)
+	}
+	if took := time.Since(paused); took > 2*shortSession {
+		t.Fatalf("the term ended %v after the partition, want by the Suspended state (within %v)", took, 2*shortSession)
+	}
+	proxy.SetLatency(0)
+	proxy.Resume()
+}
