@@ -24,11 +24,15 @@ type holdFlags struct {
 	data  string
 }
 
-func (f *holdFlags) add(fs *flag.FlagSet) {
+// add adds the flags to fs; withData adds --data, for the subcommands whose
+// node data the user chooses.
+func (f *holdFlags) add(fs *flag.FlagSet, withData bool) {
 	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`; 0 tries once (default: wait for as long as it takes)")
 	f.grace = 10 * time.Second
 	fs.Var(positiveDuration{&f.grace}, "grace", "after SIGTERM on a loss, SIGKILL the command if it still runs after this `duration`")
-	fs.StringVar(&f.data, "data", defaultData(), "data stored in this contender's node, shown by participants")
+	if withData {
+		fs.StringVar(&f.data, "data", defaultData(), "data stored in this contender's node, shown by participants")
+	}
 }
 
 // defaultData names this process in its node: host and pid.

@@ -32,7 +32,7 @@ whole group.`,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
-		f.add(fs)
+		f.add(fs, true)
 		unfair := fs.Bool("unfair", false, "use the unfair driver: contenders get the lock in random order (still one at a time)")
 		read := fs.Bool("read", false, "take the read lock of a read/write lock: readers share it")
 		write := fs.Bool("write", false, "take the write lock of a read/write lock: it excludes readers and writers")

@@ -33,6 +33,7 @@ type command struct {
 var commands = []*command{
 	lockCommand,
 	semaphoreCommand,
+	electCommand,
 	participantsCommand,
 	revokeCommand,
 }

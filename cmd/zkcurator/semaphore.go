@@ -26,7 +26,7 @@ Signals and a lost lease are handled as by 'zkcurator lock'.`,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
-		f.add(fs)
+		f.add(fs, true)
 		var leases int
 		fs.Var(positiveInt{&leases}, "leases", "the most leases granted at once (`N`, required)")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
