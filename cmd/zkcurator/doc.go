@@ -1,11 +1,12 @@
-// Command zkcurator runs a command under a ZooKeeper lock or semaphore lease,
-// as flock(1) does on one host, and inspects such locks. Its nodes speak
-// Apache Curator's protocol, so it takes turns with Java services that use
-// Curator's InterProcessMutex, InterProcessReadWriteLock or
-// InterProcessSemaphoreV2 on the same path.
+// Command zkcurator runs a command under a ZooKeeper lock, semaphore lease
+// or leadership, as flock(1) does on one host, and inspects such locks. Its
+// nodes speak Apache Curator's protocol, so it takes turns with Java services
+// that use Curator's InterProcessMutex, InterProcessReadWriteLock,
+// InterProcessSemaphoreV2 or LeaderLatch on the same path.
 //
 //	zkcurator lock [flags] PATH [--] COMMAND [ARGS...]
 //	zkcurator semaphore [flags] PATH --leases N [--] COMMAND [ARGS...]
+//	zkcurator elect [flags] PATH --id NAME [--] COMMAND [ARGS...]
 //	zkcurator participants [flags] PATH
 //	zkcurator revoke [flags] NODE
 //

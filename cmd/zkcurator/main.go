@@ -148,8 +148,9 @@ func oneLine(s string) string {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock or semaphore lease that
-Apache Curator's recipes on the same path respect, and inspects those locks.
+	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock, semaphore lease or
+leadership that Apache Curator's recipes on the same path respect, and
+inspects those locks.
 
 Usage:
   zkcurator SUBCOMMAND [flags] ARGS...
