@@ -28,10 +28,17 @@ const (
 	Semaphore
 	// SemaphoreMutex is InterProcessSemaphoreMutex, a semaphore of one lease.
 	SemaphoreMutex
+	// ElectionLatch is a LeaderLatch election: every term (a latch of its
+	// own) writes with the term's fencing token.
+	ElectionLatch
+	// ElectionSelector is a LeaderSelector election: every term (a selector
+	// of its own, its function running) writes with the term's token.
+	ElectionSelector
 )
 
-// String names the lock kind ("mutex", "rwlock", "semaphore" or
-// "semaphore-mutex"); it is also the name of the campaign's znode.
+// String names the lock kind ("mutex", "rwlock", "semaphore",
+// "semaphore-mutex", "election-latch" or "election-selector"); it is also the
+// name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
@@ -42,6 +49,10 @@ func (k LockKind) String() string {
 		return "semaphore"
 	case SemaphoreMutex:
 		return "semaphore-mutex"
+	case ElectionLatch:
+		return "election-latch"
+	case ElectionSelector:
+		return "election-selector"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -72,7 +83,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2

@@ -13,13 +13,14 @@ import (
 )
 
 // Under plain go test (CI) the campaigns use a fixed seed and short budgets,
-// about two minutes for all four; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// about three minutes for all six; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
 // (the fault phase of each campaign) for longer runs.
 const (
 	defaultSeed        = 1
 	defaultMutexSecs   = 20
 	defaultRWLockSecs  = 20
 	defaultLeaseSecs   = 20
+	defaultElectSecs   = 20
 	historyTailOnError = 80
 )
 
@@ -39,6 +40,18 @@ func TestCampaignSemaphore(t *testing.T) {
 
 func TestCampaignSemaphoreMutex(t *testing.T) {
 	runCampaign(t, campaign.SemaphoreMutex, defaultLeaseSecs*time.Second)
+}
+
+// TestCampaignElectionLatch runs LeaderLatch terms that write with their
+// fencing tokens.
+func TestCampaignElectionLatch(t *testing.T) {
+	runCampaign(t, campaign.ElectionLatch, defaultElectSecs*time.Second)
+}
+
+// TestCampaignElectionSelector runs LeaderSelector terms that write with
+// their fencing tokens.
+func TestCampaignElectionSelector(t *testing.T) {
+	runCampaign(t, campaign.ElectionSelector, defaultElectSecs*time.Second)
 }
 
 func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration) {

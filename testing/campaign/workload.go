@@ -80,6 +80,7 @@ type worker struct {
 	exclusive *locks.InterProcessMutex
 	shared    *locks.InterProcessMutex // nil for the mutex campaign
 	leaser    leaser                   // the semaphore; nil for the locks
+	elector   elector                  // the election; nil for the locks
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -107,6 +108,8 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		w.exclusive, w.shared = rw.WriteLock(), rw.ReadLock()
 	case Semaphore, SemaphoreMutex:
 		w.leaser = newLeaser(cfg.Kind, c, p.lock, cfg.MaxLeases)
+	case ElectionLatch, ElectionSelector:
+		w.elector = newElector(cfg.Kind, c, p.lock, fmt.Sprintf("c%d", id))
 	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
@@ -122,8 +125,12 @@ func (w *worker) modeFor(seq int) Mode {
 }
 
 func (w *worker) run(ctx context.Context) {
-	if w.leaser != nil {
+	switch {
+	case w.leaser != nil:
 		w.runLeases(ctx)
+		return
+	case w.elector != nil:
+		w.runElection(ctx)
 		return
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
@@ -149,7 +156,7 @@ func (w *worker) hold(ctx context.Context, seq int, mode Mode, m *locks.InterPro
 	lost := m.Lost()
 	w.section(ctx, Hold{Client: w.id, Seq: seq, Mode: mode}, lost, func(ctx context.Context, rec *Hold) {
 		if mode == Exclusive {
-			w.write(ctx, m, lost, rec)
+			w.write(ctx, m.FencingToken(), lost, rec)
 		} else {
 			w.read(ctx, rec)
 		}
@@ -206,11 +213,12 @@ func (w *worker) section(ctx context.Context, rec Hold, lost <-chan struct{}, wo
 	w.history.add(rec)
 }
 
-// write is the fenced increment: read the fence and the counter with their
-// versions; if our token is above the fence, set both (and create our
-// acknowledgement node) in one transaction conditional on both versions.
-func (w *worker) write(ctx context.Context, m *locks.InterProcessMutex, lost <-chan struct{}, rec *Hold) {
-	rec.Token = m.FencingToken()
+// write is the fenced increment with the hold's fencing token: read the
+// fence and the counter with their versions; if token is above the fence,
+// set both (and create our acknowledgement node) in one transaction
+// conditional on both versions.
+func (w *worker) write(ctx context.Context, token int64, lost <-chan struct{}, rec *Hold) {
+	rec.Token = token
 	if rec.Token == 0 {
 		rec.Err = "no fencing token"
 		return
