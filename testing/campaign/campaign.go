@@ -34,11 +34,14 @@ const (
 	// ElectionSelector is a LeaderSelector election: every term (a selector
 	// of its own, its function running) writes with the term's token.
 	ElectionSelector
+	// Counter is a DistributedAtomicLong (optimistic, or promoted to a lock)
+	// and a SharedCount that every client increments.
+	Counter
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
-// "semaphore-mutex", "election-latch" or "election-selector"); it is also the
-// name of the campaign's znode.
+// "semaphore-mutex", "election-latch", "election-selector" or "counter"); it
+// is also the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
@@ -53,6 +56,8 @@ func (k LockKind) String() string {
 		return "election-latch"
 	case ElectionSelector:
 		return "election-selector"
+	case Counter:
+		return "counter"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -83,7 +88,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -275,9 +280,12 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	}
 	holds := history.sortedHolds()
 	var v Verdict
-	if cfg.Kind.leases() {
+	switch {
+	case cfg.Kind.leases():
 		v = checkLeases(holds, final, cfg.Clients, healedAt, cfg.MaxLeases)
-	} else {
+	case cfg.Kind == Counter:
+		v = checkCounters(holds, final, cfg.Clients, healedAt)
+	default:
 		v = check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
 	}
 	return &Report{Seed: cfg.Seed, Duration: cfg.Duration, Kind: cfg.Kind, Faults: faults, HealedAt: healedAt,
@@ -334,7 +342,7 @@ func setUp(ctx context.Context, cluster *zktest.Cluster, p paths) error {
 	for _, n := range []struct {
 		path string
 		data string
-	}{{p.counter, "0"}, {p.fence, "0"}, {p.acks, ""}} {
+	}{{p.counter, "0"}, {p.fence, "0"}, {p.acks, ""}, {p.long, "\x00\x00\x00\x00\x00\x00\x00\x00"}, {p.count, "\x00\x00\x00\x00"}} {
 		if _, err := c.Create(ctx, n.path, []byte(n.data), framework.CreatingParentsIfNeeded()); err != nil {
 			return fmt.Errorf("campaign: set up %s: %w", n.path, err)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // Under plain go test (CI) the campaigns use a fixed seed and short budgets,
-// about three minutes for all six; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// about three and a half minutes for all seven; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
 // (the fault phase of each campaign) for longer runs.
 const (
 	defaultSeed        = 1
@@ -21,6 +21,7 @@ const (
 	defaultRWLockSecs  = 20
 	defaultLeaseSecs   = 20
 	defaultElectSecs   = 20
+	defaultCounterSecs = 20
 	historyTailOnError = 80
 )
 
@@ -52,6 +53,13 @@ func TestCampaignElectionLatch(t *testing.T) {
 // their fencing tokens.
 func TestCampaignElectionSelector(t *testing.T) {
 	runCampaign(t, campaign.ElectionSelector, defaultElectSecs*time.Second)
+}
+
+// TestCampaignCounter has every client increment a DistributedAtomicLong
+// (half of them promoting to a lock) and a SharedCount, checked for
+// exactness.
+func TestCampaignCounter(t *testing.T) {
+	runCampaign(t, campaign.Counter, defaultCounterSecs*time.Second)
 }
 
 func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration) {

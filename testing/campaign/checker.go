@@ -16,6 +16,8 @@ type endState struct {
 	Fence   int64
 	Acks    []ack    // the acknowledgement nodes: the writes that applied
 	Orphans []string // children of the lock path left behind
+	// Long and Count are the counter campaign's final values.
+	Long, Count int64
 }
 
 // Verdict is the checker's judgement of a campaign's history.

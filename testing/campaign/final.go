@@ -61,6 +61,9 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 	if f.Fence, _, err = readInt(ctx, c, p.fence); err != nil {
 		return f, fmt.Errorf("campaign: %w", err)
 	}
+	if f.Long, f.Count, err = counterValues(ctx, c, p); err != nil {
+		return f, err
+	}
 	names, _, err := c.Children(ctx, p.acks)
 	if err != nil {
 		return f, fmt.Errorf("campaign: list %s: %w", p.acks, err)

@@ -22,15 +22,21 @@ const (
 	// Leased is a semaphore's lease: the holder only reads, and at most
 	// maxLeases may hold at once.
 	Leased
+	// Increment is one increment of the counter campaign: Enter and Exit
+	// frame the call, Counter and Post its pre and post values.
+	Increment
 )
 
-// String returns "W" for Exclusive, "R" for Shared and "L" for Leased.
+// String returns "W" for Exclusive, "R" for Shared, "L" for Leased and "I"
+// for Increment.
 func (m Mode) String() string {
 	switch m {
 	case Shared:
 		return "R"
 	case Leased:
 		return "L"
+	case Increment:
+		return "I"
 	}
 	return "W"
 }
@@ -96,7 +102,10 @@ type Hold struct {
 
 	Token   int64 // the hold's fencing token (0: none could be read)
 	Fence   int64 // the fence the worker read: the highest token that had written
-	Counter int64 // the counter the worker read
+	Counter int64 // the counter the worker read (an increment's pre value)
+
+	Target string // what an Increment incremented (targetLong, targetCount)
+	Post   int64  // an applied increment's post value
 
 	Outcome Outcome
 	// Applied is decided after the campaign from the acknowledgement nodes:
@@ -126,7 +135,10 @@ func (h *Hold) String() string {
 	if h.LostAt != never {
 		fmt.Fprintf(&b, " lost@%s", fmtDur(h.LostAt))
 	}
-	if h.Mode == Exclusive {
+	switch h.Mode {
+	case Increment:
+		fmt.Fprintf(&b, " %s %d->%d -> %s", h.Target, h.Counter, h.Post, h.Outcome)
+	case Exclusive:
 		fmt.Fprintf(&b, " token=%#x fence=%#x counter=%d", h.Token, h.Fence, h.Counter)
 		if h.Write != never {
 			fmt.Fprintf(&b, " write@%s lostAtWrite=%t", fmtDur(h.Write), h.LostAtWrite)
@@ -135,7 +147,7 @@ func (h *Hold) String() string {
 		if h.wrote() {
 			fmt.Fprintf(&b, " applied=%t", h.Applied)
 		}
-	} else {
+	default:
 		fmt.Fprintf(&b, " counter=%d", h.Counter)
 	}
 	fmt.Fprintf(&b, " lostAtExit=%t", h.LostAtExit)
@@ -228,7 +240,7 @@ func progressOf(holds []Hold, clients int, from time.Duration, reads bool, appli
 			continue
 		}
 		switch {
-		case r.Mode == Exclusive && applied(r):
+		case (r.Mode == Exclusive || r.Mode == Increment) && applied(r):
 			wrote[r.Client] = true
 		case r.Mode == Shared && !r.LostAtExit:
 			read[r.Client] = true

@@ -31,6 +31,8 @@ type paths struct {
 	counter string   // decimal counter
 	fence   string   // decimal highest fencing token that has written
 	acks    string   // one persistent child per applied write
+	long    string   // the counter campaign's DistributedAtomicLong
+	count   string   // the counter campaign's SharedCount
 }
 
 func newPaths(kind LockKind) paths {
@@ -41,6 +43,8 @@ func newPaths(kind LockKind) paths {
 		counter: root + "/counter",
 		fence:   root + "/fence",
 		acks:    root + "/acks",
+		long:    root + "/long",
+		count:   root + "/count",
 	}
 	p.nodes = []string{p.lock}
 	if kind.leases() {
@@ -81,6 +85,7 @@ type worker struct {
 	shared    *locks.InterProcessMutex // nil for the mutex campaign
 	leaser    leaser                   // the semaphore; nil for the locks
 	elector   elector                  // the election; nil for the locks
+	counters  *counters                // the counter campaign's values
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -110,6 +115,12 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		w.leaser = newLeaser(cfg.Kind, c, p.lock, cfg.MaxLeases)
 	case ElectionLatch, ElectionSelector:
 		w.elector = newElector(cfg.Kind, c, p.lock, fmt.Sprintf("c%d", id))
+	case Counter:
+		cs, err := newCounters(id, c, p, w.acquireWait)
+		if err != nil {
+			panic(fmt.Sprintf("campaign: counters of client %d: %v", id, err)) // the paths are the campaign's own, valid
+		}
+		w.counters = cs
 	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
@@ -131,6 +142,9 @@ func (w *worker) run(ctx context.Context) {
 		return
 	case w.elector != nil:
 		w.runElection(ctx)
+		return
+	case w.counters != nil:
+		w.runCounters(ctx)
 		return
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
