@@ -29,8 +29,12 @@ type core struct {
 
 	events    *queue[loopEvent]
 	notices   *queue[ConnectionState]
-	listeners listenerSet
-	bg        *background
+	listeners listenerSet[ConnectionState]
+	// nodeEvents and nodeListeners carry watch notifications to the
+	// callbacks of ListenNodeEvents (node_events.go).
+	nodeEvents    *queue[zk.Event]
+	nodeListeners listenerSet[zk.Event]
+	bg            *background
 
 	closing  chan struct{} // closed when Close begins
 	loopStop chan struct{} // closed when the event loop and dispatcher must stop
@@ -57,13 +61,14 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		return nil, err
 	}
 	k := &core{
-		cfg:      cfg,
-		log:      cfg.logger,
-		events:   newQueue[loopEvent](),
-		notices:  newQueue[ConnectionState](),
-		closing:  make(chan struct{}),
-		loopStop: make(chan struct{}),
-		nsReady:  make(map[string]bool),
+		cfg:        cfg,
+		log:        cfg.logger,
+		events:     newQueue[loopEvent](),
+		notices:    newQueue[ConnectionState](),
+		nodeEvents: newQueue[zk.Event](),
+		closing:    make(chan struct{}),
+		loopStop:   make(chan struct{}),
+		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
 	k.sess.readyCh = make(chan struct{})
@@ -93,6 +98,7 @@ func (c *Client) Start() error {
 	k.started = true
 	k.spawnLocked(k.eventLoop)
 	k.spawnLocked(func() { k.dispatch(k.loopStop) })
+	k.spawnLocked(func() { k.dispatchNodeEvents(k.loopStop) })
 	k.spawnLocked(k.bg.run)
 	return nil
 }

@@ -79,6 +79,8 @@ func (k *core) connectLocked() error {
 			}
 			if ev.Type == zk.EventSession {
 				k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
+			} else if !k.nodeListeners.empty() {
+				k.nodeEvents.push(ev)
 			}
 		}),
 		zk.WithLogger(&zkLogger{log: k.log.Sugar(), gen: gen, events: k.events}),

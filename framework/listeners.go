@@ -3,19 +3,20 @@ package framework
 import "sync"
 
 // listener is one registered callback; removed is guarded by listenerSet.mu.
-type listener struct {
-	fn      func(ConnectionState)
+type listener[T any] struct {
+	fn      func(T)
 	removed bool
 }
 
-// listenerSet holds the callbacks registered with Listen, in registration order.
-type listenerSet struct {
+// listenerSet holds the callbacks registered with Listen (or
+// ListenNodeEvents), in registration order.
+type listenerSet[T any] struct {
 	mu   sync.Mutex
-	list []*listener
+	list []*listener[T]
 }
 
-func (s *listenerSet) add(fn func(ConnectionState)) func() {
-	l := &listener{fn: fn}
+func (s *listenerSet[T]) add(fn func(T)) func() {
+	l := &listener[T]{fn: fn}
 	s.mu.Lock()
 	s.list = append(s.list, l)
 	s.mu.Unlock()
@@ -37,7 +38,7 @@ func (s *listenerSet) add(fn func(ConnectionState)) func() {
 
 // deliver calls every current listener with st, in registration order. A listener
 // removed before its turn (even by an earlier listener) is skipped.
-func (s *listenerSet) deliver(st ConnectionState) {
+func (s *listenerSet[T]) deliver(v T) {
 	s.mu.Lock()
 	list := s.list
 	s.mu.Unlock()
@@ -46,7 +47,7 @@ func (s *listenerSet) deliver(st ConnectionState) {
 		removed := l.removed
 		s.mu.Unlock()
 		if !removed {
-			l.fn(st)
+			l.fn(v)
 		}
 	}
 }
@@ -62,6 +63,13 @@ func (c *Client) Listen(fn func(ConnectionState)) (stop func()) {
 		return func() {}
 	}
 	return c.core.listeners.add(fn)
+}
+
+// empty reports whether no callback is registered.
+func (s *listenerSet[T]) empty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.list) == 0
 }
 
 // dispatch delivers queued state changes to the listeners until stop is closed.

@@ -1,0 +1,57 @@
+package framework
+
+import (
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ListenNodeEvents registers fn to be told of every watch notification the
+// client's connections receive, whichever call set the watch: a node
+// created, deleted, its data or its children changed, and EventNotWatching
+// for each watch go-zookeeper drops when a session ends. Paths are relative
+// to this view's namespace, and notifications for paths outside it are not
+// delivered. Calls happen in the order the server sent the notifications, on
+// one goroutine of the client (never on go-zookeeper's), none dropped however
+// slow fn is. A recipe that watches many nodes can follow them all through
+// one callback, rather than one goroutine per watch channel. The returned
+// stop is idempotent; once it returns no new call to fn starts.
+func (c *Client) ListenNodeEvents(fn func(zk.Event)) (stop func()) {
+	if fn == nil {
+		return func() {}
+	}
+	return c.core.nodeListeners.add(func(ev zk.Event) {
+		if rel, ok := c.inNamespace(ev.Path); ok {
+			ev.Path = rel
+			fn(ev)
+		}
+	})
+}
+
+// inNamespace returns full relative to the view's namespace, and whether it
+// lies inside it.
+func (c *Client) inNamespace(full string) (string, bool) {
+	if c.ns == "" || full == c.ns || strings.HasPrefix(full, c.ns+"/") {
+		return c.relPath(full), true
+	}
+	return "", false
+}
+
+// dispatchNodeEvents delivers queued watch notifications until stop is closed.
+func (k *core) dispatchNodeEvents(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-k.nodeEvents.ready:
+			for _, ev := range k.nodeEvents.takeAll() {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k.nodeListeners.deliver(ev)
+			}
+		}
+	}
+}
