@@ -1,0 +1,57 @@
+package cache_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/recipes/cache"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next returns the next event, failing the test after 10 s.
+func next(t *testing.T, events <-chan cache.Event) cache.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-events:
+		if !ok {
+			t.Fatal("the events channel closed")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+	}
+	return cache.Event{}
+}
+
+// expect reads the next events and checks their types and paths ("" for
+// none) in order.
+func expect(t *testing.T, events <-chan cache.Event, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		ev := next(t, events)
+		got := ev.Type.String()
+		if ev.Node.Path != "" {
+			got += " " + ev.Node.Path
+		}
+		if got != w {
+			t.Fatalf("event %q, want %q", got, w)
+		}
+	}
+}
