@@ -1,0 +1,29 @@
+// Package cache keeps a local copy of ZooKeeper nodes up to date, as
+// Curator's NodeCache, PathChildrenCache and TreeCache do: one node, a node's
+// children with their data, or a whole subtree down to a chosen depth.
+//
+// Start loads what the cache covers, reporting every node as NodeAdded and
+// then Initialized, and returns; from then on the cache follows every change
+// through one-shot watches (go-zookeeper v1.0.4 has no persistent ones).
+// Current, Children and Snapshot read what it holds; Events delivers the
+// changes.
+//
+// What a cache guarantees:
+//
+//   - Events are reported in the order the cache applied them: for one path,
+//     in the order of the changes it saw. None is dropped while the cache
+//     runs, however slowly Events is read (they queue); Close closes the
+//     channel and drops what was not received.
+//   - No event reports a state the cache never held: an update only for a new
+//     data version, a removal only of a node it held. Watches coalesce, so
+//     several writes between two reads are seen as the last of them.
+//   - A node deleted and created again is reported removed and added (its
+//     creation zxid differs), even when its data is equal.
+//   - After a reconnect, or a new session after an expiry, the cache reads
+//     again everything it holds and reports exactly the differences.
+//
+// A cache runs two goroutines, whatever the number of nodes: one follows the
+// watch notifications the client delivers through
+// framework.Client.ListenNodeEvents, and one feeds the Events channel. Each
+// node has at most one data watch and one child watch armed at a time.
+package cache

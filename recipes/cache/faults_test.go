@@ -1,0 +1,190 @@
+package cache_test
+
+import (
+	"bytes"
+
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// After a session expiry the cache reads its tree again on the new session
+// and reports exactly what changed while it could not watch.
+func TestTreeCacheReportsWhatChangedAcrossASessionExpiry(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(time.Second))
+	ctx := testCtx(t)
+	for _, n := range []string{"/exp/keep", "/exp/change", "/exp/gone"} {
+		_, err := admin.Create(ctx, n, []byte("v0"), framework.CreatingParentsIfNeeded())
+		must(t, err)
+	}
+	tc, err := cache.NewTreeCache(c, "/exp")
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	ev := tc.Events()
+	expect(t, ev, "NODE_ADDED /exp", "NODE_ADDED /exp/change", "NODE_ADDED /exp/gone", "NODE_ADDED /exp/keep", "INITIALIZED")
+
+	p.Pause()
+	expect(t, ev, "CONNECTION_SUSPENDED", "CONNECTION_LOST")
+	_, err = admin.SetData(ctx, "/exp/change", []byte("v1"), -1)
+	must(t, err)
+	must(t, admin.Delete(ctx, "/exp/gone"))
+	_, err = admin.Create(ctx, "/exp/new", []byte("v0"))
+	must(t, err)
+	p.Resume()
+	// The new session's notice and the differences come on separate
+	// streams (connection states, watch notifications): in either order.
+	got := map[string]bool{}
+	for range 4 {
+		got[next(t, ev).String()] = true
+	}
+	for _, w := range []string{"CONNECTION_RECONNECTED", "NODE_UPDATED /exp/change (version 1)", "NODE_REMOVED /exp/gone (version 0)", "NODE_ADDED /exp/new (version 0)"} {
+		if !got[w] {
+			t.Fatalf("after the expiry: events %v, want %q among them", got, w)
+		}
+	}
+	// Nothing else: a later change is the next event.
+	_, err = admin.SetData(ctx, "/exp/keep", []byte("v1"), -1)
+	must(t, err)
+	if e := next(t, ev); e.String() != "NODE_UPDATED /exp/keep (version 1)" {
+		t.Fatalf("an event for a state the cache already held, or a missed one: %v", e)
+	}
+}
+
+// A writer creates, sets and deletes nodes across a tree while the cache's
+// connection is severed and paused and the server restarts. At the end the
+// cache holds exactly the server's tree, and replaying its events from
+// empty gives that tree too.
+func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	writer := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	ctx := testCtx(t)
+	const root = "/random"
+	_, err := writer.Create(ctx, root, nil)
+	must(t, err)
+	tc, err := cache.NewTreeCache(c, root)
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+
+	replayed := map[string]cache.Node{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range tc.Events() {
+			switch e.Type {
+			case cache.NodeAdded, cache.NodeUpdated:
+				replayed[e.Node.Path] = e.Node
+			case cache.NodeRemoved:
+				delete(replayed, e.Node.Path)
+			}
+		}
+	}()
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "b", "c", "d"}
+	randomPath := func() string {
+		parts := []string{root}
+		for range 1 + rng.IntN(3) {
+			parts = append(parts, names[rng.IntN(len(names))])
+		}
+		return strings.Join(parts, "/")
+	}
+	const ops = 3000
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; i < ops && time.Now().Before(deadline); i++ {
+		switch i {
+		case ops / 5:
+			p.Sever()
+		case 2 * ops / 5:
+			p.Pause()
+		case 2*ops/5 + 100:
+			p.Resume()
+		case 3 * ops / 5:
+			must(t, srv.Restart())
+		}
+		path := randomPath()
+		var err error
+		switch rng.IntN(3) {
+		case 0:
+			_, err = writer.Create(ctx, path, []byte(fmt.Sprint(i)), framework.CreatingParentsIfNeeded())
+		case 1:
+			_, err = writer.SetData(ctx, path, []byte(fmt.Sprint(i)), -1)
+		default:
+			err = writer.Delete(ctx, path, framework.DeletingChildrenIfNeeded())
+		}
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode) {
+			t.Fatalf("op %d on %s: %v", i, path, err)
+		}
+	}
+
+	want := serverTree(t, writer, root)
+	locktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
+		return sameTree(nodesByPath(tc.Snapshot()), want)
+	})
+	must(t, tc.Close())
+	<-done
+	if !sameTree(replayed, want) {
+		t.Fatalf("replaying the events gives %d nodes, the server has %d", len(replayed), len(want))
+	}
+	t.Logf("%d nodes at the end", len(want))
+}
+
+// serverTree reads the subtree at root straight from the server.
+func serverTree(t *testing.T, c *framework.Client, root string) map[string]cache.Node {
+	t.Helper()
+	ctx := testCtx(t)
+	out := map[string]cache.Node{}
+	var walk func(p string)
+	walk = func(p string) {
+		data, stat, err := c.GetData(ctx, p)
+		must(t, err)
+		out[p] = cache.Node{Path: p, Data: data, Stat: *stat}
+		names, _, err := c.Children(ctx, p)
+		must(t, err)
+		slices.Sort(names)
+		for _, n := range names {
+			walk(p + "/" + n)
+		}
+	}
+	walk(root)
+	return out
+}
+
+func nodesByPath(nodes []cache.Node) map[string]cache.Node {
+	out := make(map[string]cache.Node, len(nodes))
+	for _, n := range nodes {
+		out[n.Path] = n
+	}
+	return out
+}
+
+// sameTree compares paths, data, czxid and data version.
+func sameTree(got, want map[string]cache.Node) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for p, w := range want {
+		g, ok := got[p]
+		if !ok || !bytes.Equal(g.Data, w.Data) || g.Stat.Czxid != w.Stat.Czxid || g.Stat.Version != w.Stat.Version {
+			return false
+		}
+	}
+	return true
+}

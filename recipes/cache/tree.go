@@ -1,0 +1,229 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// refresh reads p (and, with deep, every node held below it) and brings the
+// cache in line with what it read, reporting the differences. It arms the
+// watches p needs that are not armed yet, and only those.
+func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
+	data, stat, err := e.readData(ctx, p)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		e.remove(p)
+		if p == e.root && !e.armed[watchKey{p, existWatch}] {
+			st, _, err := e.c.ExistsW(ctx, p)
+			if err != nil {
+				return err
+			}
+			e.armed[watchKey{p, existWatch}] = true
+			if st != nil { // created meanwhile
+				return e.refresh(ctx, p, deep)
+			}
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	e.hold(p, data, stat)
+	if e.cfg.maxDepth >= 0 && e.depth(p) >= e.cfg.maxDepth {
+		return nil
+	}
+	names, err := e.readChildren(ctx, p)
+	if errors.Is(err, zk.ErrNoNode) {
+		e.remove(p) // deleted since its data was read
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	held := e.childrenOf(p)
+	slices.Sort(names)
+	var wanted []string
+	for _, name := range names {
+		if child := framework.JoinPath(p, name); e.cfg.follow(child) {
+			wanted = append(wanted, name)
+		}
+	}
+	for name := range held {
+		if !slices.Contains(wanted, name) {
+			e.remove(framework.JoinPath(p, name))
+		}
+	}
+	for _, name := range wanted {
+		if _, ok := held[name]; ok && !deep {
+			continue
+		}
+		if err := e.refresh(ctx, framework.JoinPath(p, name), deep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readData reads p's data, arming its data watch unless it is armed.
+func (e *engine) readData(ctx context.Context, p string) ([]byte, *zk.Stat, error) {
+	key := watchKey{p, dataWatch}
+	if e.armed[key] {
+		return e.c.GetData(ctx, p)
+	}
+	data, stat, _, err := e.c.GetDataW(ctx, p)
+	if err == nil {
+		e.armed[key] = true
+	}
+	return data, stat, err
+}
+
+// readChildren lists p's children, arming its child watch unless it is armed.
+func (e *engine) readChildren(ctx context.Context, p string) ([]string, error) {
+	key := watchKey{p, childWatch}
+	if e.armed[key] {
+		names, _, err := e.c.Children(ctx, p)
+		return names, err
+	}
+	names, _, _, err := e.c.ChildrenW(ctx, p)
+	if err == nil {
+		e.armed[key] = true
+	}
+	return names, err
+}
+
+// hold records p as read, reporting it added (also when it was deleted and
+// created again since: a new czxid) or updated (a new data version).
+func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
+	if !e.cfg.data {
+		data = nil
+	}
+	e.mu.RLock()
+	old := e.nodes[p]
+	e.mu.RUnlock()
+	if old != nil && old.node.Stat.Czxid != stat.Czxid {
+		e.remove(p)
+		old = nil
+	}
+	n := Node{Path: p, Data: data, Stat: *stat}
+	e.mu.Lock()
+	var was zk.Stat
+	if old == nil {
+		e.nodes[p] = &entry{node: n, children: make(map[string]struct{})}
+		if parent := e.parentEntryLocked(p); parent != nil {
+			parent.children[lastElem(p)] = struct{}{}
+		}
+	} else {
+		was, old.node = old.node.Stat, n
+	}
+	e.mu.Unlock()
+	switch {
+	case old == nil:
+		e.report(NodeAdded, n)
+	case was.Mzxid != stat.Mzxid || was.Version != stat.Version:
+		e.report(NodeUpdated, n)
+	}
+}
+
+// remove drops p and everything held below it, reporting each node removed,
+// children before their parent.
+func (e *engine) remove(p string) {
+	for name := range e.childrenOf(p) {
+		e.remove(framework.JoinPath(p, name))
+	}
+	e.mu.Lock()
+	old, ok := e.nodes[p]
+	if ok {
+		delete(e.nodes, p)
+		if parent := e.parentEntryLocked(p); parent != nil {
+			delete(parent.children, lastElem(p))
+		}
+	}
+	e.mu.Unlock()
+	if ok {
+		e.report(NodeRemoved, old.node)
+	}
+}
+
+func (e *engine) report(t EventType, n Node) {
+	if e.hideRoot && n.Path == e.root {
+		return
+	}
+	e.outbox.push(Event{Type: t, Node: n})
+}
+
+// childrenOf returns a copy of the names held below p.
+func (e *engine) childrenOf(p string) map[string]struct{} {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	en := e.nodes[p]
+	if en == nil {
+		return nil
+	}
+	out := make(map[string]struct{}, len(en.children))
+	for name := range en.children {
+		out[name] = struct{}{}
+	}
+	return out
+}
+
+func (e *engine) parentEntryLocked(p string) *entry {
+	if p == e.root {
+		return nil
+	}
+	i := strings.LastIndex(p, "/")
+	parent := p[:i]
+	if parent == "" {
+		parent = "/"
+	}
+	return e.nodes[parent]
+}
+
+// holds reports whether p is in the cache.
+func (e *engine) holds(p string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	_, ok := e.nodes[p]
+	return ok
+}
+
+// current returns the node at p as held.
+func (e *engine) current(p string) (Node, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	en, ok := e.nodes[p]
+	if !ok || (e.hideRoot && p == e.root) {
+		return Node{}, false
+	}
+	return en.node, true
+}
+
+// snapshot returns every node held (but a hidden root), sorted by path.
+func (e *engine) snapshot() []Node {
+	e.mu.RLock()
+	out := make([]Node, 0, len(e.nodes))
+	for p, en := range e.nodes {
+		if !(e.hideRoot && p == e.root) {
+			out = append(out, en.node)
+		}
+	}
+	e.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// childNames returns the names held below p, sorted.
+func (e *engine) childNames(p string) []string {
+	names := make([]string, 0)
+	for name := range e.childrenOf(p) {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func lastElem(p string) string { return p[strings.LastIndex(p, "/")+1:] }
