@@ -59,6 +59,7 @@ type engine struct {
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
 	armed  map[watchKey]bool // owned by that goroutine too
+	down   bool              // a suspension or loss was reported, and no reconnect since
 	inbox  *queue[input]
 	outbox *queue[Event]
 	events chan Event
@@ -194,15 +195,22 @@ func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]bool) 
 }
 
 // onState reports a connection change and whether the tree must be read
-// again.
+// again. A connection notice that does not follow a suspension (the client's
+// first Connected, still queued when the cache started) is no change.
 func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
+		e.down = true
 		e.outbox.push(Event{Type: ConnectionSuspended})
 	case framework.Lost:
+		e.down = true
 		e.armed = make(map[watchKey]bool) // the session's watches are gone
 		e.outbox.push(Event{Type: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
+		if !e.down {
+			return false
+		}
+		e.down = false
 		e.outbox.push(Event{Type: ConnectionReconnected})
 		return true
 	}
