@@ -56,6 +56,9 @@ func tourSteps() []step {
 		{"leader", "a singleton job: one leader among three, a takeover when it dies", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Leader(ctx, connect, out, demo.LeaderConfig{})
 		}},
+		{"config", "a feature flag every instance follows through a NodeCache", func(ctx context.Context, connect string, out io.Writer) error {
+			return demo.Config(ctx, connect, out, demo.ConfigConfig{})
+		}},
 		{"fencing", "why Lost() and FencingToken() exist", func(ctx context.Context, connect string, out io.Writer) error {
 			return demo.Fencing(ctx, connect, out, demo.FencingConfig{})
 		}},
