@@ -67,8 +67,8 @@ func BenchmarkTreeCache(b *testing.B) {
 		}
 	}
 	n := time.Duration(b.N)
-	b.ReportMetric(float64((load/n).Milliseconds()), "load-ms")
-	b.ReportMetric(float64((floor/n).Milliseconds()), "plain-reads-ms")
+	b.ReportMetric(float64((load / n).Milliseconds()), "load-ms")
+	b.ReportMetric(float64((floor / n).Milliseconds()), "plain-reads-ms")
 	b.ReportMetric(float64(load)/float64(floor), "load/plain")
 	b.ReportMetric(float64(benchParents)/(follow/n).Seconds(), "changes/s")
 }

@@ -5,34 +5,18 @@ import (
 	"fmt"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
-// createOwned runs create and reports the session that owns the node it
-// created: the client's session when it was the same before and after the
-// create (session ids are never reused), otherwise the node's ephemeral
-// owner, read back at the cost of one request.
+// createOwned is owned.Create; an owner of 0 means the node was gone
+// already, so the caller drops it.
 func createOwned(ctx context.Context, c *framework.Client, create func(context.Context) (string, error)) (string, int64, error) {
-	before := c.SessionID()
-	p, err := create(ctx)
-	if err != nil {
-		return "", 0, err
+	p, owner, err := owned.Create(ctx, c, create)
+	if err != nil && p != "" {
+		return p, 0, fmt.Errorf("leader: %w", err)
 	}
-	if after := c.SessionID(); before != 0 && before == after {
-		return p, before, nil
-	}
-	stat, err := c.Exists(ctx, p)
-	switch {
-	case err != nil:
-		return p, 0, fmt.Errorf("leader: read the owner of %s: %w", p, err)
-	case stat == nil:
-		// Gone already: owned by no session we have, so the caller drops it.
-		return p, 0, nil
-	}
-	return p, stat.EphemeralOwner, nil
+	return p, owner, err
 }
 
-// isCurrent reports whether owner, the session that owns a node, is the
-// client's current session.
-func isCurrent(c *framework.Client, owner int64) bool {
-	return owner != 0 && owner == c.SessionID()
-}
+// isCurrent is owned.IsCurrent.
+func isCurrent(c *framework.Client, owner int64) bool { return owned.IsCurrent(c, owner) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // A node counts for this client only while the session that created it is the
@@ -14,34 +15,20 @@ import (
 // session that owns its node, and checks it against the client's current
 // session before it holds.
 
-// createOwned runs create and reports the session that owns the node it
-// created. When the client's session was the same before and after the
-// create, the create ran in that session (session ids are never reused);
-// otherwise it reads the node's owner, which costs one request and is rare.
+// createOwned is owned.Create, with a node found gone reported as vanished.
 func createOwned(ctx context.Context, c *framework.Client, create func(context.Context) (string, error)) (string, int64, error) {
-	before := c.SessionID()
-	p, err := create(ctx)
-	if err != nil {
-		return "", 0, err
-	}
-	if after := c.SessionID(); before != 0 && before == after {
-		return p, before, nil
-	}
-	stat, err := c.Exists(ctx, p)
+	p, owner, err := owned.Create(ctx, c, create)
 	switch {
-	case err != nil:
-		return p, 0, fmt.Errorf("locks: read the owner of %s: %w", p, err)
-	case stat == nil:
+	case err != nil && p != "":
+		return p, 0, fmt.Errorf("locks: %w", err)
+	case err == nil && owner == 0:
 		return p, 0, vanished(p)
 	}
-	return p, stat.EphemeralOwner, nil
+	return p, owner, err
 }
 
-// isCurrent reports whether owner, the session that owns a node, is the
-// client's current session.
-func isCurrent(c *framework.Client, owner int64) bool {
-	return owner != 0 && owner == c.SessionID()
-}
+// isCurrent is owned.IsCurrent.
+func isCurrent(c *framework.Client, owner int64) bool { return owned.IsCurrent(c, owner) }
 
 // sessionGone reports that the node at path belongs to a session the client
 // no longer has. It matches errVanished, so the attempt deletes the node and

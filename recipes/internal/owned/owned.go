@@ -1,0 +1,44 @@
+// Package owned holds the session rule's two primitives that the recipes
+// share: a node counts for a client only while the session that created it
+// is the client's current one. A node of a session the client gave up
+// (simulated expiry) or the server expired still stands on the server for a
+// while, and must never grant a hold, a lease or leadership.
+package owned
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// Create runs create and reports the session that owns the node it created.
+// When the client's session was the same before and after the create, the
+// create ran in that session (session ids are never reused); otherwise it
+// reads the node's owner, which costs one request and is rare. An owner of 0
+// with a nil error means the node was gone already: no session the client
+// has owns it.
+func Create(ctx context.Context, c *framework.Client, create func(context.Context) (string, error)) (string, int64, error) {
+	before := c.SessionID()
+	p, err := create(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	if after := c.SessionID(); before != 0 && before == after {
+		return p, before, nil
+	}
+	stat, err := c.Exists(ctx, p)
+	switch {
+	case err != nil:
+		return p, 0, fmt.Errorf("read the owner of %s: %w", p, err)
+	case stat == nil:
+		return p, 0, nil
+	}
+	return p, stat.EphemeralOwner, nil
+}
+
+// IsCurrent reports whether owner, the session that owns a node, is the
+// client's current session.
+func IsCurrent(c *framework.Client, owner int64) bool {
+	return owner != 0 && owner == c.SessionID()
+}
