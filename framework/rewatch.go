@@ -26,10 +26,11 @@ const (
 	sentinelPath = "/zookeeper"
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
 	rewatchWait = time.Second
-	// rewatchReadWait bounds how long replies are held back for it: well
-	// under go-zookeeper's read deadline, and far more than go-zookeeper
-	// takes to queue SetWatches after the handshake.
-	rewatchReadWait = 250 * time.Millisecond
+	// rewatchReadWait bounds how long replies are held back for it: far
+	// more than go-zookeeper takes to queue SetWatches after the handshake,
+	// even on a machine loaded far beyond its cores (250 ms was not); a
+	// wait that outlasts go-zookeeper's read deadline costs a reconnect.
+	rewatchReadWait = rewatchWait
 	// sentinelAttempts bounds the failures to arm the sentinel in a session.
 	sentinelAttempts = 3
 	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
