@@ -151,7 +151,7 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 func (r *Report) Summary() string {
 	v := &r.Verdict
 	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind)
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind) + v.counterFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes

@@ -28,6 +28,7 @@ type Verdict struct {
 	Unapplied     int // writes that failed without a verdict and did not apply
 	Overlaps      int // pairs of holds inside the critical section at once, neither having seen Lost
 	Orphans       int
+	Counters      []counterTally // the counter campaign's totals, per target
 	Violations    []string
 }
 

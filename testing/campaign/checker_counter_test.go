@@ -53,3 +53,34 @@ func TestCheckCountersFlagsLostDoubledAndDuplicateIncrements(t *testing.T) {
 		})
 	}
 }
+
+// An applied increment whose post value the counter never reached was lost,
+// even when unknown outcomes make the total look possible.
+func TestCheckCountersFlagsPostBeyondFinal(t *testing.T) {
+	holds := []Hold{
+		inc(0, 0, targetLong, Accepted, 0), inc(1, 1, targetLong, Accepted, 4),
+		inc(0, 2, targetLong, Unknown, 0), inc(1, 3, targetLong, Unknown, 0), inc(0, 4, targetLong, Unknown, 0),
+	}
+	v := checkCounters(holds, endState{Long: 3}, 2, 0)
+	if violationsWith(v, "long: an applied increment wrote 5, outside 1..3") != 1 || len(v.Violations) != 1 {
+		t.Fatalf("violations %q; want only the one about post value 5", v.Violations)
+	}
+}
+
+func TestCheckCountersTalliesForTheSummary(t *testing.T) {
+	promoted := inc(1, 1, targetLong, Conflict, 0)
+	promoted.Promoted = true
+	holds := []Hold{
+		inc(0, 0, targetLong, Accepted, 0), promoted, inc(0, 2, targetLong, Unknown, 0),
+		inc(1, 3, targetCount, Accepted, 0), inc(0, 4, targetCount, NoWrite, 0),
+	}
+	v := checkCounters(holds, endState{Long: 2, Count: 1}, 2, 0)
+	const want = " long_final=2 long_applied=1 long_unknown=1 long_failed=1 long_promoted=1" +
+		" count_final=1 count_applied=1 count_unknown=0 count_failed=1"
+	if got := v.counterFields(); !v.OK() || got != want {
+		t.Fatalf("fields %q (violations %q); want %q", got, v.Violations, want)
+	}
+	if got := (&Verdict{}).counterFields(); got != "" {
+		t.Fatalf("a lock campaign's verdict has counter fields %q", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/recipes/shared"
+	"github.com/zkcurator/zkcurator/retry"
 )
 
 // Counter targets: what an Increment hold incremented.
@@ -23,12 +24,18 @@ type counters struct {
 	count *shared.SharedCount
 }
 
-// newCounters builds the handles; odd clients promote their long's updates
-// to a lock at p.lock when the optimistic tries run out, even ones never do.
+// newCounters builds the handles. Even clients update the long optimistically
+// under atomic's default policy and never promote; odd ones make a single
+// optimistic try and, on a conflict, promote to the lock at p.lock (a few
+// tries under it, as optimistic writers still race them), so that the
+// promoted lock's nodes live through the faults often, not only when ten
+// optimistic tries run out.
 func newCounters(id int, c *framework.Client, p paths, lockWait time.Duration) (*counters, error) {
 	var opts []atomic.Option
 	if id%2 == 1 {
-		opts = append(opts, atomic.WithPromotedToLock(atomic.PromotedToLock{LockPath: p.lock, MaxLockTime: lockWait}))
+		opts = append(opts, atomic.WithRetryPolicy(retry.NTimes{N: 0}),
+			atomic.WithPromotedToLock(atomic.PromotedToLock{LockPath: p.lock, MaxLockTime: lockWait,
+				RetryPolicy: retry.NTimes{N: 3, Sleep: 5 * time.Millisecond}}))
 	}
 	long, err := atomic.NewDistributedAtomicLong(c, p.long, opts...)
 	if err != nil {
@@ -77,6 +84,7 @@ func (w *worker) runCounters(ctx context.Context) {
 
 func (w *worker) incrementLong(ctx context.Context, rec *Hold) {
 	v, err := w.counters.long.Increment(ctx)
+	rec.Promoted = v.Stats.PromotedLockTries > 0
 	switch {
 	case err == nil && v.Succeeded:
 		rec.Outcome, rec.Counter, rec.Post = Accepted, v.PreValue, v.PostValue

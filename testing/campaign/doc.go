@@ -31,6 +31,18 @@
 // no node of the semaphore's lock outlived the clients, and that every worker
 // held a clean lease after the last fault healed.
 //
+// The counter campaign increments values instead of holding a lock: every
+// worker alternately increments a DistributedAtomicLong (even workers
+// optimistically under atomic's default retries, odd ones after one
+// optimistic try promoted to an InterProcessMutex) and a SharedCount through
+// TrySet, and records each increment as applied (with its pre and post
+// values), not applied, or of unknown outcome (ErrOutcomeUnknown). Its
+// checker verifies, per value, that the final value lies between the applied
+// count and the applied count plus the unknown ones, that no two applied
+// increments report the same post value and none one beyond the final value,
+// that no node of the promoted lock outlived the clients, and that every
+// worker applied an increment after the last fault healed.
+//
 // A campaign is reproducible in its fault schedule: the seed (with the lock
 // kind) fixes which faults come, in which order, against whom and for how
 // long; wall-clock timing can only cut a schedule short. A failing run

@@ -106,6 +106,9 @@ type Hold struct {
 
 	Target string // what an Increment incremented (targetLong, targetCount)
 	Post   int64  // an applied increment's post value
+	// Promoted marks an increment of the long that reached the promoted
+	// lock (it held the lock for at least one try).
+	Promoted bool
 
 	Outcome Outcome
 	// Applied is decided after the campaign from the acknowledgement nodes:
@@ -138,6 +141,9 @@ func (h *Hold) String() string {
 	switch h.Mode {
 	case Increment:
 		fmt.Fprintf(&b, " %s %d->%d -> %s", h.Target, h.Counter, h.Post, h.Outcome)
+		if h.Promoted {
+			b.WriteString(" promoted")
+		}
 	case Exclusive:
 		fmt.Fprintf(&b, " token=%#x fence=%#x counter=%d", h.Token, h.Fence, h.Counter)
 		if h.Write != never {
