@@ -84,15 +84,13 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	must(t, tc.Start(ctx))
 
 	replayed := map[string]cache.Node{}
+	var replayErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for e := range tc.Events() {
-			switch e.Type {
-			case cache.NodeAdded, cache.NodeUpdated:
-				replayed[e.Node.Path] = e.Node
-			case cache.NodeRemoved:
-				delete(replayed, e.Node.Path)
+			if err := apply(replayed, e); err != nil && replayErr == nil {
+				replayErr = err
 			}
 		}
 	}()
@@ -118,6 +116,10 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 			p.Resume()
 		case 3 * ops / 5:
 			must(t, srv.Restart())
+		case 4 * ops / 5: // past the session: a new session, every watch set again
+			p.Pause()
+			locktest.Eventually(t, 20*time.Second, "the cache's session lost", func() bool { return c.State() == framework.Lost })
+			p.Resume()
 		}
 		path := randomPath()
 		var err error
@@ -140,10 +142,50 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	})
 	must(t, tc.Close())
 	<-done
+	if replayErr != nil {
+		t.Fatalf("replaying the events: %v", replayErr)
+	}
 	if !sameTree(replayed, want) {
 		t.Fatalf("replaying the events gives %d nodes, the server has %d", len(replayed), len(want))
 	}
 	t.Logf("%d nodes at the end", len(want))
+}
+
+// apply replays e onto tree, refusing an event for a state the tree never
+// held: an addition of a node it holds, an update or removal of one it does
+// not, a node added under a parent it does not hold, or a parent removed
+// before its children.
+func apply(tree map[string]cache.Node, e cache.Event) error {
+	p := e.Node.Path
+	_, held := tree[p]
+	switch e.Type {
+	case cache.NodeAdded:
+		if held {
+			return fmt.Errorf("%v: added twice", e)
+		}
+		if parent := p[:strings.LastIndex(p, "/")]; len(tree) > 0 && parent != "" {
+			if _, ok := tree[parent]; !ok {
+				return fmt.Errorf("%v: its parent is not held", e)
+			}
+		}
+		tree[p] = e.Node
+	case cache.NodeUpdated:
+		if !held {
+			return fmt.Errorf("%v: an update of a node not held", e)
+		}
+		tree[p] = e.Node
+	case cache.NodeRemoved:
+		if !held {
+			return fmt.Errorf("%v: a removal of a node not held", e)
+		}
+		for q := range tree {
+			if strings.HasPrefix(q, p+"/") {
+				return fmt.Errorf("%v: removed before its child %s", e, q)
+			}
+		}
+		delete(tree, p)
+	}
+	return nil
 }
 
 // serverTree reads the subtree at root straight from the server.
