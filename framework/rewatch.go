@@ -27,10 +27,13 @@ const (
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
 	rewatchWait = time.Second
 	// rewatchReadWait bounds how long replies are held back for it: far
-	// more than go-zookeeper takes to queue SetWatches after the handshake,
-	// even on a machine loaded far beyond its cores (250 ms was not); a
-	// wait that outlasts go-zookeeper's read deadline costs a reconnect.
-	rewatchReadWait = rewatchWait
+	// more than go-zookeeper takes to queue SetWatches after the handshake
+	// on a machine that is not starved (at load 80 on 2 cores it was
+	// outlasted), and well under go-zookeeper's read deadline. It also
+	// bounds a reconnect with credentials: go-zookeeper sends them again and
+	// waits for their replies before it writes anything else, SetWatches
+	// included, so those replies wait here for the whole bound.
+	rewatchReadWait = 250 * time.Millisecond
 	// sentinelAttempts bounds the failures to arm the sentinel in a session.
 	sentinelAttempts = 3
 	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
