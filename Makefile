@@ -14,9 +14,9 @@ vet:
 # The README's test command; CI runs it through .ci/run. Every package runs
 # with the race detector, the fault campaign too: the framework orders
 # go-zookeeper v1.0.4's read of Conn.lastZxid for SetWatches before any reply
-# on a reconnected connection (waiting up to 250 ms for it), which closes
-# that library's own data race unless the machine is starved for longer
-# (framework/rewatch.go, TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
+# that records a zxid on a reconnected connection, which closes that
+# library's own data race (framework/rewatch.go,
+# TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
 test: deps vet
 	$(GO) test -race -count=1 -timeout 25m ./...
 

@@ -314,6 +314,9 @@ func (k *core) stopSuspendTimerLocked() {
 // new connection (new session) takes its place.
 func (k *core) replaceConnLocked() {
 	s := &k.sess
+	if s.gate != nil {
+		s.gate.retired.Store(true) // no new connection resumes the old session
+	}
 	if old := s.conn; old != nil {
 		k.spawnLocked(old.Close)
 	}

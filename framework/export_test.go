@@ -13,3 +13,16 @@ func InjectSessionEvent(c *Client, st zk.State) {
 	k.mu.Unlock()
 	k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: zk.Event{Type: zk.EventSession, State: st}})
 }
+
+// GenerationDialer returns dial wrapped as the client's current connection
+// generation wraps its dials, so that tests can try that generation's dialer
+// after the client has moved on from it.
+func GenerationDialer(c *Client, dial zk.Dialer) zk.Dialer {
+	k := c.core
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.rewatchDialer(dial, k.sess.gen, k.sess.gate)
+}
+
+// ErrGivenUp is what a dial of a given-up generation returns.
+var ErrGivenUp = errGivenUp

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"encoding/binary"
+	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,41 +23,51 @@ import (
 // keeps a watch of its own on sentinelPath, whose data never changes. A
 // request already queued inside go-zookeeper when the connection dropped
 // still goes out first on the next one, so the connection itself also holds
-// back every reply until SetWatches is written (rewatchConn.Read).
+// back every reply that would record a zxid until SetWatches is written
+// (rewatchConn.Read).
 const (
 	sentinelPath = "/zookeeper"
 	// rewatchWait bounds the wait for a SetWatches request, should none come.
 	rewatchWait = time.Second
-	// rewatchReadWait bounds how long replies are held back for it: far
-	// more than go-zookeeper takes to queue SetWatches after the handshake
-	// on a machine that is not starved (at load 80 on 2 cores it was
-	// outlasted), and well under go-zookeeper's read deadline. It also
-	// bounds a reconnect with credentials: go-zookeeper sends them again and
-	// waits for their replies before it writes anything else, SetWatches
-	// included, so those replies wait here for the whole bound.
-	rewatchReadWait = 250 * time.Millisecond
+	// rewatchReadWait bounds how long a reply that records a zxid is held
+	// back for it. Replies that record none (authentication, pings, watch
+	// events) pass at once, so the bound only has to outlast go-zookeeper's
+	// own steps between the handshake and SetWatches on a starved machine;
+	// the reply has been read off the socket by then, so go-zookeeper's read
+	// deadline does not run while it waits.
+	rewatchReadWait = 2 * time.Second
 	// sentinelAttempts bounds the failures to arm the sentinel in a session.
 	sentinelAttempts = 3
 	// opSetWatches is ZooKeeper's opcode of a SetWatches request.
 	opSetWatches = 101
+	// replyHeaderLen is a reply's length prefix and header: xid, zxid, err.
+	replyHeaderLen = 4 + 4 + 8 + 4
 )
 
+// errGivenUp is what a connection of a session the client gave up gets
+// instead of a new dial: that session must not be resumed.
+var errGivenUp = errors.New("framework: the session of this connection was given up")
+
 // rewatchGate is what the connections of one generation share: its
-// go-zookeeper connection, once zk.Connect has returned it, and the session
-// in which our sentinel watch is armed.
+// go-zookeeper connection, once zk.Connect has returned it, the session in
+// which our sentinel watch is armed, and whether the client gave the
+// generation up.
 type rewatchGate struct {
-	conn  atomic.Pointer[zk.Conn]
-	armed atomic.Int64
+	conn    atomic.Pointer[zk.Conn]
+	armed   atomic.Int64
+	retired atomic.Bool
 }
 
 // rewatchConn is a connection that reports the first SetWatches request
 // go-zookeeper writes on it and, on a connection that resumes a session
-// whose watches go-zookeeper will set again, delivers no reply until that
-// request is written. go-zookeeper reads the zxid for SetWatches before it
-// queues the request, so from then on its receive loop may record newer
-// zxids: the gate orders the two, which closes the data race (and keeps the
-// relative zxid from skipping changes) even for requests that were already
-// queued inside go-zookeeper when the previous connection dropped.
+// whose watches go-zookeeper will set again, holds back the first reply that
+// records a zxid until that request is written. go-zookeeper reads the zxid
+// for SetWatches before it queues the request, so from then on its receive
+// loop may record newer zxids: the gate orders the two, which closes the data
+// race (and keeps the relative zxid from skipping changes) even for requests
+// that were already queued inside go-zookeeper when the previous connection
+// dropped. The bytes go-zookeeper reads are the bytes the server sent; only
+// when it gets them changes.
 type rewatchConn struct {
 	net.Conn
 	gate    *rewatchGate
@@ -68,7 +80,12 @@ type rewatchConn struct {
 	handshake    [4]byte
 	handshakeLen int   // bytes of the length prefix read so far
 	handshakeRem int64 // bytes of the response body still to come
-	gated        sync.Once
+
+	// Reads of the receive loop, one goroutine.
+	decided bool   // whether replies are held was decided
+	open    bool   // replies pass unexamined
+	ahead   []byte // bytes read off the connection, not yet delivered
+	rest    int64  // bytes of the current reply still to pass before the next header
 }
 
 // Write sees whole requests: go-zookeeper writes each one, length prefix,
@@ -86,19 +103,60 @@ func (c *rewatchConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// Read passes the connect response through and, before the first read of
-// the receive loop, waits (at most rewatchReadWait) for SetWatches when the
-// resumed session is the one whose sentinel watch go-zookeeper holds: only
-// then is a SetWatches request certain to come. go-zookeeper reads the
-// connect response with exact lengths, so counting its bytes finds its end.
+// Read passes the connect response through; after it, replies are examined
+// one header at a time until SetWatches is written, when the resumed session
+// is the one whose sentinel watch go-zookeeper holds: only then is a
+// SetWatches request certain to come. go-zookeeper reads the connect
+// response with exact lengths, so counting its bytes finds its end.
 func (c *rewatchConn) Read(p []byte) (int, error) {
-	if c.handshakeLen == len(c.handshake) && c.handshakeRem == 0 {
-		c.gated.Do(c.awaitSetWatches)
-		return c.Conn.Read(p)
+	if c.handshakeLen < len(c.handshake) || c.handshakeRem > 0 {
+		n, err := c.Conn.Read(p)
+		c.countHandshake(p[:n])
+		return n, err
 	}
-	n, err := c.Conn.Read(p)
-	c.countHandshake(p[:n])
-	return n, err
+	if !c.decided {
+		c.decided = true
+		c.open = !c.resumesArmedSession()
+	}
+	switch {
+	case len(c.ahead) > 0:
+		n := copy(p, c.ahead)
+		c.ahead = c.ahead[n:]
+		return n, nil
+	case c.open:
+		return c.Conn.Read(p)
+	case c.rest > 0:
+		n, err := c.Conn.Read(p[:min(int64(len(p)), c.rest)])
+		c.rest -= int64(n)
+		return n, err
+	}
+	return c.readHeader(p)
+}
+
+// readHeader reads the next reply's length and header off the connection,
+// holds it back while it records a zxid and SetWatches is not written (at
+// most rewatchReadWait), and starts delivering it.
+func (c *rewatchConn) readHeader(p []byte) (int, error) {
+	hdr := make([]byte, replyHeaderLen)
+	n, err := io.ReadFull(c.Conn, hdr)
+	if err != nil {
+		c.open = true // deliver what came, then the error again
+		if n == 0 {
+			return 0, err
+		}
+		c.ahead = hdr[:n]
+		return c.Read(p)
+	}
+	size := int64(binary.BigEndian.Uint32(hdr[:4]))
+	xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
+	zxid := int64(binary.BigEndian.Uint64(hdr[8:16]))
+	c.rest = max(size-(replyHeaderLen-4), 0)
+	if xid >= 0 && zxid > 0 {
+		c.awaitSetWatches()
+		c.open = true
+	}
+	c.ahead = hdr
+	return c.Read(p)
 }
 
 func (c *rewatchConn) countHandshake(b []byte) {
@@ -121,11 +179,14 @@ func (c *rewatchConn) countHandshake(b []byte) {
 	}
 }
 
-func (c *rewatchConn) awaitSetWatches() {
+// resumesArmedSession reports whether this connection resumed the session
+// in which the sentinel watch is armed, so that SetWatches will come.
+func (c *rewatchConn) resumesArmedSession() bool {
 	conn := c.gate.conn.Load()
-	if conn == nil || conn.SessionID() == 0 || conn.SessionID() != c.gate.armed.Load() {
-		return
-	}
+	return conn != nil && conn.SessionID() != 0 && conn.SessionID() == c.gate.armed.Load()
+}
+
+func (c *rewatchConn) awaitSetWatches() {
 	t := time.NewTimer(rewatchReadWait)
 	defer t.Stop()
 	select {
@@ -139,6 +200,9 @@ func (c *rewatchConn) awaitSetWatches() {
 // gate says.
 func (k *core) rewatchDialer(dial zk.Dialer, gen uint64, gate *rewatchGate) zk.Dialer {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		if gate.retired.Load() {
+			return nil, errGivenUp
+		}
 		c, err := dial(network, address, timeout)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,9 @@
 package framework_test
 
 import (
+	"encoding/binary"
+	"errors"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -55,4 +58,63 @@ func TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// A session the client gave up (simulated expiry) is never resumed: the old
+// connection generation dials no more, so every connect request after LOST
+// asks for a new session, and the old session's nodes go with it.
+func TestGivenUpSessionIsNeverResumed(t *testing.T) {
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
+	var mu sync.Mutex
+	var asked []int64 // the session id of each connect request, in order
+	record := func(id int64) { mu.Lock(); asked = append(asked, id); mu.Unlock() }
+	dial := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		c, err := net.DialTimeout(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &connectSniffer{Conn: c, record: record}, nil
+	}
+	c, r := startRecorded(t, p.Addr(), framework.WithDialer(dial))
+	old := c.SessionID()
+	oldGeneration := framework.GenerationDialer(c, func(string, string, time.Duration) (net.Conn, error) {
+		t.Error("a given-up generation dialed")
+		return nil, errors.New("refused by the test")
+	})
+
+	p.Pause()
+	r.await(t, C, S, L)
+	mu.Lock()
+	from := len(asked)
+	mu.Unlock()
+	p.Resume()
+	r.await(t, C, S, L, R)
+
+	if _, err := oldGeneration("tcp", p.Addr(), time.Second); !errors.Is(err, framework.ErrGivenUp) {
+		t.Fatalf("dial of the given-up generation: %v, want %v", err, framework.ErrGivenUp)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range asked[from:] {
+		if id == old {
+			t.Fatalf("a connect request after LOST resumed the given-up session %#x (requests %#x)", old, asked)
+		}
+	}
+}
+
+// connectSniffer records the session id of the connect request, the first
+// write on a connection: length, protocol version, last zxid, timeout, then
+// the session id.
+type connectSniffer struct {
+	net.Conn
+	record func(int64)
+	seen   bool
+}
+
+func (c *connectSniffer) Write(p []byte) (int, error) {
+	if !c.seen && len(p) >= 28 {
+		c.seen = true
+		c.record(int64(binary.BigEndian.Uint64(p[20:28])))
+	}
+	return c.Conn.Write(p)
 }
