@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -202,4 +203,47 @@ func (c *Client) Conn() *zk.Conn {
 	c.core.mu.Lock()
 	defer c.core.mu.Unlock()
 	return c.core.sess.conn
+}
+
+// State returns the last connection state reported to listeners (zero before the first
+// connection).
+func (c *Client) State() ConnectionState {
+	c.core.mu.Lock()
+	defer c.core.mu.Unlock()
+	return c.core.sess.state
+}
+
+// SessionID returns the id of the current session, or 0 when there is none.
+func (c *Client) SessionID() int64 {
+	c.core.mu.Lock()
+	conn := c.core.sess.conn
+	c.core.mu.Unlock()
+	if conn == nil {
+		return 0
+	}
+	return conn.SessionID()
+}
+
+// ConnectionLosses counts the times go-zookeeper has reported the client's
+// connection down since it started (Close and failed handshakes count too).
+// A loss is counted as soon as go-zookeeper sees it, before it reconnects and
+// sets the session's watches again, and watch events that come after a
+// reconnect may come in another order than their changes happened: code that
+// relies on the order of its watch events can compare the count from before
+// it set the watches with the count when it acts.
+func (c *Client) ConnectionLosses() uint64 { return c.core.losses.Load() }
+
+// SessionTimeout returns the session timeout the server negotiated, or the requested
+// one before the first connection.
+func (c *Client) SessionTimeout() time.Duration {
+	c.core.mu.Lock()
+	defer c.core.mu.Unlock()
+	return c.core.sessionTimeoutLocked()
+}
+
+// BlockUntilConnected waits until the client is connected (with auth applied) or ctx
+// ends. It returns ErrNotStarted before Start and ErrClosed after Close.
+func (c *Client) BlockUntilConnected(ctx context.Context) error {
+	_, err := c.core.waitReady(ctx, 0, false)
+	return err
 }

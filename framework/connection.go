@@ -2,13 +2,14 @@ package framework
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework/internal/gozk"
 )
 
 // session is the connection state the event loop maintains; guarded by core.mu.
@@ -33,7 +34,7 @@ type session struct {
 	rewatching       bool // waiting for go-zookeeper's SetWatches after a reconnect
 	rewatchTimer     *time.Timer
 	rewatchEpoch     uint64
-	gate             *rewatchGate // shared with conn's connections
+	gate             *gozk.Gate // shared with conn's connections
 }
 
 type loopEventKind int
@@ -71,7 +72,8 @@ func (k *core) connectLocked() error {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	gate := &rewatchGate{}
+	gate := &gozk.Gate{}
+	zkLog := k.log.Sugar()
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) {
 			if ev.Type == zk.EventSession && ev.State == zk.StateDisconnected {
@@ -83,8 +85,15 @@ func (k *core) connectLocked() error {
 				k.nodeEvents.push(ev)
 			}
 		}),
-		zk.WithLogger(&zkLogger{log: k.log.Sugar(), gen: gen, events: k.events}),
-		zk.WithDialer(k.rewatchDialer(dialer, gen, gate)),
+		zk.WithLogger(gozk.Logger{
+			Print: func(format string, args ...any) { zkLog.Debugf("zk: "+format, args...) },
+			Negotiated: func(d time.Duration) {
+				k.events.push(loopEvent{kind: evNegotiated, gen: gen, timeout: d})
+			},
+		}),
+		zk.WithDialer(gate.Dialer(dialer, func() {
+			k.events.push(loopEvent{kind: evRewatched, gen: gen})
+		})),
 	)
 	if err != nil {
 		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
@@ -94,7 +103,7 @@ func (k *core) connectLocked() error {
 		for range ec {
 		}
 	})
-	gate.conn.Store(conn)
+	gate.SetConn(conn)
 	k.sess.conn = conn
 	k.sess.gen = gen
 	k.sess.gate = gate
@@ -203,56 +212,6 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	}
 }
 
-// authOrReadyLocked applies the WithAuth entries this connection has not accepted yet
-// before operations may use it; go-zookeeper re-sends accepted ones on reconnect.
-func (k *core) authOrReadyLocked() {
-	s := &k.sess
-	if s.rewatching || !s.sentinel {
-		return // sessionUpLocked comes back here (rewatch.go)
-	}
-	if s.authApplied < len(k.cfg.auth) {
-		if !s.authRunning {
-			s.authRunning = true
-			conn, gen, from := s.conn, s.gen, s.authApplied
-			k.spawnLocked(func() { k.applyAuth(conn, gen, from) })
-		}
-		return
-	}
-	k.readyLocked()
-}
-
-func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
-	applied := from
-	var err error
-	for _, a := range k.cfg.auth[from:] {
-		if err = conn.AddAuth(a.scheme, a.auth); err != nil {
-			break
-		}
-		applied++
-	}
-	k.events.push(loopEvent{kind: evAuthDone, gen: gen, applied: applied, err: err})
-}
-
-func (k *core) authDoneLocked(ev loopEvent) {
-	s := &k.sess
-	s.authRunning = false
-	s.authApplied = ev.applied
-	if ev.err != nil && !isConnectionError(ev.err) {
-		a := k.cfg.auth[ev.applied]
-		k.log.Error("authentication rejected; continuing without it",
-			zap.String("scheme", a.scheme), zap.Error(ev.err))
-		s.authApplied++
-	}
-	if s.hasSession {
-		k.authOrReadyLocked()
-	}
-}
-
-func isConnectionError(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrClosing) ||
-		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionExpired)
-}
-
 func (k *core) readyLocked() {
 	s := &k.sess
 	k.stopSuspendTimerLocked()
@@ -315,7 +274,7 @@ func (k *core) stopSuspendTimerLocked() {
 func (k *core) replaceConnLocked() {
 	s := &k.sess
 	if s.gate != nil {
-		s.gate.retired.Store(true) // no new connection resumes the old session
+		s.gate.Retire() // no new connection resumes the old session
 	}
 	if old := s.conn; old != nil {
 		k.spawnLocked(old.Close)
@@ -335,49 +294,6 @@ func (k *core) sessionTimeoutLocked() time.Duration {
 		return k.sess.negotiated
 	}
 	return k.cfg.sessionTimeout
-}
-
-// State returns the last connection state reported to listeners (zero before the first
-// connection).
-func (c *Client) State() ConnectionState {
-	c.core.mu.Lock()
-	defer c.core.mu.Unlock()
-	return c.core.sess.state
-}
-
-// SessionID returns the id of the current session, or 0 when there is none.
-func (c *Client) SessionID() int64 {
-	c.core.mu.Lock()
-	conn := c.core.sess.conn
-	c.core.mu.Unlock()
-	if conn == nil {
-		return 0
-	}
-	return conn.SessionID()
-}
-
-// ConnectionLosses counts the times go-zookeeper has reported the client's
-// connection down since it started (Close and failed handshakes count too).
-// A loss is counted as soon as go-zookeeper sees it, before it reconnects and
-// sets the session's watches again, and watch events that come after a
-// reconnect may come in another order than their changes happened: code that
-// relies on the order of its watch events can compare the count from before
-// it set the watches with the count when it acts.
-func (c *Client) ConnectionLosses() uint64 { return c.core.losses.Load() }
-
-// SessionTimeout returns the session timeout the server negotiated, or the requested
-// one before the first connection.
-func (c *Client) SessionTimeout() time.Duration {
-	c.core.mu.Lock()
-	defer c.core.mu.Unlock()
-	return c.core.sessionTimeoutLocked()
-}
-
-// BlockUntilConnected waits until the client is connected (with auth applied) or ctx
-// ends. It returns ErrNotStarted before Start and ErrClosed after Close.
-func (c *Client) BlockUntilConnected(ctx context.Context) error {
-	_, err := c.core.waitReady(ctx, 0, false)
-	return err
 }
 
 // waitReady waits for a usable connection. With a positive timeout it gives up after

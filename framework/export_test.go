@@ -1,6 +1,10 @@
 package framework
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework/internal/gozk"
+)
 
 // InjectSessionEvent feeds the client's state machine a go-zookeeper session
 // event in state st, queued behind the real events as if the current
@@ -21,8 +25,8 @@ func GenerationDialer(c *Client, dial zk.Dialer) zk.Dialer {
 	k := c.core
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.rewatchDialer(dial, k.sess.gen, k.sess.gate)
+	return k.sess.gate.Dialer(dial, func() {})
 }
 
 // ErrGivenUp is what a dial of a given-up generation returns.
-var ErrGivenUp = errGivenUp
+var ErrGivenUp = gozk.ErrRetired

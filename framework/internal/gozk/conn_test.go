@@ -1,0 +1,150 @@
+package gozk
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// frame is a length-prefixed message as ZooKeeper sends it.
+func frame(body []byte) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(len(body))) // then the body
+}
+
+func reply(xid int32, zxid int64, payload string) []byte {
+	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	body = binary.BigEndian.AppendUint64(body, uint64(zxid))
+	body = binary.BigEndian.AppendUint32(body, 0)
+	body = append(body, payload...)
+	return append(frame(body), body...)
+}
+
+func request(xid, opcode int32) []byte {
+	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	body = binary.BigEndian.AppendUint32(body, uint32(opcode))
+	return append(frame(body), body...)
+}
+
+// readFrame reads one message the way go-zookeeper does: the length, then
+// exactly the body.
+func readFrame(r io.Reader) ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	body := make([]byte, binary.BigEndian.Uint32(n[:]))
+	_, err := io.ReadFull(r, body)
+	return append(n[:], body...), err
+}
+
+// dialPipe returns a connection through g whose other end is server, and
+// a channel that is closed when the connection reports SetWatches.
+func dialPipe(t *testing.T, g *Gate) (client net.Conn, server net.Conn, rewatched chan struct{}) {
+	t.Helper()
+	c, s := net.Pipe()
+	t.Cleanup(func() { c.Close(); s.Close() })
+	rewatched = make(chan struct{})
+	dial := func(string, string, time.Duration) (net.Conn, error) { return c, nil }
+	client, err := g.Dialer(dial, func() { close(rewatched) })("tcp", "pipe", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, s, rewatched
+}
+
+func armedGate(id int64) *Gate {
+	g := &Gate{}
+	sid := func() int64 { return id }
+	g.session.Store(&sid)
+	g.Arm(id)
+	return g
+}
+
+// On a connection that resumes the armed session, replies that record no
+// zxid pass at once; the first that records one waits for SetWatches, and
+// every byte arrives as sent.
+func TestReplyWithZxidWaitsForSetWatches(t *testing.T) {
+	client, server, rewatched := dialPipe(t, armedGate(7))
+	sent := [][]byte{
+		reply(0, 0, "connect response"), // the handshake: any bytes
+		reply(1, 0, "auth"),
+		reply(-2, 0, ""),                 // ping
+		reply(-1, 0, "/watched"),         // watch event
+		reply(2, 9, "exists: zxid 9"),    // must wait
+		reply(3, 10, "getData: zxid 10"), // after it
+	}
+	go func() {
+		for _, b := range sent {
+			if _, err := server.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	for i := range 4 {
+		got, err := readFrame(client)
+		if err != nil || !bytes.Equal(got, sent[i]) {
+			t.Fatalf("message %d = %q, %v; want %q", i, got, err, sent[i])
+		}
+	}
+	held := make(chan []byte, 1)
+	go func() {
+		got, _ := readFrame(client)
+		held <- got
+	}()
+	select {
+	case got := <-held:
+		t.Fatalf("a reply with a zxid was delivered before SetWatches: %q", got)
+	case <-time.After(50 * time.Millisecond): // no event to await: this is the hold itself
+	}
+	go server.Read(make([]byte, 64)) // the pipe delivers a write only to a reader
+	if _, err := client.Write(request(4, opSetWatches)); err != nil {
+		t.Fatal(err)
+	}
+	<-rewatched
+	if got := <-held; !bytes.Equal(got, sent[4]) {
+		t.Fatalf("held reply = %q, want %q", got, sent[4])
+	}
+	if got, err := readFrame(client); err != nil || !bytes.Equal(got, sent[5]) {
+		t.Fatalf("next reply = %q, %v; want %q", got, err, sent[5])
+	}
+}
+
+// A connection in another session than the armed one expects no
+// SetWatches: nothing is held.
+func TestOtherSessionPassesEverything(t *testing.T) {
+	g := armedGate(7)
+	g.Arm(8)
+	client, server, _ := dialPipe(t, g)
+	sent := [][]byte{reply(0, 0, "connect response"), reply(1, 5, "create: zxid 5")}
+	go func() {
+		for _, b := range sent {
+			server.Write(b)
+		}
+	}()
+	for i, want := range sent {
+		if got, err := readFrame(client); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("message %d = %q, %v; want %q", i, got, err, want)
+		}
+	}
+}
+
+// A retired gate never dials.
+func TestRetiredGateRefusesToDial(t *testing.T) {
+	g := armedGate(7)
+	g.Retire()
+	dial := func(string, string, time.Duration) (net.Conn, error) {
+		t.Error("a retired gate dialed")
+		return nil, errors.New("refused")
+	}
+	if _, err := g.Dialer(dial, func() {})("tcp", "127.0.0.1:1", time.Second); !errors.Is(err, ErrRetired) {
+		t.Fatalf("dial = %v, want %v", err, ErrRetired)
+	}
+}
