@@ -279,23 +279,17 @@ func incrementUntil(ctx context.Context, l *atomic.DistributedAtomicLong, stop <
 		r, err := l.Increment(opCtx)
 		cancel()
 		t.add(r, err)
-		// A client's pace, not a synchronization. Back to back, a client
-		// nearly always has a request queued in go-zookeeper when its
-		// connection drops, and go-zookeeper v1.0.4 then races reading
-		// lastZxid for SetWatches against the reply to it (a data race -race
-		// reports; see the framework's rewatch.go).
-		pace := incrementPace
-		if err != nil {
-			pace = 20 * time.Millisecond // let the connection settle
-		}
-		if sleepOrStop(stop, pace) != nil {
+		// Back to back while the connection is up: a request queued in
+		// go-zookeeper when the connection drops is what the framework's
+		// reply gate exists for. After a failure, a client's pause.
+		if err != nil && sleepOrStop(stop, errorPause) != nil {
 			return
 		}
 	}
 }
 
-// incrementPace is the pause between a client's increments in fault tests.
-const incrementPace = 5 * time.Millisecond
+// errorPause is a client's pause after a failed increment in fault tests.
+const errorPause = 20 * time.Millisecond
 
 func sleepOrStop(stop <-chan struct{}, d time.Duration) error {
 	select {
