@@ -59,7 +59,8 @@ for _ in $(seq 600); do # up to 60 s
 	sleep 0.1
 done
 [[ -n $connect ]] || { echo "bench.sh: no ZooKeeper address after 60 s" >&2; exit 1; }
-echo "ZooKeeper at $connect" >&2
+server_pid=$(sed -n 's/^PID //p' "$tmp/serve.out")
+echo "ZooKeeper at $connect (process $server_pid)" >&2
 
 # run IMPL CLIENTS ROUND [FILE]: one lockbench run with the grid's settings
 # (ops, warmup, extra flags); its RESULT line goes to FILE (default: the
@@ -69,7 +70,7 @@ run() {
 	local n=$(((ops + clients - 1) / clients)) w=$((warmup / clients))
 	local out
 	if ! out=$("$tmp/lockbench" -connect "$connect" -impl "$impl" -driver "$([[ $impl == gozk ]] && echo fair || echo "$driver")" \
-		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$slug/$impl-c$clients-r$round" "${extra[@]}" 2>"$tmp/run.err"); then
+		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$slug/$impl-c$clients-r$round" -server-pid "${server_pid:-0}" "${extra[@]}" 2>"$tmp/run.err"); then
 		echo "bench.sh: lockbench -impl $impl -clients $clients failed:" >&2
 		cat "$tmp/run.err" >&2
 		echo "$out" >&2
@@ -109,7 +110,47 @@ grid() {
 	echo
 	table
 	echo
-	echo "Medians of $repeat runs each, $ops measured cycles per run."
+	echo "Medians of $repeat runs each, $ops measured cycles per run. Per cycle, the server's CPU time"
+	echo "(its JVM's user and system time over the measured phase, divided by cycles) and, through the"
+	echo "-rtt proxy, the requests sent (pings left out) and watch notifications received:"
+	echo
+	costs
+	if [[ -n $floor ]]; then
+		echo
+		echo "One round trip is the floor of a hand-off: $floor hand-offs/s at $rtt."
+	fi
+}
+
+# costs: the per-cycle cost table of the results, medians.
+costs() {
+	awk '
+function median(key,   n, i, j, t, a) {
+	n = split(vals[key], a, " ")
+	if (n == 0) return -1
+	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
+{
+	delete f
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	k = f["impl"] SUBSEP f["clients"]
+	if (!(f["clients"] in seen)) { seen[f["clients"]] = 1; order[++rows] = f["clients"] }
+	for (m in f) vals[k, m] = vals[k, m] " " f[m]
+}
+END {
+	print "| clients | zkcurator req + notif / cycle | gozk req + notif / cycle | zkcurator server CPU ms / cycle | gozk server CPU ms / cycle | server CPU ratio |"
+	print "|---:|---:|---:|---:|---:|---:|"
+	for (r = 1; r <= rows; r++) {
+		c = order[r]; z = "zkcurator" SUBSEP c; g = "gozk" SUBSEP c
+		zr = median(z SUBSEP "reqs_per_op"); zn = median(z SUBSEP "notifs_per_op")
+		gr = median(g SUBSEP "reqs_per_op"); gn = median(g SUBSEP "notifs_per_op")
+		zc = median(z SUBSEP "server_cpu_ms_per_op"); gc = median(g SUBSEP "server_cpu_ms_per_op")
+		printf "| %s | %s | %s | %s | %s | %s |\n", c,
+			(zr < 0 ? "-" : sprintf("%.2f + %.2f", zr, zn)), (gr < 0 ? "-" : sprintf("%.2f + %.2f", gr, gn)),
+			cell(zc, "%.3f"), cell(gc, "%.3f"), (zc > 0 && gc > 0 ? sprintf("%.2f", zc / gc) : "-")
+	}
+}' "$tmp/results"
 }
 
 table() {
@@ -140,8 +181,13 @@ END {
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+floor=
 grid local "127.0.0.1, no added latency" "$ops" "$warmup"
 if [[ -n $rtt ]]; then
+	floor=$(awk -v d="$rtt" 'BEGIN {
+		v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+		s = u == "ms" ? v / 1000 : u == "us" || u == "µs" ? v / 1e6 : u == "s" ? v : -1
+		if (s > 0) printf "%.0f", 1 / s }')
 	grid rtt "every session through a proxy emulating a $rtt round trip (lockbench -rtt $rtt)" "$rtt_ops" "$((rtt_ops / 10))" -rtt "$rtt"
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)

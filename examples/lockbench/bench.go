@@ -55,7 +55,7 @@ func (w *worker) run(ctx context.Context, sec *section) (acq, cycle time.Duratio
 }
 
 // bench runs the workload of cfg against connect and measures it.
-func bench(ctx context.Context, cfg config, connect string, log io.Writer) (result, error) {
+func bench(ctx context.Context, cfg config, connect string, probe *costProbe, log io.Writer) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 
@@ -124,10 +124,12 @@ func bench(ctx context.Context, cfg config, connect string, log io.Writer) (resu
 		}()
 	}
 	ready.Wait()
+	probe.begin(log)
 	began := time.Now()
 	close(start)
 	done.Wait()
 	elapsed := time.Since(began)
+	cost := probe.end(log)
 
 	res := result{impl: cfg.impl, clients: cfg.clients, iterations: cfg.n, secs: elapsed.Seconds()}
 	var acq, cycle []time.Duration
@@ -142,6 +144,7 @@ func bench(ctx context.Context, cfg config, connect string, log io.Writer) (resu
 		}
 	}
 	res.ops = len(cycle)
+	res.cost = cost.perCycle(res.ops)
 	res.acqP50, res.acqP99 = percentile(acq, 50), percentile(acq, 99)
 	res.cycleP50, res.cycleP99 = percentile(cycle, 50), percentile(cycle, 99)
 	res.violations = sec.violations.Load()

@@ -10,12 +10,18 @@
 //
 //	RESULT impl=zkcurator clients=16 iterations=500 ops=8000 secs=2.512 ops_s=3184.7 acq_p50_ms=4.201 acq_p99_ms=9.877 cycle_p50_ms=4.912 cycle_p99_ms=10.554 violations=0 counter_ok=true errors=0
 //
+// When they are measured, the line ends with reqs_per_op and notifs_per_op
+// (the requests and watch notifications per cycle through the -rtt proxy,
+// pings left out) and server_cpu_ms_per_op (the CPU time per cycle of the
+// server process -server-pid, or of the embedded server).
+//
 // Progress and diagnostics go to stderr. The exit status is 1 when the lock
 // failed to exclude (violations > 0 or a counter mismatch) or an operation
 // failed, and 2 for bad flags.
 //
 // With -serve it only starts an embedded ZooKeeper, prints
-// "CONNECT <host:port>" on stdout and serves until interrupted, so that
+// "CONNECT <host:port>" and "PID <n>" on stdout and serves until
+// interrupted, so that
 // several runs (scripts/bench.sh) can share one server.
 package main
 

@@ -27,6 +27,9 @@ var resultKeys = []string{
 	"violations", "counter_ok", "errors",
 }
 
+// costKeys may follow resultKeys, in this order, when they were measured.
+var costKeys = []string{"reqs_per_op", "notifs_per_op", "server_cpu_ms_per_op"}
+
 // parseResult checks that out is exactly one RESULT line with every field,
 // in order, and returns the fields.
 func parseResult(t *testing.T, out string) map[string]string {
@@ -36,14 +39,25 @@ func parseResult(t *testing.T, out string) map[string]string {
 		t.Fatalf("stdout = %q, want exactly one RESULT line", out)
 	}
 	fields := strings.Fields(lines[0])[1:]
-	if len(fields) != len(resultKeys) {
-		t.Fatalf("RESULT has %d fields, want %d: %q", len(fields), len(resultKeys), lines[0])
+	if len(fields) < len(resultKeys) {
+		t.Fatalf("RESULT has %d fields, want at least %d: %q", len(fields), len(resultKeys), lines[0])
 	}
 	kv := make(map[string]string, len(fields))
-	for i, f := range fields {
+	for i, f := range fields[:len(resultKeys)] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || k != resultKeys[i] {
 			t.Fatalf("field %d is %q, want %s=<value>: %q", i, f, resultKeys[i], lines[0])
+		}
+		kv[k] = v
+	}
+	next := 0
+	for _, f := range fields[len(resultKeys):] {
+		k, v, ok := strings.Cut(f, "=")
+		for next < len(costKeys) && costKeys[next] != k {
+			next++
+		}
+		if !ok || next == len(costKeys) {
+			t.Fatalf("field %q is not one of %v in that order: %q", f, costKeys, lines[0])
 		}
 		kv[k] = v
 	}
@@ -153,6 +167,33 @@ func TestRunPrintsOneResultLineAndLeavesNoNodes(t *testing.T) {
 	}
 }
 
+// Uncontended, a cycle of either lock is three requests (create, list,
+// delete) and no notification, counted at the -rtt proxy; the server's CPU
+// time per cycle is reported when its process is named.
+func TestCostPerCycle(t *testing.T) {
+	srv := zktest.StartServer(t)
+	for _, impl := range []string{implCurator, implGozk} {
+		t.Run(impl, func(t *testing.T) {
+			code, out, errOut := runLockbench(t, "-connect", srv.ConnectString(), "-path", "/lockbench-cost/"+impl,
+				"-impl", impl, "-n", "20", "-warmup", "2", "-rtt", "1ms", "-server-pid", strconv.Itoa(srv.PID()))
+			if code != 0 {
+				t.Fatalf("lockbench exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			kv := parseResult(t, out)
+			if kv["reqs_per_op"] != "3.00" || kv["notifs_per_op"] != "0.00" {
+				t.Errorf("reqs_per_op=%s notifs_per_op=%s, want 3.00 and 0.00", kv["reqs_per_op"], kv["notifs_per_op"])
+			}
+			if cpu := num(t, kv, "server_cpu_ms_per_op"); cpu < 0 {
+				t.Errorf("server_cpu_ms_per_op=%v, want at least 0", cpu)
+			}
+		})
+	}
+	code, out, _ := runLockbench(t, "-connect", srv.ConnectString(), "-n", "2", "-warmup", "0")
+	if kv := parseResult(t, out); code != 0 || kv["reqs_per_op"] != "" || kv["server_cpu_ms_per_op"] != "" {
+		t.Errorf("without -rtt or -server-pid: status %d, fields %v; want no cost fields", code, kv)
+	}
+}
+
 // A run that outlives -timeout stops: clients blocked in Acquire (or in
 // go-zookeeper's Lock, which takes no context) give up, and the result
 // reports them as errors with exit status 1.
@@ -249,6 +290,7 @@ func TestBadFlagsExitTwoNamingTheValue(t *testing.T) {
 		{[]string{"-session-timeout", "0s"}, "-session-timeout 0s"},
 		{[]string{"-serve", "-connect", "127.0.0.1:2181"}, `"127.0.0.1:2181"`},
 		{[]string{"-rtt", "-1ms"}, "-rtt -1ms"},
+		{[]string{"-server-pid", "-3"}, "-server-pid -3"},
 		{[]string{"-rtt", "1ms", "-connect", "127.0.0.1:2181,127.0.0.1:2182"}, `"127.0.0.1:2181,127.0.0.1:2182"`},
 		{[]string{"extra"}, `"extra"`},
 		{[]string{"-clients", "many"}, `"many"`},

@@ -18,6 +18,7 @@ type result struct {
 	violations          int64
 	counterOK           bool
 	errors              int
+	cost                cost // per cycle; fields not measured are negative
 }
 
 // ok reports whether the lock excluded and every operation succeeded.
@@ -36,7 +37,7 @@ func (r result) String() string {
 		" violations=%d counter_ok=%t errors=%d",
 		r.impl, r.clients, r.iterations, r.ops, r.secs, r.opsPerSec(),
 		ms(r.acqP50), ms(r.acqP99), ms(r.cycleP50), ms(r.cycleP99),
-		r.violations, r.counterOK, r.errors)
+		r.violations, r.counterOK, r.errors) + r.cost.String()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

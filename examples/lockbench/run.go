@@ -32,9 +32,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer srv.Close()
 		connect = srv.ConnectString()
+		if cfg.serverPID == 0 {
+			cfg.serverPID = srv.PID()
+		}
 		fmt.Fprintln(stderr, "lockbench: embedded ZooKeeper at", connect)
 	}
 
+	probe := costProbe{pid: cfg.serverPID}
 	if cfg.rtt > 0 {
 		p, err := zktest.NewProxy(connect)
 		if err != nil {
@@ -43,11 +47,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer p.Close()
 		p.SetLatency(cfg.rtt / 2)
+		probe.proxy = p
 		connect = p.Addr()
 		fmt.Fprintf(stderr, "lockbench: every session through a proxy at %s adding %v each way\n", connect, cfg.rtt/2)
 	}
 
-	res, err := bench(ctx, cfg, connect, stderr)
+	res, err := bench(ctx, cfg, connect, &probe, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "lockbench:", err)
 		return 1
@@ -60,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // serve runs an embedded ZooKeeper until ctx ends, after printing its
-// address as "CONNECT <host:port>" on stdout.
+// address as "CONNECT <host:port>" and its process id as "PID <n>" on stdout.
 func serve(ctx context.Context, stdout, stderr io.Writer) int {
 	srv, err := zktest.NewServer()
 	if err != nil {
@@ -68,6 +73,7 @@ func serve(ctx context.Context, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, "CONNECT", srv.ConnectString())
+	fmt.Fprintln(stdout, "PID", srv.PID())
 	fmt.Fprintln(stderr, "lockbench: serving ZooKeeper at", srv.ConnectString(), "until interrupted")
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {

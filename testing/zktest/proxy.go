@@ -33,6 +33,7 @@ type Proxy struct {
 	arming  *arming // the pending LoseNextReply, if any
 	lost    int
 	counts  map[Op]int64
+	notifs  int64 // watch notifications forwarded to clients
 }
 
 // arming is one LoseNextReply call not yet bound to a request.
@@ -143,11 +144,34 @@ func (p *Proxy) RequestCount(op Op) int64 {
 	return p.counts[op]
 }
 
-// ResetCounts sets every request count to zero.
+// RequestTotal returns how many client requests of any opcode but a ping the
+// proxy has read since it started or since ResetCounts.
+func (p *Proxy) RequestTotal() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n int64
+	for op, c := range p.counts {
+		if op != OpPing {
+			n += c
+		}
+	}
+	return n
+}
+
+// NotificationCount returns how many watch notifications the server sent
+// through the proxy since it started or since ResetCounts.
+func (p *Proxy) NotificationCount() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.notifs
+}
+
+// ResetCounts sets every request and notification count to zero.
 func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.counts)
+	p.notifs = 0
 }
 
 // StartProxy is NewProxy for tests: it fails tb if the proxy cannot start

@@ -20,6 +20,8 @@ const (
 	rawChunk = 32 << 10
 	// proxyDialTimeout bounds connecting to the target.
 	proxyDialTimeout = 5 * time.Second
+	// xidNotification is the xid of a watch notification from the server.
+	xidNotification = -1
 )
 
 // link is one client connection and its connection to the target. Each
@@ -138,6 +140,9 @@ func (l *link) readServer() {
 			return
 		}
 		p.mu.Lock()
+		if framed && !handshake && len(chunk) >= 8 && int32(binary.BigEndian.Uint32(chunk[4:8])) == xidNotification {
+			p.notifs++
+		}
 		if framed && !handshake && len(chunk) >= 8 && l.losing &&
 			int32(binary.BigEndian.Uint32(chunk[4:8])) == l.lostXid {
 			l.losing = false

@@ -53,6 +53,74 @@ func TestProxyCountsRequests(t *testing.T) {
 	}
 }
 
+// The proxy counts the watch notifications it forwards, and all requests
+// but pings together.
+func TestProxyCountsNotificationsAndRequestTotal(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	watcher := connect(t, p.Addr(), 10*time.Second)
+	writer := connect(t, s.Addr(), 10*time.Second)
+
+	p.ResetCounts()
+	_, _, events, err := watcher.ExistsW("/notified")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Create("/notified", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-events:
+		if ev.Type != zk.EventNodeCreated {
+			t.Fatalf("event = %v, want NodeCreated", ev.Type)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification within 10 s")
+	}
+	if got := p.NotificationCount(); got != 1 {
+		t.Errorf("NotificationCount = %d, want 1", got)
+	}
+	if _, _, err := watcher.Get("/notified"); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.RequestTotal(); got != 2 {
+		t.Errorf("RequestTotal = %d, want 2 (exists and getData)", got)
+	}
+	p.ResetCounts()
+	if n, r := p.NotificationCount(), p.RequestTotal(); n != 0 || r != 0 {
+		t.Errorf("after ResetCounts: %d notifications, %d requests; want 0 and 0", n, r)
+	}
+}
+
+// The server's CPU time is readable and grows with the work it does.
+func TestServerCPUTimeGrowsWithWork(t *testing.T) {
+	s := StartServer(t)
+	if s.PID() == 0 {
+		t.Fatal("PID = 0 for a running server")
+	}
+	before, err := s.CPUTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s.Addr(), 10*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		if _, err := c.Create("/busy", make([]byte, 1024), zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		after, err := s.CPUTime()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after > before {
+			return
+		}
+		if i == 100000 || time.Now().After(deadline) {
+			t.Fatalf("CPU time stayed %v over %d creates", before, i+1)
+		}
+	}
+}
+
 func TestProxyPauseHoldsRequestsUntilResume(t *testing.T) {
 	s := StartServer(t)
 	p := startProxy(t, s)

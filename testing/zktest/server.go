@@ -131,6 +131,29 @@ func (s *Server) Addr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.inst.ports.client))
 }
 
+// CPUTime returns the CPU time, user and system, that the server's running
+// JVM has used since it started (Linux only: it reads /proc).
+func (s *Server) CPUTime() (time.Duration, error) {
+	s.mu.Lock()
+	proc := s.proc
+	s.mu.Unlock()
+	if proc == nil {
+		return 0, fmt.Errorf("zktest: server %s is not running", s.Addr())
+	}
+	return ProcessCPUTime(proc.pid())
+}
+
+// PID returns the operating system's id of the server's running JVM, or 0
+// when it is not running.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.pid()
+}
+
 // FourLetter sends a four-letter command ("srvr", "mntr", "cons", "ruok", ...)
 // and returns the server's whole reply. Without a deadline in ctx it gives up
 // after five seconds.
