@@ -11,8 +11,8 @@ import (
 )
 
 // actor is one participant that takes a lock on a goroutine of its own,
-// records itself in a demo.Section while it holds the lock and releases the lock
-// when told to (finish) or when its context ends.
+// records itself in a demo.Section while it holds the lock, and releases the
+// lock when told to (finish) or when its context ends.
 type actor struct {
 	name string // how the story calls the actor: "reader 2"
 
