@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
@@ -14,5 +13,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestRun runs the demo against a real ZooKeeper: it fails if the two jobs'
 // commands overlapped.
 func TestRun(t *testing.T) {
-	demotest.Run(t, demo.CLI, "job-a started, fencing token", "job-b done", "OK: ")
+	demotest.Run(t, run, "job-a started, fencing token", "job-b done", "OK: ")
 }

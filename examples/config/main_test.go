@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
@@ -17,6 +17,23 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // would exit with status 1) if the demo's own check of its promise fails.
 func TestRun(t *testing.T) {
 	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
-		return run(ctx, connect, out, demo.ConfigConfig{})
+		return run(ctx, connect, out, config{})
 	}, "instance-1 starts", "the operator sets the flag \"on\"", "OK: ")
+}
+
+// TestBadConfig checks that run refuses an out-of-range setting, naming it,
+// before it touches the network (the connect string is unusable).
+func TestBadConfig(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{Instances: 10}, "Instances 10"},
+		{config{Flips: 101}, "Flips 101"},
+	} {
+		err := run(context.Background(), "", nil, tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run(%+v) = %v, want an error naming %q", tt.cfg, err, tt.want)
+		}
+	}
 }

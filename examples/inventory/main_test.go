@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
@@ -19,6 +19,23 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // of its invariant fails.
 func TestRun(t *testing.T) {
 	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
-		return run(ctx, connect, out, demo.InventoryConfig{Stock: 10, Buyers: 12, Think: 2 * time.Millisecond})
+		return run(ctx, connect, out, config{Stock: 10, Buyers: 12, Think: 2 * time.Millisecond})
 	}, "round 1, no lock", "sold 10, told \"sold out\" 2, stock left in ZooKeeper 0", "round 4, DistributedAtomicLong", "OK: ")
+}
+
+// TestBadConfig checks that run refuses an out-of-range setting, naming it,
+// before it touches the network (the connect string is unusable).
+func TestBadConfig(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{Stock: 1001}, "Stock 1001"},
+		{config{Think: 2 * time.Second}, "Think 2s"},
+	} {
+		err := run(context.Background(), "", nil, tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run(%+v) = %v, want an error naming %q", tt.cfg, err, tt.want)
+		}
+	}
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
@@ -19,6 +19,23 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // of its invariant fails.
 func TestRun(t *testing.T) {
 	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
-		return run(ctx, connect, out, demo.ContentionConfig{Workers: 4, Hold: 10 * time.Millisecond})
+		return run(ctx, connect, out, config{Workers: 4, Hold: 10 * time.Millisecond})
 	}, "worker 4 waiting", "worker 4 acquired", "acquisition order: 1 2 3 4", "OK: ")
+}
+
+// TestBadConfig checks that run refuses an out-of-range setting, naming it,
+// before it touches the network (the connect string is unusable).
+func TestBadConfig(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{Workers: 1}, "Workers 1"},
+		{config{Hold: 6 * time.Second}, "Hold 6s"},
+	} {
+		err := run(context.Background(), "", nil, tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run(%+v) = %v, want an error naming %q", tt.cfg, err, tt.want)
+		}
+	}
 }

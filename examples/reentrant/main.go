@@ -6,26 +6,179 @@
 //
 //	go run ./examples/reentrant [-depth 3]
 //
-// It uses the ensemble in ZK_CONNECT, or an embedded ZooKeeper when that is unset.
+// It uses the ensemble in ZK_CONNECT, or an embedded ZooKeeper when that is
+// unset. Read run from the top: one client, two mutex handles on one path,
+// nested Acquire and Release through the first, ErrNotOwner for one Release
+// too many.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"time"
 
 	"github.com/zkcurator/zkcurator/examples/internal/demo"
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/retry"
 )
 
 func main() {
 	depth := flag.Int("depth", 3, "how many times the first handle acquires, nested (2..10)")
 	flag.Parse()
-	cfg := demo.ReentrantConfig{Depth: *depth}
+	cfg := config{Depth: *depth}
 	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
 
-func run(ctx context.Context, connect string, out io.Writer, cfg demo.ReentrantConfig) error {
-	return demo.Reentrant(ctx, connect, out, cfg)
+// lockPath is the lock both handles ask for.
+const lockPath = "/locks/account-42"
+
+// run shows that InterProcessMutex nests per handle: handle A acquires the
+// lock cfg.Depth times, nested, and keeps one node; handle B, a second
+// handle on the same client, waits all along, because reentrancy belongs to
+// a handle, not to a process or a goroutine. The node goes only at A's
+// outermost Release, and then B gets the lock. It fails with
+// demo.ErrInvariant when any of that does not hold.
+func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	st := demo.NewStage(connect, out, "reentrant")
+	defer st.Close()
+	p := st.Printer
+	p.Title("reentrant: handle A acquires one InterProcessMutex %d times, nested; handle B waits", cfg.Depth)
+
+	c, err := newClient(ctx, connect, st.Namespace())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	a := locks.NewInterProcessMutex(c, lockPath)
+	b := locks.NewInterProcessMutex(c, lockPath)
+	v := &demo.Verdict{}
+
+	if err := a.Acquire(ctx); err != nil {
+		return fmt.Errorf("A: acquire: %w", err)
+	}
+	node := a.LockPath()
+	p.Say("A acquired (depth 1), node %s", demo.ShortNode(node))
+
+	bDone := make(chan error, 1)
+	go func() { bDone <- b.Acquire(ctx) }()
+	p.Say("B (a second handle on the same client) asks for the lock")
+	err = demo.WaitUntil(ctx, demo.ArrivalTimeout, "B's node is in line", func(ctx context.Context) (bool, error) {
+		nodes, err := a.ParticipantNodes(ctx)
+		return len(nodes) == 2, err
+	})
+	if err != nil {
+		return errors.Join(err, demo.ReleaseAll(a, 1), demo.AwaitAndRelease(b, bDone))
+	}
+	p.Say("B waits: its node is second in line")
+
+	for depth := 2; depth <= cfg.Depth; depth++ {
+		if err := a.Acquire(ctx); err != nil {
+			return errors.Join(fmt.Errorf("A: nested acquire: %w", err), demo.ReleaseAll(a, depth-1), demo.AwaitAndRelease(b, bDone))
+		}
+		nodes, err := a.ParticipantNodes(ctx)
+		if err != nil {
+			return errors.Join(err, demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+		}
+		p.Say("A acquired again (depth %d): same node %s, still %d nodes under the lock", depth, demo.ShortNode(a.LockPath()), len(nodes))
+		v.Expect(a.LockPath() == node, "nested acquisition %d changed the node from %s to %s", depth, node, a.LockPath())
+		v.Expect(len(nodes) == 2, "nested acquisition %d left %d nodes under the lock, want 2", depth, len(nodes))
+	}
+
+	for depth := cfg.Depth - 1; depth >= 1; depth-- {
+		if err := a.Release(ctx); err != nil {
+			return errors.Join(fmt.Errorf("A: release: %w", err), demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+		}
+		stat, err := c.Exists(ctx, node)
+		if err != nil {
+			return errors.Join(err, demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+		}
+		bHolds := b.IsAcquiredInThisProcess()
+		p.Say("A released once (depth %d): node still there: %t, B still waiting: %t", depth, stat != nil, !bHolds)
+		v.Expect(stat != nil, "A's node vanished at depth %d, before the outermost release", depth)
+		v.Expect(!bHolds, "B got the lock while A still held it at depth %d", depth)
+	}
+
+	if err := a.Release(ctx); err != nil {
+		return errors.Join(fmt.Errorf("A: outermost release: %w", err), demo.AwaitAndRelease(b, bDone))
+	}
+	stat, err := c.Exists(ctx, node)
+	if err != nil {
+		return errors.Join(err, demo.AwaitAndRelease(b, bDone))
+	}
+	p.Say("A released the outermost hold (depth 0): node still there: %t", stat != nil)
+	v.Expect(stat == nil, "A's node %s survived the outermost release", node)
+
+	select {
+	case err := <-bDone:
+		if err != nil {
+			return fmt.Errorf("B: acquire: %w", err)
+		}
+	case <-time.After(demo.HandoffTimeout):
+		return errors.Join(fmt.Errorf("B did not get the lock within %v of A's release", demo.HandoffTimeout), demo.AwaitAndRelease(b, bDone))
+	}
+	p.Say("B acquired, node %s", demo.ShortNode(b.LockPath()))
+	v.Expect(b.LockPath() != node, "B holds A's old node %s", node)
+
+	err = a.Release(ctx)
+	p.Say("A releases once more: %v", err)
+	v.Expect(errors.Is(err, locks.ErrNotOwner), "an extra Release by A returned %v, want ErrNotOwner", err)
+
+	if err := b.Release(ctx); err != nil {
+		return fmt.Errorf("B: release: %w", err)
+	}
+	p.Say("B released")
+	return v.Conclude(p, "nested acquisitions shared one node, freed only by the outermost Release; the other handle waited")
+}
+
+// newClient connects one client, as one process would: Curator's exponential
+// backoff for retries, a session timeout, and the demo's namespace under
+// which every path is resolved. Start returns at once; BlockUntilConnected
+// waits (here at most 15s) for the first connection.
+func newClient(ctx context.Context, connect, namespace string) (*framework.Client, error) {
+	client, err := framework.NewClient(connect,
+		retry.ExponentialBackoff{BaseSleep: 50 * time.Millisecond, MaxSleep: time.Second, MaxRetries: 10},
+		framework.WithNamespace(namespace),
+		framework.WithSessionTimeout(4*time.Second),
+		framework.WithConnectionTimeout(5*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if err := client.Start(); err != nil {
+		client.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := client.BlockUntilConnected(ctx); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("connect to ZooKeeper at %s: %w", connect, err)
+	}
+	return client, nil
+}
+
+// config sizes the demo.
+type config struct {
+	// Depth is how many times handle A acquires the lock, nested; 2 to 10,
+	// 3 when zero.
+	Depth int
+}
+
+func (c config) withDefaults() (config, error) {
+	if c.Depth == 0 {
+		c.Depth = 3
+	}
+	if c.Depth < 2 || c.Depth > 10 {
+		return c, fmt.Errorf("demo: Depth %d is outside 2..10", c.Depth)
+	}
+	return c, nil
 }

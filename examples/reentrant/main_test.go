@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/examples/internal/demotest"
 )
 
@@ -18,6 +18,22 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // of its invariant fails.
 func TestRun(t *testing.T) {
 	demotest.Run(t, func(ctx context.Context, connect string, out io.Writer) error {
-		return run(ctx, connect, out, demo.ReentrantConfig{Depth: 3})
+		return run(ctx, connect, out, config{Depth: 3})
 	}, "A acquired again (depth 3)", "A released once (depth 1): node still there: true, B still waiting: true", "node still there: false", "B acquired", "OK: ")
+}
+
+// TestBadConfig checks that run refuses an out-of-range setting, naming it,
+// before it touches the network (the connect string is unusable).
+func TestBadConfig(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{Depth: 11}, "Depth 11"},
+	} {
+		err := run(context.Background(), "", nil, tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run(%+v) = %v, want an error naming %q", tt.cfg, err, tt.want)
+		}
+	}
 }

@@ -5,13 +5,17 @@
 //	go run ./examples/tour     (or: make demo)
 //
 // It uses the ensemble in ZK_CONNECT, or an embedded ZooKeeper when that is
-// unset. Each demo can also be run alone: go run ./examples/<name>.
+// unset. Each demo is the program in examples/<name>, built with the go
+// command (so run the tour from the repository) and run as it would be
+// alone, with the flags the tour shows: go run ./examples/<name>.
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -26,43 +30,60 @@ func main() {
 
 // step is one demo of the tour.
 type step struct {
-	name  string // the example's folder under examples/
-	about string // what it shows, in one line
+	name  string   // the example's folder under examples/
+	about string   // what it shows, in one line
+	args  []string // the flags the tour passes to the example
 	run   func(ctx context.Context, connect string, out io.Writer) error
 }
 
 // tourSteps returns the demos in the order a newcomer should meet them, each
 // sized to take a second or two.
 func tourSteps() []step {
-	return []step{
-		{"mutex", "a fair lock across processes", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Mutex(ctx, connect, out, demo.ContentionConfig{Workers: 10, Hold: 50 * time.Millisecond})
-		}},
-		{"unfair", "the same lock with a driver that hands it out at random", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Unfair(ctx, connect, out, demo.ContentionConfig{Workers: 10, Hold: 50 * time.Millisecond})
-		}},
-		{"reentrant", "acquiring again through the same handle nests", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Reentrant(ctx, connect, out, demo.ReentrantConfig{})
-		}},
-		{"readwrite", "shared readers, exclusive writers, downgrade", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.ReadWrite(ctx, connect, out, demo.ReadWriteConfig{})
-		}},
-		{"semaphore", "at most N at once: a lease per request", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Semaphore(ctx, connect, out, demo.SemaphoreConfig{})
-		}},
-		{"inventory", "a flash sale without a lock, with a lock, with version checks, with DistributedAtomicLong", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Inventory(ctx, connect, out, demo.InventoryConfig{})
-		}},
-		{"leader", "a singleton job: one leader among three, a takeover when it dies", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Leader(ctx, connect, out, demo.LeaderConfig{})
-		}},
-		{"config", "a feature flag every instance follows through a NodeCache", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Config(ctx, connect, out, demo.ConfigConfig{})
-		}},
-		{"fencing", "why Lost() and FencingToken() exist", func(ctx context.Context, connect string, out io.Writer) error {
-			return demo.Fencing(ctx, connect, out, demo.FencingConfig{})
-		}},
-		{"cli", "any command under a lock: zkcurator lock PATH -- CMD", demo.CLI},
+	steps := []step{
+		{name: "mutex", about: "a fair lock across processes", args: []string{"-workers", "10", "-hold", "50ms"}},
+		{name: "unfair", about: "the same lock with a driver that hands it out at random", args: []string{"-workers", "10", "-hold", "50ms"}},
+		{name: "reentrant", about: "acquiring again through the same handle nests"},
+		{name: "readwrite", about: "shared readers, exclusive writers, downgrade"},
+		{name: "semaphore", about: "at most N at once: a lease per request"},
+		{name: "inventory", about: "a flash sale without a lock, with a lock, with version checks, with DistributedAtomicLong"},
+		{name: "leader", about: "a singleton job: one leader among three, a takeover when it dies"},
+		{name: "config", about: "a feature flag every instance follows through a NodeCache"},
+		{name: "fencing", about: "why Lost() and FencingToken() exist"},
+		{name: "cli", about: "any command under a lock: zkcurator lock PATH -- CMD"},
+	}
+	for i := range steps {
+		steps[i].run = program(steps[i].name, steps[i].args...)
+	}
+	return steps
+}
+
+// stopWait is how long an interrupted example may take to clean up and exit.
+const stopWait = 15 * time.Second
+
+// program returns a step's run: it builds the example in examples/<name>
+// and runs it with args against connect (in ZK_CONNECT), its output and
+// errors going to out. An interrupted tour interrupts the example, which
+// then cleans up as it would at Ctrl-C.
+func program(name string, args ...string) func(ctx context.Context, connect string, out io.Writer) error {
+	return func(ctx context.Context, connect string, out io.Writer) error {
+		dir, err := os.MkdirTemp("", "zkcurator-tour-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		bin, err := demo.Build(ctx, dir, "github.com/zkcurator/zkcurator/examples/"+name)
+		if err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), demo.EnvConnect+"="+connect)
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = stopWait
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("examples/%s: %w", name, err)
+		}
+		return nil
 	}
 }
 
@@ -77,7 +98,8 @@ func run(ctx context.Context, connect string, out io.Writer, steps []step) error
 	}
 	results := make([]outcome, len(steps))
 	for i, s := range steps {
-		fmt.Fprintf(out, "\n==== %d/%d  %s: %s  (go run ./examples/%s)\n", i+1, len(steps), s.name, s.about, s.name)
+		fmt.Fprintf(out, "\n==== %d/%d  %s: %s  (go run ./examples/%s)\n", i+1, len(steps), s.name, s.about,
+			strings.Join(append([]string{s.name}, s.args...), " "))
 		began := time.Now()
 		err := s.run(ctx, connect, out)
 		results[i] = outcome{ran: true, took: time.Since(began), err: err}

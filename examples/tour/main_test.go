@@ -9,11 +9,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -101,4 +105,85 @@ func TestStepsNameExamples(t *testing.T) {
 			t.Errorf("the tour names examples/%s: %v", name, err)
 		}
 	}
+}
+
+// TestInterruptedExampleCleansUp checks that cancelling a step interrupts
+// the example it runs, which then exits at once and leaves nothing behind
+// in ZooKeeper.
+func TestInterruptedExampleCleansUp(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &watchWriter{marker: "everyone is in line", seen: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		done <- program("mutex", "-workers", "3", "-hold", "5s")(ctx, srv.ConnectString(), out)
+	}()
+	select {
+	case <-out.seen:
+	case err := <-done:
+		t.Fatalf("the example ended before it was interrupted: %v\n%s", err, out.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the example did not get everyone in line:\n%s", out.String())
+	}
+	cancel()
+	began := time.Now()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("an interrupted example succeeded:\n%s", out.String())
+		}
+	case <-time.After(stopWait + 5*time.Second):
+		t.Fatalf("the example did not end within %v of the interrupt", stopWait)
+	}
+	if took := time.Since(began); took > 4*time.Second {
+		t.Errorf("the example took %v to end after the interrupt; its hold is 5s, so it waited instead of stopping", took)
+	}
+
+	c, err := framework.NewClient(srv.ConnectString(), retry.OneTime{Sleep: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer ccancel()
+	left, _, err := c.Children(cctx, "/zkcurator-examples")
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("the interrupted example left %v behind", left)
+	}
+}
+
+// watchWriter collects output and closes seen once marker has appeared.
+type watchWriter struct {
+	marker string
+	seen   chan struct{}
+
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *watchWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(b)
+	if strings.Contains(w.buf.String(), w.marker) {
+		select {
+		case <-w.seen:
+		default:
+			close(w.seen)
+		}
+	}
+	return n, err
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

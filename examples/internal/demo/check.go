@@ -13,14 +13,14 @@ import (
 // promise it demonstrates did not hold; other errors mean it could not run.
 var ErrInvariant = errors.New("invariant violated")
 
-// verdict collects a demo's broken promises.
-type verdict struct {
+// Verdict collects a demo's broken promises; it is safe for concurrent use.
+type Verdict struct {
 	mu       sync.Mutex
 	failures []string
 }
 
-// expect records a failure described by format when ok is false.
-func (v *verdict) expect(ok bool, format string, args ...any) {
+// Expect records a failure described by format when ok is false.
+func (v *Verdict) Expect(ok bool, format string, args ...any) {
 	if ok {
 		return
 	}
@@ -29,8 +29,8 @@ func (v *verdict) expect(ok bool, format string, args ...any) {
 	v.failures = append(v.failures, fmt.Sprintf(format, args...))
 }
 
-// err returns nil when nothing failed, else an ErrInvariant naming every failure.
-func (v *verdict) err() error {
+// Err returns nil when nothing failed, else an ErrInvariant naming every failure.
+func (v *Verdict) Err() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if len(v.failures) == 0 {
@@ -39,20 +39,21 @@ func (v *verdict) err() error {
 	return fmt.Errorf("%w: %s", ErrInvariant, strings.Join(v.failures, "; "))
 }
 
-// conclude prints the verdict's outcome and returns its error.
-func (v *verdict) conclude(p *printer, promise string) error {
-	if err := v.err(); err != nil {
-		p.say("FAILED: %v", err)
+// Conclude prints the verdict's outcome, "OK: " and the promise kept or
+// "FAILED: " and what broke it, and returns Err.
+func (v *Verdict) Conclude(p *Printer, promise string) error {
+	if err := v.Err(); err != nil {
+		p.Say("FAILED: %v", err)
 		return err
 	}
-	p.say("OK: %s", promise)
+	p.Say("OK: %s", promise)
 	return nil
 }
 
-// section records who is inside a critical section: exclusive holders
+// Section records who is inside a critical section: exclusive holders
 // (writers, mutex holders) and shared ones (readers), and counts every entry
 // that broke exclusion.
-type section struct {
+type Section struct {
 	mu         sync.Mutex
 	exclusive  int
 	shared     int
@@ -62,8 +63,9 @@ type section struct {
 	violations []string
 }
 
-// enter records that who entered, exclusively or not, and returns its exit.
-func (s *section) enter(who string, exclusive bool) (leave func()) {
+// Enter records that who entered, exclusively or not, and returns its exit;
+// calling the exit again does nothing.
+func (s *Section) Enter(who string, exclusive bool) (leave func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.entries++
@@ -91,35 +93,35 @@ func (s *section) enter(who string, exclusive bool) (leave func()) {
 	}
 }
 
-// sectionStats is what a section has recorded so far.
-type sectionStats struct {
-	inside     int      // holders inside now
-	maxInside  int      // the most holders inside at once
-	maxShared  int      // the most shared holders inside at once
-	entries    int      // entries so far
-	violations []string // entries that broke exclusion
+// SectionStats is what a Section has recorded so far.
+type SectionStats struct {
+	Inside     int      // holders inside now
+	MaxInside  int      // the most holders inside at once
+	MaxShared  int      // the most shared holders inside at once
+	Entries    int      // entries so far
+	Violations []string // entries that broke exclusion
 }
 
-// stats returns what the section has recorded so far.
-func (s *section) stats() sectionStats {
+// Stats returns what the section has recorded so far.
+func (s *Section) Stats() SectionStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sectionStats{
-		inside:     s.exclusive + s.shared,
-		maxInside:  s.maxInside,
-		maxShared:  s.maxShared,
-		entries:    s.entries,
-		violations: append([]string(nil), s.violations...),
+	return SectionStats{
+		Inside:     s.exclusive + s.shared,
+		MaxInside:  s.maxInside,
+		MaxShared:  s.maxShared,
+		Entries:    s.entries,
+		Violations: append([]string(nil), s.violations...),
 	}
 }
 
-// pollEvery is how often waitUntil asks its condition again.
+// pollEvery is how often WaitUntil asks its condition again.
 const pollEvery = 10 * time.Millisecond
 
-// waitUntil asks cond every few milliseconds until it reports true, and fails
+// WaitUntil asks cond every few milliseconds until it reports true, and fails
 // with an error naming what when it returns an error, ctx ends or timeout
 // passes.
-func waitUntil(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
+func WaitUntil(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)

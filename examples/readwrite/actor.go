@@ -1,4 +1,4 @@
-package demo
+package main
 
 import (
 	"context"
@@ -6,14 +6,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
 // actor is one participant that takes a lock on a goroutine of its own,
-// records itself in a section while it holds the lock and releases the lock
-// when told to (or when its context ends).
+// records itself in a demo.Section while it holds the lock, and releases the
+// lock when told to (finish) or when its context ends.
 type actor struct {
-	name     string
+	name string // how the story calls the actor: "reader 2"
+
 	acquired chan struct{} // closed once the lock is held and recorded
 	release  chan struct{} // closed to ask for the release
 	done     chan error    // the outcome, once the lock is released or the attempt failed
@@ -21,8 +23,9 @@ type actor struct {
 	leave    func() // ends the section record; set before acquired is closed
 }
 
-// startActor begins acquiring m as name; exclusive says how it counts in sec.
-func startActor(ctx context.Context, p *printer, sec *section, name, what string, m *locks.InterProcessMutex, exclusive bool) *actor {
+// startActor begins acquiring m (the "what" of the story: "read lock") as
+// name; exclusive says how the actor counts in sec while it holds m.
+func startActor(ctx context.Context, p *demo.Printer, sec *demo.Section, name, what string, m *locks.InterProcessMutex, exclusive bool) *actor {
 	a := &actor{
 		name:     name,
 		acquired: make(chan struct{}),
@@ -34,15 +37,15 @@ func startActor(ctx context.Context, p *printer, sec *section, name, what string
 			a.done <- fmt.Errorf("%s: acquire the %s: %w", name, what, err)
 			return
 		}
-		a.leave = sec.enter(name, exclusive)
-		p.say("%s holds the %s (%d inside)", name, what, sec.stats().inside)
+		a.leave = sec.Enter(name, exclusive)
+		p.Say("%s holds the %s (%d inside)", name, what, sec.Stats().Inside)
 		close(a.acquired)
 		select {
 		case <-a.release:
 		case <-ctx.Done():
 		}
 		a.leave()
-		p.say("%s releases the %s", name, what)
+		p.Say("%s releases the %s", name, what)
 		if err := m.Release(context.WithoutCancel(ctx)); err != nil {
 			a.done <- fmt.Errorf("%s: release the %s: %w", name, what, err)
 			return

@@ -1,0 +1,62 @@
+package demo
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/retry"
+)
+
+// TestStageCloseRemovesNamespace checks that Close leaves nothing of a run
+// behind: the namespace and everything under it go.
+func TestStageCloseRemovesNamespace(t *testing.T) {
+	connect := os.Getenv(EnvConnect)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := NewStage(connect, nil, "stagetest")
+	clients, err := ConnectAll(ctx, 2, func(ctx context.Context) (*framework.Client, error) {
+		c, err := framework.NewClient(connect, retry.OneTime{Sleep: 10 * time.Millisecond}, framework.WithNamespace(st.Namespace()))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Start(); err != nil {
+			c.Close()
+			return nil, err
+		}
+		if err := c.BlockUntilConnected(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clients[0].Create(ctx, "/a/b", []byte("x"), framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	root := clients[1].UsingNamespace("")
+	if stat, err := root.Exists(ctx, "/"+st.Namespace()+"/a/b"); err != nil || stat == nil {
+		t.Fatalf("Exists before Close = %v, %v; want the node", stat, err)
+	}
+	for _, c := range clients {
+		c.Close()
+	}
+
+	st.Close()
+
+	c, err := framework.NewClient(connect, retry.OneTime{Sleep: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if stat, err := c.Exists(ctx, "/"+st.Namespace()); err != nil || stat != nil {
+		t.Errorf("Exists after Close = %v, %v; want the namespace gone", stat, err)
+	}
+}
