@@ -27,10 +27,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // ZooKeeper, and checks that every demo passed within the time a newcomer
 // is promised.
 func TestTour(t *testing.T) {
-	// The cli step builds the tool: warm the build cache first, so that the
-	// time measured is the tour's, not a cold compiler's.
-	if out, err := exec.Command("go", "build", "-o", os.DevNull, "github.com/zkcurator/zkcurator/cmd/zkcurator").CombinedOutput(); err != nil {
-		t.Fatalf("build zkcurator: %v\n%s", err, out)
+	// Every step builds its example, and the cli step the tool: warm the
+	// build cache first, so that the time measured is the tour's, not a
+	// cold compiler's.
+	if out, err := exec.Command("go", "build", "github.com/zkcurator/zkcurator/cmd/...", "github.com/zkcurator/zkcurator/examples/...").CombinedOutput(); err != nil {
+		t.Fatalf("build the examples and the tool: %v\n%s", err, out)
 	}
 	srv := zktest.StartServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
