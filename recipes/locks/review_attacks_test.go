@@ -91,7 +91,7 @@ func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 // Attack: a waiter watches its predecessor's release signal; the predecessor
 // gives up without one, an operator deletes the waiter's node, and the
 // waiter's caller then gives up (ctx cancelled) while the holder still
-// holds. fireStale may not fire the dropped signal then (the holder sorts
+// holds. fireLater may not fire the dropped signal then (the holder sorts
 // before the predecessor), and nobody fires it later: the watch outlives
 // every acquisition.
 func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
@@ -244,7 +244,7 @@ func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans
 // Attack: a waiter's ctx is cancelled while its connection is partitioned.
 // The contract lets the node go by a guaranteed delete in the background when
 // the connection is down; instead abandon waits for the connection for a full
-// session timeout (60 s by default, and another one in fireStale when stale
+// session timeout (60 s by default, and another one in fireLater when stale
 // signals are pending) before Acquire returns its ctx error.
 func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	const session = 4 * time.Second
