@@ -88,7 +88,7 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
+			return lockNode{}, false, fmt.Errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
