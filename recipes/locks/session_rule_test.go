@@ -311,8 +311,8 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 }
 
 // The background firing of an abandoned acquisition's stale signals
-// (releaseSignals.fireLater) waits while contenders before them remain, and ends when
-// its client closes rather than outliving it.
+// (releaseSignals.fireLater) waits while contenders before them remain, and
+// ends when its client closes rather than outliving it.
 func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 	c := startSignalChain(t, "/session-rule/stale-close")
 	ctx := testCtx(t)
