@@ -31,15 +31,18 @@
 //     node by protected id is the one exception, by design.
 //   - Every call that can wait takes a context; a cancelled Acquire leaves no
 //     node behind and returns the context's error.
-//   - Lost returns a channel closed when holding is no longer certain (on
+//   - InterProcessMutex.Lost (also on the two locks of a read/write lock)
+//     returns a channel closed when holding is no longer certain (on
 //     Suspended under the standard error policy, on Lost under the session
 //     policy, when the client's session is no longer the node's, when the
-//     node is found deleted, or on Release); Lease.Lost does the same for a
-//     semaphore's lease.
-//   - FencingToken is the czxid of the hold's node, read only from a node
-//     that is this hold's own: it strictly increases from one hold to the
-//     next, so storage can reject a stale holder's writes. A downgrade's read
-//     hold keeps its write hold's token.
+//     node is found deleted, or on Release); Lease.Lost and
+//     InterProcessSemaphoreMutex.Lost do the same for a semaphore's lease.
+//     InterProcessMultiLock has no Lost of its own: watch its locks'.
+//   - InterProcessMutex.FencingToken is the czxid of the hold's node, read
+//     only from a node that is this hold's own: it strictly increases from
+//     one hold to the next, so storage can reject a stale holder's writes. A
+//     downgrade's read hold keeps its write hold's token. The semaphores and
+//     the multi-lock have no fencing token.
 //   - A downgrade creates its read node in one transaction with a check that
 //     the write node still exists.
 //   - Reentrancy is per handle, since Go has no thread identity.

@@ -2,186 +2,125 @@ package locks
 
 import (
 	"context"
-	"errors"
-	"path"
-	"strings"
-	"time"
-
-	"github.com/go-zookeeper/zk"
-	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// Release signals carry the one-step hand-off down the whole queue of a fair
-// lock. A contender that held the lock and lets it go creates and deletes the
-// node "<its node>.released" in the same transaction that deletes its own
-// node, so the signal is never seen by a listing, only by a watch. A waiter
-// watches its predecessor's signal path besides the predecessor itself. The
-// signal can only mean that the predecessor held the lock: then every node
-// before the predecessor was already gone, no later contender sorts before
-// the waiter, and the waiter holds without listing the children again, as
-// long as its own node still exists (watchOwn). Any other end of the
-// predecessor (an abandoned attempt, an expired session, a release by Curator
-// in Java) deletes it without a signal, and the waiter lists the children
-// once, as before.
-//
-// A hold granted by a listing that ends with our node needs no signal: a
-// waiter that lists after it finds us the lowest and holds on our deletion
-// alone, and one that listed before it would have shown up in it, after us.
-// So an uncontended cycle deletes its node plainly, and only holds that
-// waited pay for the signal.
-//
-// A signal watch whose predecessor ended without a signal stays armed on the
-// server. Its waiter fires it itself, in the transaction that deletes its own
-// node: while that node exists no other live contender can have the same
-// predecessor, because any contender that listed the children after our
-// listing found our node between them.
-const releaseSignalSuffix = ".released"
+// handoff is how the lock passes from one contender to the next: what a
+// waiter watches besides the node its driver names, what the deletion of that
+// node means, and what ending a hold or an attempt sends. Each lock picks one
+// from its driver when it is built (newHandoff):
+//   - listAgain: every wake-up lists the children again, as in Curator;
+//   - inOrder: nodes sort in creation order (CreationOrdered), so a deletion
+//     that the waiter's last listing already decides hands it the lock
+//     without a new listing;
+//   - releaseSignals: inOrder, plus the release signals of a mutex under
+//     StandardLockInternalsDriver itself (release_signal.go), so that no
+//     hand-off in the queue costs a listing.
+type handoff interface {
+	// plan says what a waiter whose listing is contenders does while it
+	// watches the child watched.
+	plan(ctx context.Context, contenders []string, watched, ours string) watchPlan
 
-// releaseSignal returns the signal path of the lock node at nodePath.
-func releaseSignal(nodePath string) string { return nodePath + releaseSignalSuffix }
+	// release ends a hold (held) or abandons an attempt: it deletes our node
+	// as the driver requires. It reports whether the release signals our
+	// waiter watched are fired (or there were none); they are not when our
+	// node was gone or the transaction failed.
+	release(ctx context.Context, n lockNode, held bool) (fired bool, err error)
 
-// signalsRelease reports whether this lock's holds signal their release: one
-// lease under StandardLockInternalsDriver itself. A signal stands for "the
-// lowest node held and let go", which is the standard grant rule; a driver
-// that embeds the standard one may grant otherwise, so it keeps the listing
-// after every wake-up that its predecessor's deletion alone does not decide.
-func (li *lockInternals) signalsRelease() bool {
-	switch li.driver.(type) {
-	case StandardLockInternalsDriver, *StandardLockInternalsDriver:
-		return li.maxLeases == 1
-	}
-	return false
+	// fireLater fires, in the background and once that is safe, the release
+	// signals that an acquisition's vanished nodes left armed.
+	fireLater(signals []string)
 }
 
-// deleteSignalling deletes our node in one transaction that first fires the
-// signals we watched and, when we held the lock, the signals inherited from
-// this acquisition's vanished nodes and, when a waiter may be watching, our
-// own. An error matching zk.ErrNoNode means our node was gone already and
-// nothing was fired; after any other error the caller deletes the node
-// plainly.
-func (li *lockInternals) deleteSignalling(ctx context.Context, n lockNode, held bool) error {
-	fire := n.signals
-	if held {
-		fire = append(fire[:len(fire):len(fire)], n.inherited...)
-		if !n.unwatched {
-			fire = append(fire, releaseSignal(n.path))
-		}
-	}
-	ops := fireOps(fire)
-	ops = append(ops, &zk.DeleteRequest{Path: n.path, Version: -1})
-	_, err := li.client.Transaction(ctx, ops...)
-	return err
+// watchPlan is what a waiter watches, and what the watched node's deletion
+// means.
+type watchPlan struct {
+	// onDeleted is the listing that decides once the watched node is
+	// deleted; nil means: list the children again.
+	onDeleted []string
+	// watchOwn asks for a watch on our own node, which a waiter needs as soon
+	// as it may hold on an event rather than on a listing.
+	watchOwn bool
+	// signal is the release signal to watch besides the watched node; "" for
+	// none.
+	signal string
 }
 
-// fireOps returns the requests that fire each signal once: a create and a
-// delete of its path in the same transaction, so no listing ever sees it.
-func fireOps(signals []string) []any {
-	ops := make([]any, 0, 2*len(signals)+1)
-	seen := make(map[string]bool, len(signals))
-	for _, p := range signals {
-		if !seen[p] {
-			seen[p] = true
-			ops = append(ops, &zk.CreateRequest{Path: p, Data: []byte{}}, &zk.DeleteRequest{Path: p, Version: -1})
-		}
+// newHandoff picks the hand-off of a lock from its driver, once.
+func newHandoff(li *lockInternals) handoff {
+	if li.signalsRelease() {
+		return releaseSignals{inOrder{li}}
 	}
-	return ops
+	if o, ok := li.driver.(CreationOrdered); ok && o.NodesSortInCreationOrder() {
+		return inOrder{li}
+	}
+	return listAgain{li}
 }
 
-// maxStaleWaits bounds how many times fireStaleLater waits for the lowest
-// contender to change.
-const maxStaleWaits = 1 << 16
+// listAgain is the hand-off of drivers whose nodes may sort in any order:
+// every wake-up lists the children again.
+type listAgain struct{ li *lockInternals }
 
-// fireStaleLater fires, in the background, the release-signal watches that
-// an acquisition's vanished nodes left armed, once that is safe, so that
-// they do not outlive the session's need for them. A signal of predecessor P
-// may be fired by anyone once no contender sorts at or before P: then no
-// waiter can take it for P's hold, and since nodes sort in creation order
-// that stays true. (A hold fires them all in its release, deleteSignalling,
-// because a holder has outlived every contender before it.) It waits on the
-// lowest contender (looking again at least once a session timeout) and gives
-// up with the session that armed the watches, or when the client closes.
-func (li *lockInternals) fireStaleLater(stale []string) {
-	session := li.client.SessionID()
-	wake := make(chan struct{}, 1)
-	stop := li.client.Listen(func(framework.ConnectionState) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	go func() {
-		defer stop()
-		ctx := context.Background()
-		for range maxStaleWaits {
-			if !isCurrent(li.client, session) {
-				return // the watches died with their session
-			}
-			names, err := li.contenders(ctx)
-			if errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			var changed <-chan zk.Event
-			if err == nil {
-				if stale = li.fireSafe(ctx, stale, names); len(stale) == 0 {
-					return
-				}
-				if len(names) > 0 {
-					_, _, changed, err = li.client.GetDataW(ctx, framework.JoinPath(li.basePath, names[0]))
-				}
-			}
-			if errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			if err != nil {
-				changed = nil // list again on the next connection change
-			}
-			select {
-			case <-changed:
-			case <-wake:
-			case <-li.client.Done():
-				return
-			case <-time.After(li.client.SessionTimeout()):
-			}
-		}
-	}()
+func (listAgain) plan(context.Context, []string, string, string) watchPlan { return watchPlan{} }
+
+func (h listAgain) release(ctx context.Context, n lockNode, held bool) (bool, error) {
+	return true, h.li.deleteNode(ctx, n, held)
 }
 
-// fireSafe fires the stale signals whose predecessor sorts before every
-// contender in names, and returns the others.
-func (li *lockInternals) fireSafe(ctx context.Context, stale, names []string) []string {
-	var fire, keep []string
-	for _, s := range stale {
-		pred := strings.TrimSuffix(path.Base(s), releaseSignalSuffix)
-		if len(names) == 0 || li.sortsBefore(pred, names[0]) {
-			fire = append(fire, s)
-		} else {
-			keep = append(keep, s)
-		}
-	}
-	if len(fire) == 0 {
-		return keep
-	}
-	_, err := li.client.Transaction(ctx, fireOps(fire)...)
-	if errors.Is(err, zk.ErrNoNode) {
-		// The lock path's container was reaped with its last contender; a
-		// signal's watch is still set on a path below it.
-		if err = li.client.CreateContainers(ctx, li.basePath); err == nil {
-			_, err = li.client.Transaction(ctx, fireOps(fire)...)
-		}
-	}
-	if err != nil {
-		li.client.Logger().Debug("firing stale release signals failed; trying again later", zap.Error(err))
-		return stale
-	}
-	return keep
+func (listAgain) fireLater([]string) {}
+
+// inOrder is the hand-off of drivers whose nodes sort in creation order: a
+// waiter that its last listing, without the watched node, already grants the
+// lock holds on that node's deletion alone, as long as its own node exists.
+type inOrder struct{ li *lockInternals }
+
+func (h inOrder) plan(ctx context.Context, contenders []string, watched, ours string) watchPlan {
+	rest := h.handOffListing(ctx, contenders, watched, ours)
+	return watchPlan{onDeleted: rest, watchOwn: rest != nil}
 }
 
-// sortsBefore reports whether contender name a sorts before contender b.
-func (li *lockInternals) sortsBefore(a, b string) bool {
-	if a == b {
-		return false
+func (h inOrder) release(ctx context.Context, n lockNode, held bool) (bool, error) {
+	return true, h.li.deleteNode(ctx, n, held)
+}
+
+func (inOrder) fireLater([]string) {}
+
+// handOffListing decides, while we start to wait, what the deletion of the
+// watched node will mean. When nodes sort in creation order, no contender
+// that arrives later can sort before us, so if our listing without the
+// watched node already grants us the lock, that deletion alone hands the lock
+// over and no new listing is needed: the listing to decide on then is
+// returned, cut to the contenders up to us. Otherwise it returns nil, and the
+// deletion means one new listing, which beats watching stale nodes one by one.
+func (h inOrder) handOffListing(ctx context.Context, contenders []string, watched, ourName string) []string {
+	rest := make([]string, 0, len(contenders))
+	for _, name := range contenders {
+		if name != watched {
+			rest = append(rest, name)
+		}
+		if name == ourName {
+			break
+		}
 	}
-	return SortedContenders([]string{b, a}, li.lockName, li.driver.FixForSorting)[0] == a
+	pr, err := h.li.driver.GetsTheLock(ctx, h.li.client, rest, ourName, h.li.maxLeases)
+	if err != nil || !pr.GetsTheLock {
+		return nil
+	}
+	return rest
+}
+
+// deleteNode ends a hold or an attempt without release signals: the driver's
+// Releaser when it has one; for Holding drivers, our node and, in the same
+// transaction, the holder node whenever it is ours (releaseWithHolder);
+// otherwise a guaranteed delete of our node, retried in the background after
+// a failure.
+func (li *lockInternals) deleteNode(ctx context.Context, n lockNode, held bool) error {
+	if r, ok := li.driver.(Releaser); ok {
+		return r.ReleasesTheLock(ctx, li.client, n.path)
+	}
+	if li.holderName() != "" {
+		return li.releaseWithHolder(ctx, n, held)
+	}
+	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 }

@@ -30,11 +30,20 @@ type lockInternals struct {
 	basePath  string
 	lockName  string
 	maxLeases int
+	handoff   handoff // picked from the driver by newLockInternals
+}
+
+// newLockInternals returns the engine of one lock, with the hand-off that
+// its driver calls for.
+func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath, lockName string, maxLeases int) *lockInternals {
+	li := &lockInternals{client: c, driver: driver, basePath: basePath, lockName: lockName, maxLeases: maxLeases}
+	li.handoff = newHandoff(li)
+	return li
 }
 
 // lockNode is an attempt's contender node, the release signals it watched
 // that may still be armed, and whether any waiter can be watching its own
-// (see handoff.go).
+// (see release_signal.go).
 type lockNode struct {
 	path      string
 	owner     int64 // the session that owns the node; 0 for a NodeKeeper's node
@@ -56,10 +65,10 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		defer t.Stop()
 		timeout = t.C
 	}
-	var stale []string // see fireStale
+	var stale []string // release signals left armed; see handoff.fireLater
 	defer func() {
 		if !held && len(stale) > 0 {
-			li.fireStaleLater(stale)
+			li.handoff.fireLater(stale)
 		}
 	}()
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
@@ -79,7 +88,7 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, fmt.Errorf("locks: acquire %s: %w: %w", li.basePath, ErrLockLost, err)
+			return lockNode{}, false, fmt.Errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
@@ -154,48 +163,16 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 	return paths, nil
 }
 
-// release ends a hold (held) or abandons an attempt: the driver's Releaser
-// when it has one; otherwise our node is deleted, guaranteed, so a failure
-// here is retried in the background. For Holding drivers the holder node goes
-// in the same transaction as our node whenever it is ours (releaseHolding),
-// also after a failure, in the background; for drivers that
-// signal releases, the signals go in the transaction that deletes our node.
-// It reports whether the release signals we watched are fired (or there were
-// none); they are not when our node was gone or the transaction failed.
+// release ends a hold (held) or abandons an attempt, as the lock's hand-off
+// does it (see handoff.release).
 func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
-	if r, ok := li.driver.(Releaser); ok {
-		return true, r.ReleasesTheLock(ctx, li.client, n.path)
-	}
-	if li.holderName() != "" {
-		return true, li.releaseWithHolder(ctx, n, held)
-	}
-	if li.signalsRelease() && (len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0))) {
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		if held {
-			// Detached: a holder whose ctx is done still fires its signals
-			// (an abandoning caller's ctx is abandon's own, and what it
-			// cannot fire goes to fireStaleLater).
-			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), li.client.SessionTimeout())
-		}
-		err := li.deleteSignalling(sctx, n, held)
-		cancel()
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, zk.ErrNoNode):
-			return false, nil
-		}
-		fired = len(n.signals) == 0
-	} else {
-		fired = len(n.signals) == 0
-	}
-	return fired, li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
+	return li.handoff.release(ctx, n, held)
 }
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
 // It reports false when the release signals the attempt watched could not be
-// fired (see fireStaleLater).
+// fired (see handoff.fireLater).
 func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
 	if p, ok := li.driver.(tokenPresetter); ok {
 		p.presetToken(n.path)
@@ -212,7 +189,7 @@ func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
 // abandonBudget is how long abandon waits for its deletes. A caller that gave
 // up waits only briefly, and not at all while the connection is down: what
 // does not finish in time goes on in the background (guaranteed deletes,
-// fireStaleLater), so a cancelled Acquire returns promptly in a partition.
+// handoff.fireLater), so a cancelled Acquire returns promptly in a partition.
 func (li *lockInternals) abandonBudget(ctx context.Context) time.Duration {
 	st := li.client.SessionTimeout()
 	switch {

@@ -47,7 +47,7 @@ func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption)
 
 func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mutexConfig) *InterProcessMutex {
 	m := &InterProcessMutex{
-		li:   &lockInternals{client: c, driver: cfg.driver, basePath: path, lockName: lockName, maxLeases: maxLeases},
+		li:   newLockInternals(c, cfg.driver, path, lockName, maxLeases),
 		data: cfg.data,
 	}
 	switch {

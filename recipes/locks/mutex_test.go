@@ -3,7 +3,6 @@ package locks_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -14,32 +13,6 @@ import (
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
-
-const shortSession = 1500 * time.Millisecond
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func waitParticipants(t *testing.T, m *locks.InterProcessMutex, n int) []string {
-	t.Helper()
-	var nodes []string
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d participants", n), func() bool {
-		var err error
-		nodes, err = m.ParticipantNodes(context.Background())
-		return err == nil && len(nodes) == n
-	})
-	return nodes
-}
 
 func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 	srv := zktest.StartServer(t)
@@ -119,68 +92,6 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 	}
 }
 
-func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
-	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	holder := locks.NewInterProcessMutex(holderClient, "/expiry")
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry")
-	must(t, holder.Acquire(ctx))
-	got := make(chan error, 1)
-	go func() { got <- waiter.Acquire(ctx) }()
-	waitParticipants(t, waiter, 2)
-
-	proxy.Pause()
-	paused := time.Now()
-	select {
-	case <-holder.Lost():
-	case <-time.After(5 * shortSession):
-		t.Fatal("holder's Lost() did not close during the partition")
-	}
-	select {
-	case err := <-got:
-		must(t, err)
-	case <-time.After(5 * shortSession):
-		t.Fatal("waiter did not acquire after the holder's session expired")
-	}
-	t.Logf("waiter acquired %v after the partition began (session timeout %v)", time.Since(paused), holderClient.SessionTimeout())
-	proxy.Resume()
-	// The stale holder must be able to release without touching the new holder's node.
-	must(t, holder.Release(ctx))
-	nodes := waitParticipants(t, waiter, 1)
-	if nodes[0] != waiter.LockPath() {
-		t.Fatalf("after the stale release, participants %v; want only %s", nodes, waiter.LockPath())
-	}
-	must(t, waiter.Release(ctx))
-}
-
-func TestMutexHolderSurvivesServerRestart(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
-	m := locks.NewInterProcessMutex(c, "/restart")
-	must(t, m.Acquire(ctx))
-	ourNode := m.LockPath()
-	must(t, srv.Stop())
-	must(t, srv.Restart())
-	must(t, c.BlockUntilConnected(ctx))
-	select {
-	case <-m.Lost():
-		t.Fatal("Lost() closed on a restart within the session (session error policy)")
-	default:
-	}
-	stat, err := c.Exists(ctx, ourNode)
-	must(t, err)
-	if stat == nil {
-		t.Fatalf("lock node %s gone after a restart within the session", ourNode)
-	}
-	must(t, m.Release(ctx))
-	if stat, err := c.Exists(ctx, ourNode); err != nil || stat != nil {
-		t.Fatalf("after Release, Exists(%s) = %v, %v; want absent", ourNode, stat, err)
-	}
-}
-
 func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithContainerCheckInterval(100*time.Millisecond))
 	c := locktest.NewClient(t, srv.ConnectString())
@@ -248,131 +159,6 @@ func TestMutexRevocation(t *testing.T) {
 	}
 	// Revoking a node that is gone is not an error.
 	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
-}
-
-func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
-	m := locks.NewInterProcessMutex(c, "/lost-standard")
-	must(t, m.Acquire(ctx))
-	lost := m.Lost()
-	proxy.Sever() // connection loss, well within the session
-	select {
-	case <-lost:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Lost() did not close on Suspended under the standard error policy")
-	}
-	must(t, c.BlockUntilConnected(ctx))
-	must(t, m.Release(ctx))
-	must(t, m.Acquire(ctx))
-	if m.Lost() == lost {
-		t.Fatal("a new acquisition reused the old Lost channel")
-	}
-	select {
-	case <-m.Lost():
-		t.Fatal("the new hold's Lost() is closed")
-	default:
-	}
-	must(t, m.Release(ctx))
-	select {
-	case <-m.Lost():
-	default:
-		t.Fatal("Lost() is open when nothing is held")
-	}
-}
-
-func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
-	// go-zookeeper waits a second before redialing a lone server, so the
-	// session must comfortably outlast a reconnect for Sever to stay a suspension.
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
-	m := locks.NewInterProcessMutex(c, "/lost-session")
-	must(t, m.Acquire(ctx))
-
-	states := make(chan framework.ConnectionState, 16)
-	stop := c.Listen(func(s framework.ConnectionState) { states <- s })
-	defer stop()
-	awaitState := func(want framework.ConnectionState) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for {
-			select {
-			case s := <-states:
-				if s == want {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("no %v state", want)
-			}
-		}
-	}
-	proxy.Sever()
-	awaitState(framework.Suspended)
-	awaitState(framework.Reconnected)
-	select {
-	case <-m.Lost():
-		t.Fatal("Lost() closed on a suspension under the session error policy")
-	default:
-	}
-	proxy.Pause()
-	awaitState(framework.Lost)
-	select {
-	case <-m.Lost():
-	case <-time.After(5 * time.Second):
-		t.Fatal("Lost() did not close on Lost")
-	}
-	proxy.Resume()
-	must(t, m.Release(ctx))
-}
-
-func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(c, "/deleted-under-us")
-	must(t, m.Acquire(ctx))
-	must(t, c.Delete(ctx, m.LockPath()))
-	if tok := m.FencingToken(); tok != 0 {
-		t.Fatalf("FencingToken() = %d for a deleted node, want 0", tok)
-	}
-	select {
-	case <-m.Lost():
-	default:
-		t.Fatal("Lost() open after the node was found deleted")
-	}
-	must(t, m.Release(ctx))
-}
-
-func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
-	for _, driver := range []locks.LockInternalsDriver{locks.StandardLockInternalsDriver{}, locks.UnfairLockInternalsDriver{}} {
-		handles := []*locks.InterProcessMutex{
-			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
-			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
-		}
-		var last int64
-		for i := 0; i < 100; i++ {
-			m := handles[i%2]
-			must(t, m.Acquire(ctx))
-			tok := m.FencingToken()
-			if tok <= last {
-				t.Fatalf("%T: hold %d: token %d not above %d", driver, i, tok, last)
-			}
-			if again := m.FencingToken(); again != tok {
-				t.Fatalf("%T: token changed within a hold: %d then %d", driver, tok, again)
-			}
-			last = tok
-			must(t, m.Release(ctx))
-			if m.FencingToken() != 0 {
-				t.Fatalf("%T: FencingToken() non-zero after Release", driver)
-			}
-		}
-	}
 }
 
 // TestMutexReleaseWakesOneWaiter: 50 waiters queue behind a holder. Each

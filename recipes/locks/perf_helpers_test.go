@@ -65,19 +65,6 @@ func perfClient(tb testing.TB, connect string, opts ...framework.Option) *framew
 	return locktest.NewClient(tb, connect, append([]framework.Option{framework.WithSessionTimeout(perfSession)}, opts...)...)
 }
 
-func perfCtx(tb testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	tb.Cleanup(cancel)
-	return ctx
-}
-
-func perfNoErr(tb testing.TB, err error) {
-	tb.Helper()
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 func perfProxy(tb testing.TB, target string) *zktest.Proxy {
 	tb.Helper()
 	p, err := zktest.NewProxy(target)

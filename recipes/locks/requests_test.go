@@ -23,7 +23,7 @@ import (
 // watching for its release signal, so the delete is a plain one.
 func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := perfCtx(t, time.Minute)
+	ctx := timeoutCtx(t, time.Minute)
 	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpDelete: 1}
 
 	t.Run("plain", func(t *testing.T) {
@@ -32,13 +32,13 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 		// cycles makes the driver create parents again.
 		setup := perfClient(t, srv.ConnectString())
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
-		perfNoErr(t, err)
+		must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
 		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
 		for cycle := range 5 {
 			proxy.ResetCounts()
-			perfNoErr(t, m.Acquire(ctx))
-			perfNoErr(t, m.Release(ctx))
+			must(t, m.Acquire(ctx))
+			must(t, m.Release(ctx))
 			if got := perfCounts(proxy); !maps.Equal(got, want) {
 				t.Errorf("cycle %d cost %s; want %s", cycle, perfCountsString(got), perfCountsString(want))
 			}
@@ -51,13 +51,13 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 		const ns, path = "requests-ns", "/uncontended"
 		setup := perfClient(t, srv.ConnectString(), framework.WithNamespace(ns))
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
-		perfNoErr(t, err)
+		must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
 		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr(), framework.WithNamespace(ns)), path)
 		for cycle := range 5 {
 			proxy.ResetCounts()
-			perfNoErr(t, m.Acquire(ctx))
-			perfNoErr(t, m.Release(ctx))
+			must(t, m.Acquire(ctx))
+			must(t, m.Release(ctx))
 			got := perfCounts(proxy)
 			if cycle == 0 {
 				t.Logf("first cycle of a namespaced client: %s", perfCountsString(got))
@@ -76,10 +76,10 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 // watches (getData of the holder's node and of its own), and nothing else.
 func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := perfCtx(t, time.Minute)
+	ctx := timeoutCtx(t, time.Minute)
 	const path = "/requests/handoff"
 	holder := locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path)
-	perfNoErr(t, holder.Acquire(ctx))
+	must(t, holder.Acquire(ctx))
 
 	proxy := perfProxy(t, srv.ConnectString())
 	waiter := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
@@ -95,10 +95,10 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	default:
 	}
 
-	perfNoErr(t, holder.Release(ctx))
+	must(t, holder.Release(ctx))
 	select {
 	case err := <-acquired:
-		perfNoErr(t, err)
+		must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter did not acquire within 10s of the release")
 	}
@@ -106,7 +106,7 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	if got := perfCounts(proxy); !maps.Equal(got, want) {
 		t.Errorf("the waiter's Acquire cost %s; want %s", perfCountsString(got), perfCountsString(want))
 	}
-	perfNoErr(t, waiter.Release(ctx))
+	must(t, waiter.Release(ctx))
 	// It held after waiting, so a later waiter may watch its release signal:
 	// the delete is a multi that fires it.
 	want[zktest.OpMulti] = 1
@@ -127,11 +127,11 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, ahead := range []int{1, 4, 12} {
 		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
-			ctx := perfCtx(t, time.Minute)
+			ctx := timeoutCtx(t, time.Minute)
 			path := fmt.Sprintf("/requests/queue-%d", ahead)
 			direct := perfClient(t, srv.ConnectString())
 			holder := locks.NewInterProcessMutex(direct, path)
-			perfNoErr(t, holder.Acquire(ctx))
+			must(t, holder.Acquire(ctx))
 
 			// The contenders between the holder and the measured waiter
 			// queue one after the other, so their order is known; each
@@ -140,7 +140,7 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			for i := 1; i < ahead; i++ {
 				m := locks.NewInterProcessMutex(direct, path)
 				go func() { errs <- perfCycle(ctx, m) }()
-				perfWaitParticipants(t, holder, i+1)
+				waitParticipants(t, holder, i+1)
 			}
 
 			proxy := perfProxy(t, srv.ConnectString())
@@ -157,18 +157,18 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			waiting := perfCounts(proxy)
 			proxy.ResetCounts()
 
-			perfNoErr(t, holder.Release(ctx))
+			must(t, holder.Release(ctx))
 			for range ahead - 1 {
-				perfNoErr(t, <-errs)
+				must(t, <-errs)
 			}
 			select {
 			case err := <-acquired:
-				perfNoErr(t, err)
+				must(t, err)
 			case <-time.After(20 * time.Second):
 				t.Fatal("the waiter did not acquire within 20s of the release")
 			}
 			handOff := perfCounts(proxy)
-			perfNoErr(t, waiter.Release(ctx))
+			must(t, waiter.Release(ctx))
 			t.Logf("%d ahead: the last waiter's Acquire cost %s before the queue moved, then %s",
 				ahead, perfCountsString(waiting), perfCountsString(handOff))
 
@@ -196,13 +196,4 @@ func perfCycle(ctx context.Context, m *locks.InterProcessMutex) error {
 		return err
 	}
 	return m.Release(ctx)
-}
-
-// perfWaitParticipants waits until m's lock has n contenders.
-func perfWaitParticipants(tb testing.TB, m *locks.InterProcessMutex, n int) {
-	tb.Helper()
-	locktest.Eventually(tb, 10*time.Second, fmt.Sprintf("%d contenders", n), func() bool {
-		nodes, err := m.ParticipantNodes(context.Background())
-		return err == nil && len(nodes) == n
-	})
 }

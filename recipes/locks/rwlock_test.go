@@ -17,30 +17,6 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
-// awaitResult returns what a goroutine sent on got, failing the test if
-// nothing arrives within 15 s.
-func awaitResult(t *testing.T, got <-chan error, what string) {
-	t.Helper()
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("%s: still waiting after 15s", what)
-	}
-}
-
-// assertPending fails the test if a goroutine already sent on got.
-func assertPending(t *testing.T, got <-chan error, what string) {
-	t.Helper()
-	select {
-	case err := <-got:
-		t.Fatalf("%s returned (err %v) while it should still wait", what, err)
-	default:
-	}
-}
-
 func TestReadWriteLockParticipantNodes(t *testing.T) {
 	const readers, writers = 20, 8
 	srv := zktest.StartServer(t)

@@ -193,7 +193,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return nil, fmt.Errorf("locks: semaphore %s: %w: %w", s.path, ErrLockLost, err)
+			return nil, fmt.Errorf("%w: semaphore %s: %w", ErrLockLost, s.path, err)
 		}
 		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
 		select {

@@ -14,16 +14,6 @@ import (
 
 // Each way a lease's Lost channel closes, and each way it stays open.
 
-// lostWithin reports whether l's Lost channel closes within d.
-func lostWithin(l *locks.Lease, d time.Duration) bool {
-	select {
-	case <-l.Lost():
-		return true
-	case <-time.After(d):
-		return false
-	}
-}
-
 // assertNotLost fails the test if l's Lost channel is closed.
 func assertNotLost(t *testing.T, l *locks.Lease, when string) {
 	t.Helper()
@@ -44,7 +34,7 @@ func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 	assertNotLost(t, lease, "a fresh lease")
 
 	awaitState(t, c, framework.Suspended, p.Sever)
-	if !lostWithin(lease, 5*time.Second) {
+	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after Suspended under the standard error policy")
 	}
 	must(t, c.BlockUntilConnected(ctx))
@@ -70,7 +60,7 @@ func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	assertNotLost(t, lease, "after Suspended and Reconnected within the session")
 
 	givenUpSession(t, p, c, func() {})
-	if !lostWithin(lease, 5*time.Second) {
+	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the client gave the lease's session up")
 	}
 	must(t, lease.Close(ctx))
@@ -85,7 +75,7 @@ func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	must(t, err)
 
 	must(t, admin.Delete(ctx, lease.Path()))
-	if !lostWithin(lease, 5*time.Second) {
+	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the lease node was deleted")
 	}
 	must(t, lease.Close(ctx))
@@ -121,7 +111,7 @@ func TestLeaseLostWhenItsClientCloses(t *testing.T) {
 	must(t, err)
 
 	must(t, c.Close())
-	if !lostWithin(lease, 5*time.Second) {
+	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the client closed")
 	}
 	_ = lease.Close(ctx) // the client is closed: the node went with its session
@@ -150,16 +140,6 @@ func TestLeaseCloseRejectsANilContext(t *testing.T) {
 	}
 	assertNotLost(t, lease, "after a refused Close")
 	must(t, lease.Close(ctx))
-}
-
-// assertClosed fails the test unless ch is closed.
-func assertClosed(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	default:
-		t.Fatalf("%s is open; want closed", what)
-	}
 }
 
 // The semaphore mutex's Lost is its lease's: open while held and certain,

@@ -311,8 +311,8 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 }
 
 // The background firing of an abandoned acquisition's stale signals
-// (fireStaleLater) waits while contenders before them remain, and ends when
-// its client closes rather than outliving it.
+// (releaseSignals.fireLater) waits while contenders before them remain, and
+// ends when its client closes rather than outliving it.
 func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 	c := startSignalChain(t, "/session-rule/stale-close")
 	ctx := testCtx(t)
@@ -322,7 +322,7 @@ func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 	if err := receive(t, c.waiterGot, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
 	}
-	const firing = "(*lockInternals).fireStaleLater"
+	const firing = "releaseSignals.fireLater"
 	locktest.Eventually(t, 10*time.Second, "the stale signal waiting to be fired", func() bool {
 		return goroutinesRunning(firing)
 	})

@@ -28,28 +28,6 @@ func newTTLDriver(t *testing.T, ttl time.Duration, opts ...locks.TTLDriverOption
 	return d
 }
 
-func ttlContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func check(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func closedWithin(ch <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-ch:
-		return true
-	case <-time.After(d):
-		return false
-	}
-}
-
 func TestNewPersistentTTLLockInternalsDriverRejectsBadInput(t *testing.T) {
 	maxTTL := time.Duration(0xFFFFFFFFFF) * time.Millisecond
 	for _, tc := range []struct {
@@ -97,12 +75,12 @@ func TestPersistentTTLLock(t *testing.T) {
 	t.Run("ZeroValueFailsBeforeAnyRequest", func(t *testing.T) {
 		t.Parallel()
 		proxy, err := zktest.NewProxy(connect)
-		check(t, err)
+		must(t, err)
 		t.Cleanup(func() { _ = proxy.Close() })
 		c := locktest.NewClient(t, proxy.Addr())
 		proxy.ResetCounts()
 		m := locks.NewInterProcessMutex(c, "/ttl/zero", locks.WithDriver(&locks.PersistentTTLLockInternalsDriver{}))
-		err = m.Acquire(ttlContext(t))
+		err = m.Acquire(testCtx(t))
 		if err == nil || !strings.Contains(err.Error(), "NewPersistentTTLLockInternalsDriver") {
 			t.Fatalf("Acquire with a zero driver = %v; want an error pointing to the constructor", err)
 		}
@@ -119,16 +97,16 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = 4 * time.Second // never waited out here: room for a restart under -race
 		const path = "/ttl/restart"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		id := protection.NewID()
 
 		c1 := locktest.NewClient(t, connect)
 		first := locks.NewInterProcessMutex(c1, path,
 			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-1")))
-		check(t, first.Acquire(ctx))
+		must(t, first.Acquire(ctx))
 		node, token := first.LockPath(), first.FencingToken()
 		firstLost := first.Lost()
-		check(t, c1.Close()) // the holder's process goes away without releasing
+		must(t, c1.Close()) // the holder's process goes away without releasing
 
 		admin := locktest.NewClient(t, connect)
 		other := locks.NewInterProcessMutex(admin, path, locks.WithDriver(newTTLDriver(t, ttl)))
@@ -148,7 +126,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("fencing token after restart = %d, want the same lease's %d", got, token)
 		}
 		data, _, err := admin.GetData(ctx, node)
-		check(t, err)
+		must(t, err)
 		if string(data) != "incarnation-2" {
 			t.Fatalf("adopted node's data = %q, want the new holder's", data)
 		}
@@ -156,11 +134,11 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("another client's TryAcquire after the restart = %v, %v; want false, nil", ok, err)
 		}
 
-		check(t, again.Release(ctx))
+		must(t, again.Release(ctx))
 		if ok, err := other.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
 			t.Fatalf("TryAcquire after the restarted holder's release = %v, %v; want true, nil", ok, err)
 		}
-		check(t, other.Release(ctx))
+		must(t, other.Release(ctx))
 		if !closedWithin(firstLost, ttl) {
 			t.Fatal("the closed client's hold never reported Lost")
 		}
@@ -170,12 +148,12 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/crash"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		c1 := locktest.NewClient(t, connect)
 		crashed := locks.NewInterProcessMutex(c1, path, locks.WithDriver(newTTLDriver(t, ttl)))
-		check(t, crashed.Acquire(ctx))
+		must(t, crashed.Acquire(ctx))
 		node, lost := crashed.LockPath(), crashed.Lost()
-		check(t, c1.Close())
+		must(t, c1.Close())
 		closed := time.Now()
 
 		c2 := locktest.NewClient(t, connect)
@@ -183,7 +161,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		if ok, err := next.TryAcquire(ctx, 0); ok || err != nil {
 			t.Fatalf("TryAcquire(0) right after the holder's Close = %v, %v; want false, nil", ok, err)
 		}
-		check(t, next.Acquire(ctx))
+		must(t, next.Acquire(ctx))
 		elapsed := time.Since(closed)
 		// The node was refreshed at most TTL/3 before the Close, so it cannot
 		// expire before 2/3 of the TTL; it goes once the TTL and a reap pass are over.
@@ -193,7 +171,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		if stat, err := c2.Exists(ctx, node); err != nil || stat != nil {
 			t.Fatalf("Exists(abandoned node) = %v, %v; want it gone", stat, err)
 		}
-		check(t, next.Release(ctx))
+		must(t, next.Release(ctx))
 		if !closedWithin(lost, ttl) {
 			t.Fatal("the closed client's hold never reported Lost")
 		}
@@ -203,11 +181,11 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/refresh"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
 		holder := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
 		waiter := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
-		check(t, holder.Acquire(ctx))
+		must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
@@ -233,23 +211,23 @@ func TestPersistentTTLLock(t *testing.T) {
 			}
 		}
 
-		check(t, holder.Release(ctx))
-		check(t, <-got)
+		must(t, holder.Release(ctx))
+		must(t, <-got)
 		if waiter.LockPath() != nodes[1] {
 			t.Fatalf("waiter holds %s, want the node it queued with, %s", waiter.LockPath(), nodes[1])
 		}
-		check(t, waiter.Release(ctx))
+		must(t, waiter.Release(ctx))
 	})
 
 	t.Run("DeletedNodeEndsHoldAndRequeuesWaiter", func(t *testing.T) {
 		t.Parallel()
 		const ttl = 900 * time.Millisecond // a refresh every 300 ms finds the deletion
 		const path = "/ttl/deleted"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
 		holder := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
 		waiter := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
-		check(t, holder.Acquire(ctx))
+		must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
@@ -259,7 +237,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			return err == nil && len(nodes) == 2
 		})
 
-		check(t, admin.Delete(ctx, nodes[1])) // the waiter's node
+		must(t, admin.Delete(ctx, nodes[1])) // the waiter's node
 		locktest.Eventually(t, 5*time.Second, "the waiter queued again with a new node", func() bool {
 			now, err := holder.ParticipantNodes(ctx)
 			return err == nil && len(now) == 2 && now[0] == nodes[0] && now[1] != nodes[1]
@@ -271,29 +249,29 @@ func TestPersistentTTLLock(t *testing.T) {
 		}
 
 		lost := holder.Lost()
-		check(t, admin.Delete(ctx, nodes[0])) // the holder's node
+		must(t, admin.Delete(ctx, nodes[0])) // the holder's node
 		if !closedWithin(lost, ttl/3+3*time.Second) {
 			t.Fatal("holder's Lost stayed open after its node was deleted")
 		}
-		check(t, <-got) // the deletion also handed the lock on
-		check(t, holder.Release(ctx))
-		check(t, waiter.Release(ctx))
+		must(t, <-got) // the deletion also handed the lock on
+		must(t, holder.Release(ctx))
+		must(t, waiter.Release(ctx))
 	})
 
 	t.Run("PartitionedHolderLearnsItsLeaseEnded", func(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/partition"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		proxy, err := zktest.NewProxy(connect)
-		check(t, err)
+		must(t, err)
 		t.Cleanup(func() { _ = proxy.Close() })
 		// Under the session error policy a short partition does not end the
 		// hold by itself: only the lease, a TTL without a refresh, does.
 		holder := locks.NewInterProcessMutex(
 			locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy)),
 			path, locks.WithDriver(newTTLDriver(t, ttl)))
-		check(t, holder.Acquire(ctx))
+		must(t, holder.Acquire(ctx))
 		lost := holder.Lost()
 		proxy.Pause()
 		paused := time.Now()
@@ -317,24 +295,24 @@ func TestPersistentTTLLock(t *testing.T) {
 		if !other.IsAcquiredInThisProcess() {
 			t.Fatal("the old holder's Release undid the new holder's lock")
 		}
-		check(t, other.Release(ctx))
+		must(t, other.Release(ctx))
 	})
 
 	t.Run("RefreshKeepsRevocationRequest", func(t *testing.T) {
 		t.Parallel()
 		const ttl = 600 * time.Millisecond // a refresh every 200 ms
 		const path = "/ttl/revoke"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
 		m := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
 			locks.WithDriver(newTTLDriver(t, ttl)), locks.WithLockData([]byte("worker-7")))
 		revoked := make(chan struct{})
 		m.MakeRevocable(func() { close(revoked) })
-		check(t, m.Acquire(ctx))
+		must(t, m.Acquire(ctx))
 		node := m.LockPath()
-		check(t, locks.AttemptRevoke(ctx, admin, node))
+		must(t, locks.AttemptRevoke(ctx, admin, node))
 		_, stat, err := admin.GetData(ctx, node)
-		check(t, err)
+		must(t, err)
 		revokedAt := stat.Version
 		if !closedWithin(revoked, 5*time.Second) {
 			t.Fatal("revocation listener not called")
@@ -344,22 +322,22 @@ func TestPersistentTTLLock(t *testing.T) {
 			return err == nil && stat.Version > revokedAt+1
 		})
 		data, _, err := admin.GetData(ctx, node)
-		check(t, err)
+		must(t, err)
 		if string(data) != locks.RevokeMessage {
 			t.Fatalf("node data after refreshes = %q, want the revocation request %q kept", data, locks.RevokeMessage)
 		}
-		check(t, m.Release(ctx))
+		must(t, m.Release(ctx))
 	})
 
 	t.Run("OneIDIsOneContender", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl/one-id"
-		ctx := ttlContext(t)
+		ctx := testCtx(t)
 		c := locktest.NewClient(t, connect)
 		d := newTTLDriver(t, 2*time.Second, locks.WithProtectedID(protection.NewID()))
 		a := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
 		b := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
-		check(t, a.Acquire(ctx))
+		must(t, a.Acquire(ctx))
 		if ok, err := b.TryAcquire(ctx, 0); ok || err == nil || !strings.Contains(err.Error(), "one id is one contender") {
 			t.Fatalf("second handle on the same id = %v, %v; want an error", ok, err)
 		}
@@ -367,15 +345,15 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("another lock name with the same id under %s = %q, %v; want an error", path, p, err)
 		}
 		nodes, err := a.ParticipantNodes(ctx)
-		check(t, err)
+		must(t, err)
 		if len(nodes) != 1 {
 			t.Fatalf("participants after refused contenders = %v, want only the holder", nodes)
 		}
-		check(t, a.Release(ctx))
+		must(t, a.Release(ctx))
 		if ok, err := b.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("second handle after the first released = %v, %v; want true, nil", ok, err)
 		}
-		check(t, b.Release(ctx))
+		must(t, b.Release(ctx))
 	})
 }
 

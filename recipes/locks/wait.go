@@ -16,11 +16,15 @@ import (
 // waiter is one contender waiting for the lock in waitToHold, and what it
 // watches between listings.
 type waiter struct {
-	li      *lockInternals
-	n       *lockNode
-	name    string // our node's name
-	ordered bool   // the driver's nodes sort in creation order
-	signals bool   // holds of this lock signal their release (handoff.go)
+	li   *lockInternals
+	n    *lockNode
+	name string // our node's name
+
+	// wake is ready after a connection state change until stop; nodeLost is
+	// closed when a NodeKeeper driver gives our node up (nil: never).
+	wake     chan struct{}
+	stop     func()
+	nodeLost <-chan struct{}
 
 	// own watches our node, once we may hold on an event; ownLosses is the
 	// client's ConnectionLosses when it was armed.
@@ -32,80 +36,37 @@ type waiter struct {
 	released <-chan zk.Event
 }
 
-// waitToHold loops until our node holds the lock, timeout fires (false, nil)
-// or ctx is done. A waiter wakes when the node it watches changes and on every
-// connection state change, because go-zookeeper does not fire watches on a
-// plain disconnect.
+// waitToHold is Curator's loop: list the contenders, ask the driver whether
+// we hold, claim the hold, or watch the node it names and wait. It returns
+// once our node holds the lock, timeout fires (false, nil) or ctx is done. A
+// waiter wakes when what it watches changes and on every connection state
+// change, because go-zookeeper does not fire watches on a plain disconnect.
 func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-chan time.Time) (bool, error) {
-	wake := make(chan struct{}, 1)
-	stop := li.client.Listen(func(framework.ConnectionState) {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-
-	w := &waiter{li: li, n: n, name: path.Base(n.path), signals: li.signalsRelease()}
-	if o, ok := li.driver.(CreationOrdered); ok {
-		w.ordered = o.NodesSortInCreationOrder()
-	}
-	var nodeLost <-chan struct{} // nil: never ready
-	if k, ok := li.driver.(NodeKeeper); ok {
-		nodeLost = k.NodeLost(n.path)
-	}
-	var contenders []string // nil: list the children again
+	w := li.newWaiter(n)
+	defer w.stop()
+	var decided []string // a listing decided on an event; nil: list the children again
 	for {
-		if err := w.current(); err != nil {
+		contenders, listed, err := w.listing(ctx, decided)
+		if err != nil {
 			return false, err
 		}
-		if contenders != nil {
-			// Decided on an event, not on a listing.
-			ok, err := w.stillOurs()
-			if err != nil {
-				return false, err
-			}
-			if !ok {
-				contenders = nil
-			}
-		}
-		listed := contenders == nil
-		if listed {
-			var err error
-			if contenders, err = li.contenders(ctx); err != nil {
-				return false, err
-			}
-		}
-		pr, err := li.driver.GetsTheLock(ctx, li.client, contenders, w.name, li.maxLeases)
-		if errors.Is(err, zk.ErrNoNode) {
-			return false, vanished(w.n.path)
-		}
+		pr, err := w.getsTheLock(ctx, contenders)
 		if err != nil {
-			return false, fmt.Errorf("locks: %s: %w", li.basePath, err)
+			return false, err
 		}
 		if pr.GetsTheLock {
-			if err := w.current(); err != nil {
-				return false, err
-			}
-			won, err := li.claimHolder(ctx, n)
-			if err != nil || won {
-				n.unwatched = won && listed && contenders[len(contenders)-1] == w.name
+			if won, err := w.claim(ctx, contenders, listed); err != nil || won {
 				return won, err
 			}
 			pr.PathToWatch = li.holderName()
 		}
-
-		watched := pr.PathToWatch
-		var handOff []string
-		if w.ordered {
-			handOff = li.handOffListing(ctx, contenders, watched, w.name)
-		}
-		events, err := w.arm(ctx, watched, handOff != nil)
+		plan := li.handoff.plan(ctx, contenders, pr.PathToWatch, w.name)
+		events, err := w.arm(ctx, pr.PathToWatch, plan)
 		switch {
 		case errors.Is(err, errPredecessorGone):
 			// Gone before we could watch it: our listing is stale, and one
 			// new listing beats walking it node by node.
-			contenders = nil
+			decided = nil
 			continue
 		case err != nil:
 			return false, err
@@ -113,29 +74,16 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 
 		select {
 		case ev := <-w.own:
-			w.own, contenders = nil, nil
-			if ev.Type == zk.EventNodeDeleted {
-				return false, vanished(w.n.path)
+			if decided, err = w.ownChanged(ev); err != nil {
+				return false, err
 			}
 		case ev := <-w.released:
-			w.signal, w.released, contenders = "", nil, nil
-			if ev.Type == zk.EventNodeCreated {
-				contenders = []string{w.name}
-			}
+			decided = w.signalCame(ev)
 		case ev := <-events:
-			// A release fires the signal before it deletes the watched node,
-			// so a signal that came is already in its channel.
-			switch {
-			case w.signalled():
-				contenders = []string{w.name}
-			case ev.Type == zk.EventNodeDeleted:
-				contenders = handOff
-			default:
-				contenders = nil
-			}
-		case <-wake:
-			contenders = nil
-		case <-nodeLost:
+			decided = w.watchedChanged(ev, plan.onDeleted)
+		case <-w.wake:
+			decided = nil
+		case <-w.nodeLost:
 			return false, fmt.Errorf("%w: %s (its driver gave it up)", errVanished, n.path)
 		case <-timeout:
 			return false, nil
@@ -143,6 +91,99 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			return false, ctx.Err()
 		}
 	}
+}
+
+// newWaiter starts listening to the connection for a waiter on our node n.
+func (li *lockInternals) newWaiter(n *lockNode) *waiter {
+	w := &waiter{li: li, n: n, name: path.Base(n.path), wake: make(chan struct{}, 1)}
+	w.stop = li.client.Listen(func(framework.ConnectionState) {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	})
+	if k, ok := li.driver.(NodeKeeper); ok {
+		w.nodeLost = k.NodeLost(n.path)
+	}
+	return w
+}
+
+// listing returns the contenders to decide on: those decided on an event, if
+// that decision may stand (stillOurs), or else a new listing (listed).
+func (w *waiter) listing(ctx context.Context, decided []string) (contenders []string, listed bool, err error) {
+	if err := w.current(); err != nil {
+		return nil, false, err
+	}
+	if decided != nil {
+		ok, err := w.stillOurs()
+		if err != nil || ok {
+			return decided, false, err
+		}
+	}
+	contenders, err = w.li.contenders(ctx)
+	return contenders, true, err
+}
+
+// getsTheLock asks the driver whether our node holds the lock; a node the
+// driver does not find among the contenders has vanished.
+func (w *waiter) getsTheLock(ctx context.Context, contenders []string) (PredicateResults, error) {
+	pr, err := w.li.driver.GetsTheLock(ctx, w.li.client, contenders, w.name, w.li.maxLeases)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return pr, vanished(w.n.path)
+	case err != nil:
+		return pr, fmt.Errorf("locks: %s: %w", w.li.basePath, err)
+	}
+	return pr, nil
+}
+
+// claim makes the driver's "you hold" a hold, if our node is still current
+// (and, for a Holding driver, once we own the holder node). A hold granted by
+// a listing that ends with our node is one that no waiter can be watching.
+func (w *waiter) claim(ctx context.Context, contenders []string, listed bool) (bool, error) {
+	if err := w.current(); err != nil {
+		return false, err
+	}
+	won, err := w.li.claimHolder(ctx, w.n)
+	if err != nil || won {
+		w.n.unwatched = won && listed && contenders[len(contenders)-1] == w.name
+	}
+	return won, err
+}
+
+// ownChanged decides on an event of our own node: its deletion ends the
+// attempt; any other change means a new listing.
+func (w *waiter) ownChanged(ev zk.Event) ([]string, error) {
+	w.own = nil
+	if ev.Type == zk.EventNodeDeleted {
+		return nil, vanished(w.n.path)
+	}
+	return nil, nil
+}
+
+// signalCame decides on an event of the release signal we watch: a signal
+// hands us the lock, with no one before us; anything else means a new
+// listing.
+func (w *waiter) signalCame(ev zk.Event) []string {
+	w.signal, w.released = "", nil
+	if ev.Type == zk.EventNodeCreated {
+		return []string{w.name}
+	}
+	return nil
+}
+
+// watchedChanged decides on an event of the watched node. A release fires
+// the signal before it deletes the watched node, so a signal that came is
+// already in its channel; otherwise a deletion means onDeleted (nil: a new
+// listing), and any other change a new listing.
+func (w *waiter) watchedChanged(ev zk.Event, onDeleted []string) []string {
+	switch {
+	case w.signalled():
+		return []string{w.name}
+	case ev.Type == zk.EventNodeDeleted:
+		return onDeleted
+	}
+	return nil
 }
 
 // current fails with an error matching errVanished when our node belongs to a
@@ -195,28 +236,22 @@ func (w *waiter) signalled() bool {
 // to watch it.
 var errPredecessorGone = errors.New("the node to watch is gone")
 
-// arm watches watched and returns its watch. When our decision may come from
-// an event, it also watches our own node, if it does not yet; when
-// watched's deletion alone does not hand us the lock (handOff false) and
-// holds signal their release, it watches watched's release signal too,
-// unless it still does. The requests go out together, so that a contender
-// that queues again at once in a short queue is watching before its turn;
-// their order does not matter, since every decision taken on an event checks
-// our own node first.
-func (w *waiter) arm(ctx context.Context, watched string, handOff bool) (<-chan zk.Event, error) {
+// arm watches watched and returns its watch, and sets up what plan asks
+// for besides: a watch on our own node, if we do not have one yet, and on
+// watched's release signal, unless we still have it. The requests go out
+// together, so that a contender that queues again at once in a short queue
+// is watching before its turn; their order does not matter, since every
+// decision taken on an event checks our own node first.
+func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-chan zk.Event, error) {
 	li := w.li
 	var wg sync.WaitGroup
 	var signalErr, ownErr error
-	signal := ""
-	if w.signals && !handOff {
-		signal = releaseSignal(framework.JoinPath(li.basePath, watched))
-	}
-	if signal != w.signal {
+	if plan.signal != w.signal {
 		// A signal watch we drop stays in n.signals, to be fired by our
-		// release (handoff.go).
-		w.signal, w.released = signal, nil
+		// release (release_signal.go).
+		w.signal, w.released = plan.signal, nil
 	}
-	if signal != "" && w.released == nil {
+	if signal := plan.signal; signal != "" && w.released == nil {
 		w.n.signals = append(w.n.signals, signal)
 		wg.Add(1)
 		go func() {
@@ -226,7 +261,7 @@ func (w *waiter) arm(ctx context.Context, watched string, handOff bool) (<-chan 
 			}
 		}()
 	}
-	if w.own == nil && (handOff || w.signals) {
+	if w.own == nil && plan.watchOwn {
 		w.ownLosses = li.client.ConnectionLosses()
 		wg.Add(1)
 		go func() {
@@ -262,28 +297,4 @@ func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan z
 		return nil, fmt.Errorf("locks: watch %s: %w", ourPath, err)
 	}
 	return events, nil
-}
-
-// handOffListing decides, while we start to wait, what the deletion of the
-// watched node will mean. When nodes sort in creation order, no contender
-// that arrives later can sort before us, so if our listing without the
-// watched node already grants us the lock, that deletion alone hands the lock
-// over and no new listing is needed: the listing to decide on then is
-// returned, cut to the contenders up to us. Otherwise it returns nil, and the
-// deletion means one new listing, which beats watching stale nodes one by one.
-func (li *lockInternals) handOffListing(ctx context.Context, contenders []string, watched, ourName string) []string {
-	rest := make([]string, 0, len(contenders))
-	for _, name := range contenders {
-		if name != watched {
-			rest = append(rest, name)
-		}
-		if name == ourName {
-			break
-		}
-	}
-	pr, err := li.driver.GetsTheLock(ctx, li.client, rest, ourName, li.maxLeases)
-	if err != nil || !pr.GetsTheLock {
-		return nil
-	}
-	return rest
 }

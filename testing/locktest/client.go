@@ -13,16 +13,22 @@ import (
 // quick retries, bounded in count.
 var TestRetryPolicy = retry.ExponentialBackoff{BaseSleep: 10 * time.Millisecond, MaxSleep: 250 * time.Millisecond, MaxRetries: 10}
 
-// NewClient starts a framework.Client on connect with a 2 s session timeout
-// (overridable through opts), waits until it is connected and closes it when
-// the test ends.
+// NewClient starts a framework.Client on connect with TestRetryPolicy and a
+// 2 s session timeout (overridable through opts); see NewClientWithPolicy.
 func NewClient(tb testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	tb.Helper()
 	all := append([]framework.Option{
 		framework.WithSessionTimeout(2 * time.Second),
 		framework.WithConnectionTimeout(5 * time.Second),
 	}, opts...)
-	c, err := framework.NewClient(connect, TestRetryPolicy, all...)
+	return NewClientWithPolicy(tb, connect, TestRetryPolicy, all...)
+}
+
+// NewClientWithPolicy starts a framework.Client on connect with policy and
+// opts alone, waits until it is connected and closes it when the test ends.
+func NewClientWithPolicy(tb testing.TB, connect string, policy retry.Policy, opts ...framework.Option) *framework.Client {
+	tb.Helper()
+	c, err := framework.NewClient(connect, policy, opts...)
 	if err != nil {
 		tb.Fatalf("framework.NewClient(%q): %v", connect, err)
 	}

@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -14,21 +15,152 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
-// Attacks of an outside review on the lock core's session rule, atomic
-// downgrade, fencing tokens and release-signal watches. Each test states the
-// interleaving it forces.
+// Cancelled contexts: an acquisition given up returns the context's error,
+// promptly even in a partition, and leaves no node, hold or watch behind.
 
-// proxiedPair returns a read/write lock pair on lockPath whose client talks
-// through a proxy, an admin client and a foreign writer, on a server of
-// their own.
-func proxiedPair(t *testing.T, lockPath string) (*zktest.Proxy, *framework.Client, *framework.Client, *locks.InterProcessReadWriteLock, *locks.InterProcessMutex) {
+// A cancelled acquisition returns the context's error, leaves no node and no
+// hold behind, and does not disturb the holders or the waiters around it.
+func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	p := zktest.StartProxy(t, srv.ConnectString())
-	pairClient := locktest.NewClient(t, p.Addr())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
-	return p, pairClient, admin, pair, foreign
+	observer := locktest.NewClient(t, srv.ConnectString())
+
+	// cancelWaiting starts acquire with a context it cancels once waiting()
+	// holds, and checks that acquire returns context.Canceled.
+	cancelWaiting := func(t *testing.T, ctx context.Context, waiting func() bool, acquire func(context.Context) error) {
+		t.Helper()
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		got := make(chan error, 1)
+		go func() { got <- acquire(wctx) }()
+		locktest.Eventually(t, 10*time.Second, "the acquirer waits", waiting)
+		assertPending(t, got, "acquisition before the cancellation")
+		cancel()
+		if err := receive(t, got, "cancelled acquisition"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled acquisition = %v, want context.Canceled", err)
+		}
+	}
+	hasChildren := func(p string, n int) func() bool {
+		return func() bool {
+			got, err := childNames(context.Background(), observer, p)
+			return err == nil && len(got) == n
+		}
+	}
+
+	t.Run("writer waiting for a reader", func(t *testing.T) {
+		const lockPath = "/rw-cancel-writer"
+		ctx := testCtx(t)
+		c := locktest.NewClient(t, srv.ConnectString())
+		reader := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		writer := locks.NewInterProcessReadWriteLock(c, lockPath).WriteLock()
+		must(t, reader.Acquire(ctx))
+		cancelWaiting(t, ctx, hasChildren(lockPath, 2), writer.Acquire)
+		if writer.IsAcquiredInThisProcess() || writer.LockPath() != "" {
+			t.Fatal("the cancelled writer reports a hold")
+		}
+		awaitChildren(t, observer, lockPath, path.Base(reader.LockPath()))
+		// No writer is queued any more: a later reader gets in at once.
+		late := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		if ok, err := late.TryAcquire(ctx, 0); !ok || err != nil {
+			t.Fatalf("a later reader's TryAcquire(0) after the writer gave up = %v, %v; want true", ok, err)
+		}
+		must(t, late.Release(ctx))
+		must(t, reader.Release(ctx))
+		awaitChildren(t, observer, lockPath)
+	})
+
+	t.Run("reader waiting for a writer", func(t *testing.T) {
+		const lockPath = "/rw-cancel-reader"
+		ctx := testCtx(t)
+		c := locktest.NewClient(t, srv.ConnectString())
+		writer := locks.NewInterProcessReadWriteLock(c, lockPath).WriteLock()
+		reader := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		must(t, writer.Acquire(ctx))
+		cancelWaiting(t, ctx, hasChildren(lockPath, 2), reader.Acquire)
+		if reader.IsAcquiredInThisProcess() {
+			t.Fatal("the cancelled reader reports a hold")
+		}
+		awaitChildren(t, observer, lockPath, path.Base(writer.LockPath()))
+		must(t, writer.Release(ctx))
+		awaitChildren(t, observer, lockPath)
+		must(t, reader.Acquire(ctx))
+		must(t, reader.Release(ctx))
+	})
+
+	t.Run("semaphore acquirer queued on the internal lock", func(t *testing.T) {
+		const semPath = "/sem-cancel-queued"
+		ctx := testCtx(t)
+		c := locktest.NewClient(t, srv.ConnectString())
+		sem := locks.NewInterProcessSemaphoreV2(c, semPath, 1)
+		var g gauge
+		held, err := sem.Acquire(ctx)
+		must(t, err)
+		g.add(1)
+		got := acquireLease(ctx, sem, &g) // takes the internal lock and waits for a lease
+		awaitCount(t, observer, semPath+"/leases", 2)
+		lockNodes := awaitCount(t, observer, semPath+"/locks", 1)
+		cancelWaiting(t, ctx, hasChildren(semPath+"/locks", 2), func(ctx context.Context) error {
+			leases, err := sem.Acquire(ctx)
+			if leases != nil {
+				return fmt.Errorf("got a lease along with %v", err)
+			}
+			return err
+		})
+		awaitChildren(t, observer, semPath+"/locks", lockNodes...)
+		awaitCount(t, observer, semPath+"/leases", 2)
+		g.add(-1)
+		must(t, held.Close(ctx))
+		r := receive(t, got, "the acquirer holding the internal lock")
+		must(t, r.err)
+		awaitChildren(t, observer, semPath+"/leases", r.lease.NodeName())
+		awaitChildren(t, observer, semPath+"/locks")
+		must(t, r.lease.Close(ctx))
+		awaitChildren(t, observer, semPath+"/leases")
+		assertMaxLeases(t, &g, 1)
+	})
+
+	t.Run("semaphore mutex waiting for a holder", func(t *testing.T) {
+		const mutexPath = "/semmutex-cancel"
+		ctx := testCtx(t)
+		holder := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
+		waiter := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
+		must(t, holder.Acquire(ctx))
+		held := awaitCount(t, observer, mutexPath+"/leases", 1)
+		cancelWaiting(t, ctx, hasChildren(mutexPath+"/leases", 2), waiter.Acquire)
+		if waiter.IsAcquiredInThisProcess() {
+			t.Fatal("the cancelled waiter reports holding")
+		}
+		if err := waiter.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
+			t.Fatalf("Release after a cancelled Acquire = %v, want ErrNotOwner", err)
+		}
+		awaitChildren(t, observer, mutexPath+"/leases", held...)
+		awaitChildren(t, observer, mutexPath+"/locks")
+		must(t, holder.Release(ctx))
+		if ok, err := waiter.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
+			t.Fatalf("waiter's TryAcquire once free = %v, %v; want true", ok, err)
+		}
+		must(t, waiter.Release(ctx))
+		awaitChildren(t, observer, mutexPath+"/leases")
+	})
+
+	t.Run("context already cancelled", func(t *testing.T) {
+		const base = "/cancelled-before"
+		ctx := testCtx(t)
+		c := locktest.NewClient(t, srv.ConnectString())
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		rw := locks.NewInterProcessReadWriteLock(c, base+"/rw")
+		for name, acquire := range map[string]func() error{
+			"read lock":       func() error { return rw.ReadLock().Acquire(done) },
+			"write lock":      func() error { return rw.WriteLock().Acquire(done) },
+			"semaphore":       func() error { _, err := locks.NewInterProcessSemaphoreV2(c, base+"/sem", 2).Acquire(done); return err },
+			"semaphore mutex": func() error { return locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex").Acquire(done) },
+		} {
+			if err := acquire(); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: Acquire with a cancelled context = %v, want context.Canceled", name, err)
+			}
+		}
+		awaitChildren(t, observer, base)
+	})
 }
 
 // Attack: the downgrade's multi (check the write node, create the read node)
@@ -91,7 +223,7 @@ func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 // Attack: a waiter watches its predecessor's release signal; the predecessor
 // gives up without one, an operator deletes the waiter's node, and the
 // waiter's caller then gives up (ctx cancelled) while the holder still
-// holds. fireStale may not fire the dropped signal then (the holder sorts
+// holds. fireLater may not fire the dropped signal then (the holder sorts
 // before the predecessor), and nobody fires it later: the watch outlives
 // every acquisition.
 func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
@@ -148,103 +280,10 @@ func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	})
 }
 
-// Attack: fencing tokens of one read/write lock. A downgrade creates the read
-// node after a foreign writer queued, with the write node's sequence: the
-// reader's token (its node's czxid) is greater than the token of the writer
-// that holds after it, so a store fenced by the lock's tokens sees them go
-// back.
-func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
-	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
-	const lockPath = "/review/rw-tokens"
-	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
-
-	must(t, pair.WriteLock().Acquire(ctx))
-	writeToken := pair.WriteLock().FencingToken()
-	got := make(chan error, 1)
-	go func() { got <- foreign.Acquire(ctx) }()
-	waitParticipants(t, foreign, 2)
-	must(t, pair.ReadLock().Acquire(ctx)) // the downgrade
-	must(t, pair.WriteLock().Release(ctx))
-	readToken := pair.ReadLock().FencingToken()
-	must(t, pair.ReadLock().Release(ctx))
-	awaitResult(t, got, "the foreign writer's Acquire")
-	foreignToken := foreign.FencingToken()
-	must(t, foreign.Release(ctx))
-
-	if writeToken == 0 || readToken == 0 || foreignToken <= readToken || foreignToken <= writeToken {
-		t.Fatalf("tokens in hold order: pair write %d, pair read (downgrade) %d, foreign write %d: not increasing",
-			writeToken, readToken, foreignToken)
-	}
-}
-
-// Attack: the same lost reply without any cancellation. The pair's downgrade
-// multi and its write release go out together; the server runs both, and the
-// multi's reply is lost. Framework.Transaction retries the multi itself,
-// without first looking for the node it may have created: the check of the
-// (now deleted) write node fails with NoNode, the downgrade concludes that the
-// write lock was released first and creates a second read node the standard
-// way, behind the queued foreign writer. The first read node, with the write
-// node's sequence, stays ahead of that writer: the writer waits for the
-// orphan, the reader waits for the writer, and neither ever holds.
-func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
-	ctx := testCtx(t)
-	const lockPath = "/review/downgrade-deadlock"
-	p, _, admin, pair, foreign := proxiedPair(t, lockPath)
-
-	must(t, pair.WriteLock().Acquire(ctx))
-	// The downgrade needs the write hold's fencing token; read it now, so
-	// that the downgrade's first request under the pause is its multi.
-	if pair.WriteLock().FencingToken() == 0 {
-		t.Fatal("the write hold has no fencing token")
-	}
-	fctx, cancelForeign := context.WithTimeout(ctx, 10*time.Second)
-	defer cancelForeign()
-	fgot := make(chan error, 1)
-	go func() {
-		err := foreign.Acquire(fctx)
-		if err == nil {
-			err = foreign.Release(ctx)
-		}
-		fgot <- err
-	}()
-	waitParticipants(t, foreign, 2)
-
-	// Hold the pair's traffic so that the multi and the write node's delete
-	// reach the server back to back; the multi's reply is then lost.
-	p.ResetCounts()
-	p.LoseNextReply(zktest.OpMulti)
-	p.Pause()
-	rctx, cancelRead := context.WithTimeout(ctx, 4*time.Second)
-	defer cancelRead()
-	rgot := make(chan error, 1)
-	go func() { rgot <- pair.ReadLock().Acquire(rctx) }()
-	locktest.Eventually(t, 5*time.Second, "the downgrade multi sent", func() bool { return p.RequestCount(zktest.OpMulti) == 1 })
-	wgot := make(chan error, 1)
-	go func() { wgot <- pair.WriteLock().Release(ctx) }()
-	locktest.Eventually(t, 5*time.Second, "the write node's delete sent", func() bool { return p.RequestCount(zktest.OpDelete) == 1 })
-	p.Resume()
-	awaitResult(t, wgot, "the write release")
-	if p.LostReplies() != 1 {
-		t.Fatalf("lost replies %d; want 1", p.LostReplies())
-	}
-
-	if err := receive(t, rgot, "the reader's Acquire"); err != nil {
-		children, _, _ := admin.Children(ctx, lockPath)
-		t.Fatalf("the reader never held after its downgrade's reply was lost (%v); nodes %v", err, children)
-	}
-	must(t, pair.ReadLock().Release(ctx))
-	if err := receive(t, fgot, "the foreign writer"); err != nil {
-		children, _, _ := admin.Children(ctx, lockPath)
-		t.Fatalf("the foreign writer never held after the reader released (%v); nodes %v", err, children)
-	}
-}
-
 // Attack: a waiter's ctx is cancelled while its connection is partitioned.
 // The contract lets the node go by a guaranteed delete in the background when
 // the connection is down; instead abandon waits for the connection for a full
-// session timeout (60 s by default, and another one in fireStale when stale
+// session timeout (60 s by default, and another one in fireLater when stale
 // signals are pending) before Acquire returns its ctx error.
 func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	const session = 4 * time.Second

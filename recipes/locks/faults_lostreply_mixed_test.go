@@ -43,7 +43,7 @@ func TestReviewMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			return locktest.NewClient(t, connect)
 		}},
 		{"retry policy gives up", false, func(connect string) *framework.Client {
-			return reviewClient(t, connect, retry.OneTime{Sleep: 50 * time.Millisecond},
+			return locktest.NewClientWithPolicy(t, connect, retry.OneTime{Sleep: 50 * time.Millisecond},
 				framework.WithSessionTimeout(6*time.Second), framework.WithConnectionTimeout(200*time.Millisecond))
 		}},
 	} {
@@ -101,21 +101,6 @@ func TestReviewMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			must(t, b.Release(ctx))
 		})
 	}
-}
-
-// reviewClient is locktest.NewClient with a retry policy of its own.
-func reviewClient(t *testing.T, connect string, policy retry.Policy, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	c, err := framework.NewClient(connect, policy, opts...)
-	if err != nil {
-		t.Fatalf("framework.NewClient(%q): %v", connect, err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	must(t, c.Start())
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	must(t, c.BlockUntilConnected(ctx))
-	return c
 }
 
 // fixedUnfair is the unfair driver with a chosen suffix, so that a test

@@ -1,0 +1,110 @@
+package locks_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Each way a mutex hold's Lost channel closes, and each way it stays open.
+
+func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	m := locks.NewInterProcessMutex(c, "/lost-standard")
+	must(t, m.Acquire(ctx))
+	lost := m.Lost()
+	proxy.Sever() // connection loss, well within the session
+	select {
+	case <-lost:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Lost() did not close on Suspended under the standard error policy")
+	}
+	must(t, c.BlockUntilConnected(ctx))
+	must(t, m.Release(ctx))
+	must(t, m.Acquire(ctx))
+	if m.Lost() == lost {
+		t.Fatal("a new acquisition reused the old Lost channel")
+	}
+	select {
+	case <-m.Lost():
+		t.Fatal("the new hold's Lost() is closed")
+	default:
+	}
+	must(t, m.Release(ctx))
+	select {
+	case <-m.Lost():
+	default:
+		t.Fatal("Lost() is open when nothing is held")
+	}
+}
+
+func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	// go-zookeeper waits a second before redialing a lone server, so the
+	// session must comfortably outlast a reconnect for Sever to stay a suspension.
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	m := locks.NewInterProcessMutex(c, "/lost-session")
+	must(t, m.Acquire(ctx))
+
+	states := make(chan framework.ConnectionState, 16)
+	stop := c.Listen(func(s framework.ConnectionState) { states <- s })
+	defer stop()
+	awaitState := func(want framework.ConnectionState) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case s := <-states:
+				if s == want {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %v state", want)
+			}
+		}
+	}
+	proxy.Sever()
+	awaitState(framework.Suspended)
+	awaitState(framework.Reconnected)
+	select {
+	case <-m.Lost():
+		t.Fatal("Lost() closed on a suspension under the session error policy")
+	default:
+	}
+	proxy.Pause()
+	awaitState(framework.Lost)
+	select {
+	case <-m.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost() did not close on Lost")
+	}
+	proxy.Resume()
+	must(t, m.Release(ctx))
+}
+
+func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	m := locks.NewInterProcessMutex(c, "/deleted-under-us")
+	must(t, m.Acquire(ctx))
+	must(t, c.Delete(ctx, m.LockPath()))
+	if tok := m.FencingToken(); tok != 0 {
+		t.Fatalf("FencingToken() = %d for a deleted node, want 0", tok)
+	}
+	select {
+	case <-m.Lost():
+	default:
+		t.Fatal("Lost() open after the node was found deleted")
+	}
+	must(t, m.Release(ctx))
+}
