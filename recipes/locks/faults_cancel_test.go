@@ -314,3 +314,45 @@ func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 		t.Fatalf("Acquire returned %v after its ctx was cancelled during a partition (session timeout %v)", took, session)
 	}
 }
+
+// A cancelled waiter whose abandonment fired the release signal it watched
+// leaves nothing to fire later: no background firing starts.
+func TestCancelledWaiterFiresItsSignalOnce(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/cancel/signal-once"
+	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+
+	must(t, holder.Acquire(ctx))
+	mctx, cancelMiddle := context.WithCancel(ctx)
+	defer cancelMiddle()
+	mgot := make(chan error, 1)
+	go func() { mgot <- middle.Acquire(mctx) }()
+	waitParticipants(t, holder, 2)
+	wctx, cancelWaiter := context.WithCancel(ctx)
+	got := make(chan error, 1)
+	go func() { got <- waiter.Acquire(wctx) }()
+	nodes := waitParticipants(t, holder, 3)
+	signal := nodes[1] + ".released"
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+		return perfWatchesByPath(t, srv)[signal] > 0
+	})
+
+	cancelWaiter()
+	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
+	}
+	if goroutinesRunning("releaseSignals.fireLater") {
+		t.Fatal("the waiter's abandonment fired its signal, and it is being fired again in the background")
+	}
+	if w := perfWatchesByPath(t, srv)[signal]; w != 0 {
+		t.Fatalf("%d watches left on %s after the waiter gave up", w, signal)
+	}
+	cancelMiddle()
+	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
+	}
+	must(t, holder.Release(ctx))
+}

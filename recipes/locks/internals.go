@@ -118,6 +118,7 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		if !li.abandon(ctx, n) {
 			return lockNode{signals: n.signals, owner: n.owner}, false, err
 		}
+		return lockNode{owner: n.owner}, false, err // its abandonment fired its signals
 	}
 	return n, held, err
 }
