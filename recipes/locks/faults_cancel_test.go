@@ -231,25 +231,9 @@ func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	ctx := testCtx(t)
 	const lockPath = "/review/signals-cancelled"
 	admin := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-
-	must(t, holder.Acquire(ctx))
-	mctx, cancelMiddle := context.WithCancel(ctx)
-	defer cancelMiddle()
-	mgot := make(chan error, 1)
-	go func() { mgot <- middle.Acquire(mctx) }()
-	waitParticipants(t, holder, 2)
-	wctx, cancelWaiter := context.WithCancel(ctx)
-	defer cancelWaiter()
-	got := make(chan error, 1)
-	go func() { got <- waiter.Acquire(wctx) }()
-	nodes := waitParticipants(t, holder, 3)
-	signal := nodes[1] + ".released"
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
-		return perfWatchesByPath(t, srv)[signal] > 0
-	})
+	q := queueOfThree(t, srv, lockPath)
+	holder, nodes := q.holder, q.nodes
+	cancelMiddle, mgot, cancelWaiter, got := q.cancelMiddle, q.middleDone, q.cancelWaiter, q.waiterDone
 
 	cancelMiddle()
 	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
@@ -320,25 +304,9 @@ func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 func TestCancelledWaiterFiresItsSignalOnce(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	const lockPath = "/cancel/signal-once"
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	middle := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-
-	must(t, holder.Acquire(ctx))
-	mctx, cancelMiddle := context.WithCancel(ctx)
-	defer cancelMiddle()
-	mgot := make(chan error, 1)
-	go func() { mgot <- middle.Acquire(mctx) }()
-	waitParticipants(t, holder, 2)
-	wctx, cancelWaiter := context.WithCancel(ctx)
-	got := make(chan error, 1)
-	go func() { got <- waiter.Acquire(wctx) }()
-	nodes := waitParticipants(t, holder, 3)
-	signal := nodes[1] + ".released"
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
-		return perfWatchesByPath(t, srv)[signal] > 0
-	})
+	q := queueOfThree(t, srv, "/cancel/signal-once")
+	holder, signal := q.holder, q.signal
+	cancelMiddle, mgot, cancelWaiter, got := q.cancelMiddle, q.middleDone, q.cancelWaiter, q.waiterDone
 
 	cancelWaiter()
 	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
@@ -355,4 +323,42 @@ func TestCancelledWaiterFiresItsSignalOnce(t *testing.T) {
 		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
 	}
 	must(t, holder.Release(ctx))
+}
+
+// threeInLine is a holder, a middle contender waiting behind it and a waiter
+// behind the middle one watching its release signal, each with a client of
+// its own.
+type threeInLine struct {
+	holder                     *locks.InterProcessMutex
+	nodes                      []string // the three nodes, in order
+	signal                     string   // the middle node's release signal
+	cancelMiddle, cancelWaiter context.CancelFunc
+	middleDone, waiterDone     chan error // the Acquire results
+}
+
+// queueOfThree lines up three contenders on lockPath and returns once the
+// waiter watches the middle node's release signal.
+func queueOfThree(t *testing.T, srv *zktest.Server, lockPath string) threeInLine {
+	t.Helper()
+	ctx := testCtx(t)
+	mutex := func() *locks.InterProcessMutex {
+		return locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	}
+	q := threeInLine{holder: mutex(), middleDone: make(chan error, 1), waiterDone: make(chan error, 1)}
+	middle, waiter := mutex(), mutex()
+	must(t, q.holder.Acquire(ctx))
+	var mctx, wctx context.Context
+	mctx, q.cancelMiddle = context.WithCancel(ctx)
+	t.Cleanup(q.cancelMiddle)
+	go func() { q.middleDone <- middle.Acquire(mctx) }()
+	waitParticipants(t, q.holder, 2)
+	wctx, q.cancelWaiter = context.WithCancel(ctx)
+	t.Cleanup(q.cancelWaiter)
+	go func() { q.waiterDone <- waiter.Acquire(wctx) }()
+	q.nodes = waitParticipants(t, q.holder, 3)
+	q.signal = q.nodes[1] + ".released"
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+q.signal, func() bool {
+		return perfWatchesByPath(t, srv)[q.signal] > 0
+	})
+	return q
 }
