@@ -72,7 +72,7 @@ func (k *core) connectLocked() error {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	gate := &gozk.Gate{}
+	gate := gozk.NewGate()
 	zkLog := k.log.Sugar()
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) {

@@ -118,3 +118,25 @@ func (c *connectSniffer) Write(p []byte) (int, error) {
 	}
 	return c.Conn.Write(p)
 }
+
+// A client alone with its server gives a severed session up while
+// go-zookeeper waits a second to redial, so the old connection may resume
+// the session just as the client closes it: go-zookeeper then sends its
+// close request ahead of SetWatches, and the reply to it must not be
+// delivered before SetWatches (under -race, go-zookeeper's read of lastZxid
+// races with it otherwise). Each cycle ends with the session replaced.
+func TestClosingAGivenUpConnectionMidResumeDoesNotRace(t *testing.T) {
+	const cycles = 6
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
+	c, r := startRecorded(t, p.Addr())
+	ctx := testCtx(t)
+	want := []framework.ConnectionState{C}
+	for i := 0; i < cycles; i++ {
+		if _, err := c.Exists(ctx, "/"); err != nil { // a reply with a zxid to hold back
+			t.Fatal(err)
+		}
+		p.Sever()
+		want = append(want, S, L, R)
+		r.await(t, want...)
+	}
+}

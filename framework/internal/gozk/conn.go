@@ -26,17 +26,30 @@ const (
 	replyHeaderLen = 4 + 4 + 8 + 4
 )
 
-// ErrRetired is what a dial through a retired Gate returns.
-var ErrRetired = errors.New("framework: the session of this connection was given up")
+var (
+	// ErrRetired is what a dial through a retired Gate returns, and a read
+	// of a reply held back for SetWatches when the Gate is retired first.
+	ErrRetired = errors.New("framework: the session of this connection was given up")
+	// errNoSetWatches ends a connection whose reply was held back for
+	// ReadHold without go-zookeeper writing SetWatches: delivering the reply
+	// then would race with go-zookeeper's read of the zxid, so go-zookeeper
+	// gets a broken connection instead and connects again.
+	errNoSetWatches = errors.New("framework: no SetWatches request on a resumed connection")
+)
 
 // Gate is what the connections of one go-zookeeper Conn share: the Conn,
 // once zk.Connect has returned it, the session in which a watch is certain
 // to be set again after a reconnect, and whether the Conn was given up.
 type Gate struct {
-	session atomic.Pointer[func() int64] // the Conn's SessionID
-	armed   atomic.Int64
-	retired atomic.Bool
+	session   atomic.Pointer[func() int64] // the Conn's SessionID
+	armed     atomic.Int64
+	retired   atomic.Bool
+	retiredCh chan struct{} // closed by Retire
+	retire    sync.Once
 }
+
+// NewGate returns a Gate for one go-zookeeper Conn.
+func NewGate() *Gate { return &Gate{retiredCh: make(chan struct{})} }
 
 // SetConn records the go-zookeeper connection whose dials go through g.
 func (g *Gate) SetConn(c *zk.Conn) {
@@ -48,13 +61,20 @@ func (g *Gate) SetConn(c *zk.Conn) {
 // writes SetWatches on every connection that resumes that session.
 func (g *Gate) Arm(id int64) { g.armed.Store(id) }
 
-// Retire makes every later dial fail with ErrRetired.
-func (g *Gate) Retire() { g.retired.Store(true) }
+// Retire makes every later dial fail with ErrRetired, and so does a read
+// whose reply is held back for SetWatches.
+func (g *Gate) Retire() {
+	g.retire.Do(func() {
+		g.retired.Store(true)
+		close(g.retiredCh)
+	})
+}
 
 // Dialer wraps dial so that each connection calls rewatched once when
 // go-zookeeper writes SetWatches on it and, on a connection that resumes the
-// armed session, holds back the first reply that records a zxid until then
-// (at most ReadHold). go-zookeeper reads the zxid for SetWatches before it
+// armed session, holds back the first reply that records a zxid until then.
+// A reply still held when the Gate is retired or after ReadHold is never
+// delivered: the connection fails instead. go-zookeeper reads the zxid for SetWatches before it
 // queues the request, so from then on its receive loop may record newer
 // ones: the hold orders the two, even for requests that were queued inside
 // go-zookeeper when the previous connection dropped.
@@ -164,16 +184,28 @@ func (c *conn) readHeader(p []byte) (int, error) {
 	zxid := int64(binary.BigEndian.Uint64(hdr[8:16]))
 	c.rest = max(size-(replyHeaderLen-4), 0)
 	if xid >= 0 && zxid > 0 {
-		t := time.NewTimer(ReadHold)
-		select {
-		case <-c.written:
-		case <-t.C:
+		if err := c.awaitSetWatches(); err != nil {
+			return 0, err
 		}
-		t.Stop()
 		c.open = true
 	}
 	c.ahead = hdr
 	return c.Read(p)
+}
+
+// awaitSetWatches waits until SetWatches is written (nil), the Gate is
+// retired or ReadHold passes (an error that ends the connection).
+func (c *conn) awaitSetWatches() error {
+	t := time.NewTimer(ReadHold)
+	defer t.Stop()
+	select {
+	case <-c.written:
+		return nil
+	case <-c.gate.retiredCh:
+		return ErrRetired
+	case <-t.C:
+		return errNoSetWatches
+	}
 }
 
 func (c *conn) countHandshake(b []byte) {

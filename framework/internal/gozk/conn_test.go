@@ -61,7 +61,7 @@ func dialPipe(t *testing.T, g *Gate) (client net.Conn, server net.Conn, rewatche
 }
 
 func armedGate(id int64) *Gate {
-	g := &Gate{}
+	g := NewGate()
 	sid := func() int64 { return id }
 	g.session.Store(&sid)
 	g.Arm(id)
@@ -146,5 +146,38 @@ func TestRetiredGateRefusesToDial(t *testing.T) {
 	}
 	if _, err := g.Dialer(dial, func() {})("tcp", "127.0.0.1:1", time.Second); !errors.Is(err, ErrRetired) {
 		t.Fatalf("dial = %v, want %v", err, ErrRetired)
+	}
+}
+
+// A reply held back for SetWatches is never delivered without it: retiring
+// the gate, or waiting out ReadHold, fails the read instead.
+func TestHeldReplyFailsWithoutSetWatches(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		retire bool
+		want   error
+	}{{"retired", true, ErrRetired}, {"timed out", false, errNoSetWatches}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := armedGate(7)
+			client, server, _ := dialPipe(t, g)
+			go func() {
+				server.Write(reply(0, 0, "connect response"))
+				server.Write(reply(2, 9, "close: zxid 9"))
+			}()
+			if _, err := readFrame(client); err != nil {
+				t.Fatal(err)
+			}
+			if tc.retire {
+				g.Retire()
+			}
+			began := time.Now()
+			got, err := readFrame(client)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("read = %q, %v; want %v", got, err, tc.want)
+			}
+			if tc.retire && time.Since(began) >= ReadHold {
+				t.Fatalf("a retired gate failed the read after %v, want at once", time.Since(began))
+			}
+		})
 	}
 }

@@ -8,7 +8,8 @@
 //     connection's receive loop may already be writing it (a data race,
 //     go-zookeeper/zk PR #35, and a relative zxid that may skip changes).
 //     Conn reports when go-zookeeper writes its SetWatches request, by its
-//     opcode, and holds back the first reply that records a zxid until then.
+//     opcode, and holds back the first reply that records a zxid until then;
+//     a reply that cannot wait longer breaks the connection, never the race.
 //   - go-zookeeper redials on its own: a Gate that is retired refuses to dial,
 //     so a session the client gave up is never resumed.
 package gozk
