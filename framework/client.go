@@ -27,6 +27,7 @@ type Client struct {
 type core struct {
 	cfg config
 	log *zap.Logger
+	met *clientMetrics
 
 	events    *queue[loopEvent]
 	notices   *queue[ConnectionState]
@@ -64,6 +65,7 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 	k := &core{
 		cfg:        cfg,
 		log:        cfg.logger,
+		met:        newClientMetrics(cfg.metrics),
 		events:     newQueue[loopEvent](),
 		notices:    newQueue[ConnectionState](),
 		nodeEvents: newQueue[zk.Event](),
@@ -131,6 +133,7 @@ func (k *core) close() {
 	k.mu.Lock()
 	conn := k.sess.conn
 	k.connClosed = true
+	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.stopRewatchLocked()
 	k.mu.Unlock()

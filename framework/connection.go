@@ -17,6 +17,7 @@ type session struct {
 	conn          *zk.Conn
 	gen           uint64          // increments each time conn is replaced
 	state         ConnectionState // the last state published to listeners
+	stateSince    time.Time       // when state was published; zero once its time is counted
 	ready         bool            // a session is established and auth applied: operations may run
 	readyCh       chan struct{}   // closed while ready
 	hasSession    bool            // go-zookeeper reports a session on conn
@@ -236,7 +237,9 @@ func (k *core) notReadyLocked() {
 }
 
 func (k *core) publishLocked(st ConnectionState) {
-	k.sess.state = st
+	k.endStateLocked()
+	k.sess.state, k.sess.stateSince = st, time.Now()
+	k.met.transitions[st].Add(1)
 	k.log.Info("connection state changed", zap.Stringer("state", st))
 	k.notices.push(st)
 }
@@ -286,6 +289,15 @@ func (k *core) replaceConnLocked() {
 		gen := s.gen
 		t := time.AfterFunc(time.Second, func() { k.events.push(loopEvent{kind: evReconnect, gen: gen}) })
 		s.suspendTimer = t
+	}
+}
+
+// endStateLocked adds the time spent in the current state to its metric,
+// once.
+func (k *core) endStateLocked() {
+	if s := &k.sess; s.state != 0 && !s.stateSince.IsZero() {
+		k.met.timeIn[s.state].Add(Since(s.stateSince))
+		s.stateSince = time.Time{}
 	}
 }
 

@@ -128,7 +128,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 
 	var created string
 	var inflight <-chan result[string] // a create still under way when ctx ended
-	err = k.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, attempt int) error {
+	err = k.retryLoop(ctx, "create", c.ns, func(ctx context.Context, conn *zk.Conn, attempt int) error {
 		if o.protected && (attempt > 0 || o.protectedID != "") {
 			found, err := k.findProtected(ctx, conn, parent, id, o.mode)
 			if err != nil || found != "" {

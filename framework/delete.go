@@ -56,7 +56,7 @@ func (c *Client) Delete(ctx context.Context, path string, opts ...DeleteOption) 
 	}
 	k := c.core
 	lostReply := false
-	err = k.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+	err = k.retryLoop(ctx, "delete", c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
 		err := k.deleteOnce(ctx, conn, full, o)
 		if errors.Is(err, zk.ErrNoNode) && (o.quietly || lostReply) {
 			return nil

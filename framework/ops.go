@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -15,7 +16,7 @@ func query[T any](ctx context.Context, c *Client, what, path string, op func(con
 	if err != nil {
 		return out, err
 	}
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+	err = c.core.retryLoop(ctx, what, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
 		var err error
 		out, err = do(ctx, c.core, func() (T, error) { return op(conn, full) })
 		return err
@@ -113,7 +114,7 @@ func (c *Client) CreateContainers(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+	err = c.core.retryLoop(ctx, "create containers", c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
 		return c.core.ensureDir(ctx, conn, full, true)
 	})
 	return wrapErr("create containers", path, err)
@@ -134,7 +135,7 @@ func (c *Client) Transaction(ctx context.Context, ops ...any) ([]zk.MultiRespons
 		return nil, err
 	}
 	var res []zk.MultiResponse
-	err = c.core.retryLoop(ctx, c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
+	err = c.core.retryLoop(ctx, "transaction", c.ns, func(ctx context.Context, conn *zk.Conn, _ int) error {
 		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) { return conn.Multi(fixed...) })
 		return err
 	})
@@ -152,8 +153,10 @@ func (c *Client) TransactionOnce(ctx context.Context, ops ...any) ([]zk.MultiRes
 	if err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	conn, err := c.core.waitReady(ctx, c.core.cfg.connectionTimeout, false)
 	var res []zk.MultiResponse
+	defer func() { c.core.met.operation("transaction", began, err) }()
 	if err == nil {
 		c.core.ensureNamespace(ctx, conn, c.ns)
 		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) { return conn.Multi(fixed...) })

@@ -40,6 +40,7 @@ type config struct {
 	errorPolicy       ErrorPolicy
 	dialer            zk.Dialer
 	simulatedPercent  int
+	metrics           Metrics
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -158,6 +159,9 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	}
 	if cfg.logger == nil {
 		cfg.logger = zap.NewNop()
+	}
+	if cfg.metrics == nil {
+		cfg.metrics = NopMetrics{}
 	}
 	return cfg, nil
 }

@@ -21,7 +21,7 @@ func (c *Client) RetryLoop(ctx context.Context, fn func(ctx context.Context) err
 	if c.nsErr != nil {
 		return c.nsErr
 	}
-	return c.core.retryLoop(ctx, "", func(ctx context.Context, _ *zk.Conn, _ int) error {
+	return c.core.retryLoop(ctx, "", "", func(ctx context.Context, _ *zk.Conn, _ int) error {
 		return fn(ctx)
 	})
 }
@@ -29,9 +29,13 @@ func (c *Client) RetryLoop(ctx context.Context, fn func(ctx context.Context) err
 // attemptFunc is one attempt of an operation on a connected conn; attempt counts from 0.
 type attemptFunc func(ctx context.Context, conn *zk.Conn, attempt int) error
 
-// retryLoop runs attempt under the retry policy (through backoff/v4, stopped by ctx).
-// Errors are returned as they are; callers wrap them with the operation and path.
-func (k *core) retryLoop(ctx context.Context, ns string, attempt attemptFunc) error {
+// retryLoop runs attempt under the retry policy (through backoff/v4, stopped by ctx),
+// and records the whole run as operation op (none when op is ""). Errors are returned
+// as they are; callers wrap them with the operation and path.
+func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc) (err error) {
+	if op != "" {
+		defer func(began time.Time) { k.met.operation(op, began, err) }(time.Now())
+	}
 	var b backoff.BackOff // built at the first retry: most operations need none
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
@@ -61,6 +65,7 @@ func (k *core) retryLoop(ctx context.Context, ns string, attempt attemptFunc) er
 			}
 			return fmt.Errorf("gave up after %d attempts: %w", n+1, err)
 		}
+		k.met.retries.Add(1)
 		k.log.Debug("retrying after a retryable error", zap.Int("attempt", n+1), zap.Duration("sleep", sleep), zap.Error(err))
 		if serr := sleepCtx(ctx, k.closing, sleep); serr != nil {
 			return errors.Join(err, serr)
