@@ -55,15 +55,15 @@ func MetricDescs() []MetricDesc {
 			"Time spent in each connection state, added when the state ends."},
 
 		{MetricLockAcquisitions, CounterKind, []string{"recipe", "result"},
-			"Lock acquisitions by recipe (mutex, read, write, semaphore_mutex, semaphore) and result (acquired, timeout, error)."},
+			"Lock acquisitions by recipe (mutex, read, write, semaphore; a semaphore mutex counts as a semaphore) and result (acquired, timeout, error)."},
 		{MetricLockWaitSeconds, HistogramKind, []string{"recipe"},
 			"Time from the call to holding, for acquisitions that succeeded."},
 		{MetricLockHoldSeconds, HistogramKind, []string{"recipe"},
-			"Time from holding to the release."},
+			"Time from holding to the release (of a semaphore: from the lease granted to its Close)."},
 		{MetricLockHandoffs, CounterKind, []string{"recipe"},
 			"Acquisitions that waited behind another contender and were handed the lock."},
 		{MetricLockLost, CounterKind, []string{"recipe"},
-			"Holds whose Lost channel closed before they were released."},
+			"Holds and leases whose Lost channel closed before they were released."},
 		{MetricLeasesHeld, GaugeKind, nil,
 			"Semaphore leases the process holds."},
 

@@ -26,6 +26,8 @@ var closedChan = func() chan struct{} {
 type hold struct {
 	li         *lockInternals
 	node       lockNode
+	began      time.Time
+	met        *lockMetrics
 	lost       chan struct{}
 	lostOnce   sync.Once
 	done       chan struct{} // closed on release
@@ -47,8 +49,8 @@ type tokenPresetter interface {
 // the certainty of holding; so does a session other than the one that owned
 // our node when we got the lock, and, for a NodeKeeper driver, the driver
 // giving our node up.
-func newHold(li *lockInternals, n lockNode) *hold {
-	h := &hold{li: li, node: n, lost: make(chan struct{}), done: make(chan struct{})}
+func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
+	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
 	if p, ok := li.driver.(tokenPresetter); ok {
 		h.token, _ = p.presetToken(n.path)
@@ -91,6 +93,7 @@ func (h *hold) watchKeeper(gone <-chan struct{}) {
 func (h *hold) markLost(why string) {
 	h.lostOnce.Do(func() {
 		h.li.client.Logger().Warn("lock hold no longer certain", zap.String("path", h.node.path), zap.String("reason", why))
+		h.met.lost.Add(1)
 		close(h.lost)
 	})
 }

@@ -50,6 +50,7 @@ type lockNode struct {
 	signals   []string
 	inherited []string // armed signals of this acquisition's earlier, vanished nodes
 	unwatched bool     // no waiter can be watching our release signal
+	waited    bool     // it waited behind another contender before it held
 }
 
 // attempt creates a contender node and waits until it holds the lock. wait < 0

@@ -27,6 +27,8 @@ type Lease struct {
 	path   string
 	owner  int64 // the session that created the node
 	closed atomic.Bool
+	began  time.Time
+	met    *lockMetrics
 
 	lost       chan struct{}
 	lostOnce   sync.Once
@@ -37,8 +39,9 @@ type Lease struct {
 
 // newLease starts watching a lease that has just been granted: the client's
 // connection and session, and the lease node itself.
-func newLease(c *framework.Client, p string, owner int64) *Lease {
-	l := &Lease{client: c, path: p, owner: owner, lost: make(chan struct{})}
+func newLease(c *framework.Client, p string, owner int64, met *lockMetrics) *Lease {
+	l := &Lease{client: c, path: p, owner: owner, began: time.Now(), met: met, lost: make(chan struct{})}
+	met.leases.Add(1)
 	l.stopListen = c.Listen(l.check)
 	l.check(c.State())
 	ctx, stop := context.WithCancel(context.Background())
@@ -79,6 +82,7 @@ func (l *Lease) markLost(why string) {
 	l.lostOnce.Do(func() {
 		if !l.closed.Load() {
 			l.client.Logger().Warn("lease no longer certain", zap.String("path", l.path), zap.String("reason", why))
+			l.met.lost.Add(1)
 		}
 		close(l.lost)
 	})
@@ -98,6 +102,8 @@ func (l *Lease) Close(ctx context.Context) error {
 	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}
+	l.met.leases.Add(-1)
+	l.met.hold.Observe(framework.Since(l.began))
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
 		return fmt.Errorf("locks: return lease %s: %w", l.path, err)

@@ -21,6 +21,7 @@ const lockNameMutex = "lock-"
 type InterProcessMutex struct {
 	li   *lockInternals
 	data []byte
+	met  *lockMetrics
 	err  error // a construction error, reported by every call
 
 	// beforeAcquire, when set, may refuse a first acquisition (the read/write
@@ -42,13 +43,16 @@ type InterProcessMutex struct {
 // the contenders' nodes are created. It makes no network call; an invalid path
 // or a nil client is reported by every later call.
 func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) *InterProcessMutex {
-	return newMutex(c, path, lockNameMutex, 1, newMutexConfig(opts))
+	cfg := newMutexConfig(opts)
+	cfg.recipe = recipeMutex
+	return newMutex(c, path, lockNameMutex, 1, cfg)
 }
 
 func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mutexConfig) *InterProcessMutex {
 	m := &InterProcessMutex{
 		li:   newLockInternals(c, cfg.driver, path, lockName, maxLeases),
 		data: cfg.data,
+		met:  newLockMetrics(c, cfg.recipe),
 	}
 	switch {
 	case c == nil:
@@ -116,12 +120,17 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.acquiring = done
 		m.mu.Unlock()
 
+		began := time.Now()
 		n, held, err := m.li.attempt(ctx, m.data, wait)
+		m.met.acquisition(began, held, err)
 
 		m.mu.Lock()
 		if held {
+			if n.waited {
+				m.met.handoffs.Add(1)
+			}
 			m.count = 1
-			m.current = newHold(m.li, n)
+			m.current = newHold(m.li, n, m.met)
 			if m.revocable != nil {
 				m.current.watchRevocation(m.revocable)
 			}
@@ -156,6 +165,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	m.mu.Unlock()
 
 	h.end()
+	m.met.hold.Observe(framework.Since(h.began))
 	if _, err := m.li.release(ctx, h.node, true); err != nil {
 		return fmt.Errorf("locks: release %s: %w", h.node.path, err)
 	}

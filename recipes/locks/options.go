@@ -6,6 +6,7 @@ type MutexOption func(*mutexConfig)
 type mutexConfig struct {
 	driver LockInternalsDriver
 	data   []byte
+	recipe string // the recipe label of its metrics; "" reports none
 }
 
 // WithDriver replaces the StandardLockInternalsDriver, for example with an

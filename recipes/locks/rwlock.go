@@ -46,8 +46,8 @@ type InterProcessReadWriteLock struct {
 func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) *InterProcessReadWriteLock {
 	cfg := newMutexConfig(opts)
 	rw := &InterProcessReadWriteLock{}
-	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data})
-	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data})
+	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data, recipe: recipeWrite})
+	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data, recipe: recipeRead})
 	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
 		err := fmt.Errorf("locks: read/write lock %q: WithDriver is not supported", path)
 		rw.write.err, rw.read.err = err, err

@@ -41,6 +41,7 @@ type InterProcessSemaphoreV2 struct {
 	maxLeases  int    // the limit, or the seed of countPath
 	countPath  string // "" when the limit is fixed
 	data       []byte
+	met        *lockMetrics
 	err        error // a construction error, reported by every call
 }
 
@@ -86,6 +87,7 @@ func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int,
 		maxLeases:  maxLeases,
 		countPath:  cfg.countPath,
 		data:       cfg.data,
+		met:        newLockMetrics(c, recipeSemaphore),
 	}
 	s.err = s.validate(cfg)
 	return s
@@ -166,7 +168,7 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 // node that vanishes while it waits (its session expired, or someone deleted
 // it) makes the whole acquisition start again, as long as the client's retry
 // policy allows.
-func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
+func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait time.Duration) (leases []*Lease, err error) {
 	switch {
 	case s.err != nil:
 		return nil, s.err
@@ -177,6 +179,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	case s.countPath == "" && qty > s.maxLeases:
 		return nil, fmt.Errorf("locks: semaphore %s: qty %d exceeds maxLeases %d", s.path, qty, s.maxLeases)
 	}
+	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
 	var deadline time.Time
 	var timeout <-chan time.Time
 	if wait >= 0 {
@@ -210,7 +213,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 // other. It returns nil leases and a nil error when the deadline (if not zero)
 // passes first.
 func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) ([]*Lease, error) {
-	lock := NewInterProcessMutex(s.client, s.locksPath)
+	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
 	if deadline.IsZero() {
 		if err := lock.Acquire(ctx); err != nil {
 			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
@@ -262,7 +265,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 		var granted bool
 		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
-			return newLease(s.client, p, owner), nil
+			return newLease(s.client, p, owner, s.met), nil
 		}
 	}
 	if p == "" {

@@ -60,6 +60,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			}
 			pr.PathToWatch = li.holderName()
 		}
+		n.waited = true
 		plan := li.handoff.plan(ctx, contenders, pr.PathToWatch, w.name)
 		events, err := w.arm(ctx, pr.PathToWatch, plan)
 		switch {

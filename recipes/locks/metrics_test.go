@@ -1,0 +1,88 @@
+package locks_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/metricstest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// A scripted run reports exact counts: an uncontended acquisition, one that
+// waited and was handed the lock, one that timed out, a hold lost to a
+// suspension, and semaphore leases taken and returned.
+func TestLockMetricsCountAScriptedRun(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	rec := metricstest.New()
+	ctx := testCtx(t)
+	const path = "/metrics/mutex"
+	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path)
+	b := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path)
+	c := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path)
+
+	must(t, a.Acquire(ctx))
+	got := make(chan error, 1)
+	go func() { got <- b.Acquire(ctx) }()
+	waitParticipants(t, a, 2)
+	must(t, a.Release(ctx))
+	must(t, receive(t, got, "b's Acquire"))
+	if ok, err := c.TryAcquire(ctx, 0); ok || err != nil {
+		t.Fatalf("TryAcquire while b holds = %v, %v; want false, nil", ok, err)
+	}
+	p.Sever() // b's connection: Suspended under the standard policy
+	if !closedWithin(b.Lost(), 10*time.Second) {
+		t.Fatal("b's Lost did not close on a suspension")
+	}
+	must(t, b.Release(ctx))
+
+	sem := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2)
+	leases, err := sem.AcquireN(ctx, 2)
+	must(t, err)
+	if v := rec.Value(framework.MetricLeasesHeld); v != 2 {
+		t.Errorf("%s = %v with two leases out, want 2", framework.MetricLeasesHeld, v)
+	}
+	must(t, leases[0].Close(ctx))
+
+	for _, w := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "acquired"}, 2},
+		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "timeout"}, 1},
+		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "error"}, 0},
+		{framework.MetricLockHandoffs, []string{"recipe", "mutex"}, 1},
+		{framework.MetricLockLost, []string{"recipe", "mutex"}, 1},
+		{framework.MetricLockAcquisitions, []string{"recipe", "semaphore", "result", "acquired"}, 1},
+		{framework.MetricLeasesHeld, nil, 1},
+	} {
+		if v := rec.Value(w.name, w.labels...); v != w.want {
+			t.Errorf("%s%v = %v, want %v", w.name, w.labels, v, w.want)
+		}
+	}
+	for _, w := range []struct {
+		name   string
+		recipe string
+		want   int
+	}{
+		{framework.MetricLockWaitSeconds, "mutex", 2},
+		{framework.MetricLockHoldSeconds, "mutex", 2},
+		{framework.MetricLockHoldSeconds, "semaphore", 1},
+	} {
+		if n := rec.Count(w.name, "recipe", w.recipe); n != w.want {
+			t.Errorf("%s{recipe=%s} observed %d times, want %d", w.name, w.recipe, n, w.want)
+		}
+	}
+	if p := rec.Problems(); len(p) > 0 {
+		t.Errorf("instruments against MetricDescs: %v", p)
+	}
+	if t.Failed() {
+		t.Logf("series: %v", rec.Series())
+	}
+	must(t, leases[1].Close(context.WithoutCancel(ctx)))
+}
