@@ -10,14 +10,13 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Under the standard error policy a leader cut off from the ensemble loses
 // its term on Suspended, long before the server expires its session and the
 // next participant leads; it queues again behind that one.
 func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/suspended"
@@ -54,7 +53,7 @@ func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 // Under the session error policy a suspension shorter than the session
 // timeout keeps the term; the loss of the session ends it.
 func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/session-policy"
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second),
@@ -99,7 +98,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 // node is the lowest: the latch must not lead through it in its new session,
 // but delete it and lead through a node of the new session.
 func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/given-up"
