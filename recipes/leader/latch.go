@@ -117,9 +117,9 @@ func (l *LeaderLatch) Start() error {
 	return nil
 }
 
-// Await blocks until the latch leads and returns the term, or returns
-// ctx's error when ctx ends first (the latch stays queued) and ErrClosed when
-// the latch is closed.
+// Await blocks until the latch leads and returns the term. It returns
+// ctx's error when ctx ends first (the latch stays queued), ErrClosed when
+// the latch is closed and framework.ErrClosed when its client is.
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 	for {
 		l.mu.Lock()
@@ -130,11 +130,14 @@ func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
 		case state == closed:
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+		case clientClosed(l.client):
+			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
 		case t.live():
 			return t.Term, nil
 		}
 		select {
 		case <-changed:
+		case <-l.client.Done():
 		case <-ctx.Done():
 			return Term{}, ctx.Err()
 		}
@@ -182,8 +185,9 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
 
 // Close ends the latch: the current term's context is cancelled with
 // ErrClosed, the loop stops and the latch node is deleted (guaranteed: if
-// the connection is down the client keeps deleting it in the background).
-// The Leadership channel is closed as the close mode says. Close returns
+// the connection is down the client keeps deleting it in the background;
+// once the client is closed, the node goes with its session). The
+// Leadership channel is closed as the close mode says. Close returns
 // ErrNotStarted before Start and ErrClosed the second time.
 func (l *LeaderLatch) Close(ctx context.Context) error {
 	if l.err != nil {
@@ -212,7 +216,7 @@ func (l *LeaderLatch) Close(ctx context.Context) error {
 	close(l.changes)
 	l.broadcastLocked()
 	l.mu.Unlock()
-	if node == "" {
+	if node == "" || clientClosed(l.client) {
 		return nil
 	}
 	if err := l.client.Delete(ctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {

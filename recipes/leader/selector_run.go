@@ -10,12 +10,15 @@ import (
 	"go.uber.org/zap"
 )
 
-// run takes turns until ctx (the selector's life) ends: each turn acquires
-// the mutex, runs the function in a term and releases the mutex.
+// run takes turns until ctx (the selector's life) ends or the client is
+// closed: each turn acquires the mutex, runs the function in a term and
+// releases the mutex.
 func (s *LeaderSelector) run(ctx context.Context) {
 	defer close(s.done)
+	ctx, stop := untilClientCloses(ctx, s.client, nil)
+	defer stop()
 	pause := minPause
-	for {
+	for ctx.Err() == nil {
 		select {
 		case <-s.kick:
 		case <-ctx.Done():
@@ -115,13 +118,18 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 }
 
 // watchHold ends t when the mutex's hold is no longer certain or ctx (the
-// selector's life) ends, and returns when t has ended.
+// selector's life, which ends with the client) ends, and returns when t has
+// ended.
 func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
 	select {
 	case <-s.mutex.Lost():
 		t.end(lost("the lock is no longer certain"))
 	case <-ctx.Done():
-		t.end(ErrClosed)
+		if cause := context.Cause(ctx); errors.Is(cause, errClientClosed) {
+			t.end(cause)
+		} else {
+			t.end(ErrClosed)
+		}
 	case <-t.Done():
 	}
 }
