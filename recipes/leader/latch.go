@@ -117,9 +117,10 @@ func (l *LeaderLatch) Start() error {
 	return nil
 }
 
-// Await blocks until the latch leads and returns the term. It returns
-// ctx's error when ctx ends first (the latch stays queued), ErrClosed when
-// the latch is closed and framework.ErrClosed when its client is.
+// Await blocks until the latch leads with certainty (as HasLeadership
+// says) and returns the term. It returns ctx's error when ctx ends first
+// (the latch stays queued), ErrClosed when the latch is closed and
+// framework.ErrClosed when its client is.
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 	for {
 		l.mu.Lock()
@@ -132,9 +133,11 @@ func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
 		case clientClosed(l.client):
 			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
-		case t.live():
+		case l.certain(t):
 			return t.Term, nil
 		}
+		// A live term that is not certain ends soon: the state change or
+		// the new session that makes it uncertain is on its way to onState.
 		select {
 		case <-changed:
 		case <-l.client.Done():
@@ -151,6 +154,11 @@ func (l *LeaderLatch) HasLeadership() bool {
 	l.mu.Lock()
 	t := l.term
 	l.mu.Unlock()
+	return l.certain(t)
+}
+
+// certain reports whether t is a live term that leads with certainty now.
+func (l *LeaderLatch) certain(t *term) bool {
 	return t.live() && isCurrent(l.client, t.owner) && !l.client.ErrorPolicy().IsErrorState(l.client.State())
 }
 

@@ -128,12 +128,14 @@ func (s *LeaderSelector) requeueLocked() bool {
 	return true
 }
 
-// HasLeadership reports whether the selector's function is running in a
-// term that has not ended.
+// HasLeadership reports whether the selector leads with certainty now: its
+// function is running in a term that has not ended, on a connection in no
+// error state of the client's error policy.
 func (s *LeaderSelector) HasLeadership() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.term.live()
+	t := s.term
+	s.mu.Unlock()
+	return t.live() && !s.client.ErrorPolicy().IsErrorState(s.client.State())
 }
 
 // Participants returns the participants queued on the selector's path, the
