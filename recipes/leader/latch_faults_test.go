@@ -149,3 +149,30 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 		t.Fatalf("the given-up session's node %s still stands (owner 0x%x)", oldNode, got)
 	}
 }
+
+// Close during a partition returns within its context's time, not when
+// the partition ends or a delete under way gives up; the guaranteed delete
+// removes the node once the connection is back.
+func TestLatchCloseDuringAPartitionReturnsInTime(t *testing.T) {
+	srv := sharedServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	const dir = "/latch/close-partitioned"
+	obs := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	l := startLatch(t, c, dir, "a")
+	term := await(t, l, 10*time.Second)
+
+	proxy.Pause()
+	waitEnded(t, term, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	err := l.Close(ctx)
+	took := time.Since(start)
+	t.Logf("Close in a partition: %v after %v", err, took)
+	if bound := 2 * time.Second; took > bound {
+		t.Fatalf("Close took %v in a partition, want within %v", took, bound)
+	}
+	proxy.Resume()
+	waitChildren(t, obs, dir, 0)
+}

@@ -182,8 +182,8 @@ func (l *LeaderLatch) endTerm(cause error) {
 }
 
 // dropNode forgets node and deletes it, guaranteed, so that the latch queues
-// again with a new node. The delete is not cut short by Close, which waits
-// for it.
+// again with a new node. A delete that the connection or Close cuts short
+// goes on in the client's background.
 func (l *LeaderLatch) dropNode(ctx context.Context, node, why string) {
 	l.mu.Lock()
 	if l.node == node {
@@ -191,7 +191,7 @@ func (l *LeaderLatch) dropNode(ctx context.Context, node, why string) {
 	}
 	l.mu.Unlock()
 	l.client.Logger().Info("leader latch gives up its node", zap.String("path", l.path), zap.String("node", node), zap.String("reason", why))
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.client.SessionTimeout())
+	dctx, cancel := context.WithTimeout(ctx, l.client.SessionTimeout())
 	defer cancel()
 	_ = l.client.Delete(dctx, node, framework.Guaranteed(), framework.Quietly())
 }
