@@ -129,13 +129,14 @@ func (s *LeaderSelector) requeueLocked() bool {
 }
 
 // HasLeadership reports whether the selector leads with certainty now: its
-// function is running in a term that has not ended, on a connection in no
-// error state of the client's error policy.
+// function is running in a term that has not ended, through a lock node of
+// the client's current session, on a connection in no error state of the
+// client's error policy.
 func (s *LeaderSelector) HasLeadership() bool {
 	s.mu.Lock()
 	t := s.term
 	s.mu.Unlock()
-	return t.live() && !s.client.ErrorPolicy().IsErrorState(s.client.State())
+	return t.live() && isCurrent(s.client, t.owner) && !s.client.ErrorPolicy().IsErrorState(s.client.State())
 }
 
 // Participants returns the participants queued on the selector's path, the

@@ -289,10 +289,9 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 	}
 }
 
-// A connection lost while the selector is still setting its watch on the
-// lock node ends the term on Suspended all the same, without waiting for
-// that request to give up.
-func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
+// A leader on a slow connection that is cut off ends its term on
+// Suspended, without waiting for a request to give up.
+func TestSelectorLossOnASlowConnection(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
@@ -303,8 +302,7 @@ func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	})
-	// Every request takes 200 ms; the watch request is under way when the
-	// function starts.
+	// Every request takes 200 ms.
 	proxy.SetLatency(100 * time.Millisecond)
 	must(t, s.Start())
 	defer s.Close(ctx)
