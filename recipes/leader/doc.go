@@ -14,6 +14,8 @@
 //   - the client's session is no longer the one that owns the leading node
 //     (the client gave the session up, or the server expired it);
 //   - the leading node is found deleted (by an operator, or a revocation);
+//   - the client is closed (ErrLeadershipLost, matching framework.ErrClosed
+//     too): the latch or selector then stops, and its Close returns at once;
 //   - the latch or selector is closed (ErrClosed), or a selector's function
 //     returned (ErrTermEnded).
 //

@@ -117,9 +117,10 @@ func (l *LeaderLatch) Start() error {
 	return nil
 }
 
-// Await blocks until the latch leads and returns the term, or returns
-// ctx's error when ctx ends first (the latch stays queued) and ErrClosed when
-// the latch is closed.
+// Await blocks until the latch leads with certainty (as HasLeadership
+// says) and returns the term. It returns ctx's error when ctx ends first
+// (the latch stays queued), ErrClosed when the latch is closed and
+// framework.ErrClosed when its client is.
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 	for {
 		l.mu.Lock()
@@ -130,11 +131,16 @@ func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
 		case state == closed:
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
-		case t.live():
+		case clientClosed(l.client):
+			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
+		case l.certain(t):
 			return t.Term, nil
 		}
+		// A live term that is not certain ends soon: the state change or
+		// the new session that makes it uncertain is on its way to onState.
 		select {
 		case <-changed:
+		case <-l.client.Done():
 		case <-ctx.Done():
 			return Term{}, ctx.Err()
 		}
@@ -148,6 +154,11 @@ func (l *LeaderLatch) HasLeadership() bool {
 	l.mu.Lock()
 	t := l.term
 	l.mu.Unlock()
+	return l.certain(t)
+}
+
+// certain reports whether t is a live term that leads with certainty now.
+func (l *LeaderLatch) certain(t *term) bool {
 	return t.live() && isCurrent(l.client, t.owner) && !l.client.ErrorPolicy().IsErrorState(l.client.State())
 }
 
@@ -182,8 +193,9 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
 
 // Close ends the latch: the current term's context is cancelled with
 // ErrClosed, the loop stops and the latch node is deleted (guaranteed: if
-// the connection is down the client keeps deleting it in the background).
-// The Leadership channel is closed as the close mode says. Close returns
+// the connection is down the client keeps deleting it in the background;
+// once the client is closed, the node goes with its session). The
+// Leadership channel is closed as the close mode says. Close returns
 // ErrNotStarted before Start and ErrClosed the second time.
 func (l *LeaderLatch) Close(ctx context.Context) error {
 	if l.err != nil {
@@ -212,7 +224,7 @@ func (l *LeaderLatch) Close(ctx context.Context) error {
 	close(l.changes)
 	l.broadcastLocked()
 	l.mu.Unlock()
-	if node == "" {
+	if node == "" || clientClosed(l.client) {
 		return nil
 	}
 	if err := l.client.Delete(ctx, node, framework.Guaranteed(), framework.Quietly()); err != nil {

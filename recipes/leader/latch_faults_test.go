@@ -10,14 +10,13 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Under the standard error policy a leader cut off from the ensemble loses
 // its term on Suspended, long before the server expires its session and the
 // next participant leads; it queues again behind that one.
 func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/suspended"
@@ -54,7 +53,7 @@ func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 // Under the session error policy a suspension shorter than the session
 // timeout keeps the term; the loss of the session ends it.
 func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/session-policy"
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second),
@@ -99,7 +98,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 // node is the lowest: the latch must not lead through it in its new session,
 // but delete it and lead through a node of the new session.
 func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/given-up"
@@ -149,4 +148,31 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 	if got := owner(t, obs, oldNode); got != 0 {
 		t.Fatalf("the given-up session's node %s still stands (owner 0x%x)", oldNode, got)
 	}
+}
+
+// Close during a partition returns within its context's time, not when
+// the partition ends or a delete under way gives up; the guaranteed delete
+// removes the node once the connection is back.
+func TestLatchCloseDuringAPartitionReturnsInTime(t *testing.T) {
+	srv := sharedServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	const dir = "/latch/close-partitioned"
+	obs := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	l := startLatch(t, c, dir, "a")
+	term := await(t, l, 10*time.Second)
+
+	proxy.Pause()
+	waitEnded(t, term, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	err := l.Close(ctx)
+	took := time.Since(start)
+	t.Logf("Close in a partition: %v after %v", err, took)
+	if bound := 2 * time.Second; took > bound {
+		t.Fatalf("Close took %v in a partition, want within %v", took, bound)
+	}
+	proxy.Resume()
+	waitChildren(t, obs, dir, 0)
 }

@@ -19,11 +19,14 @@ const (
 	maxPause = time.Second
 )
 
-// run queues the latch until ctx (the latch's life) ends. Each round makes
-// sure the latch has a node of the current session, then leads through it or
-// waits for the node before it.
+// run queues the latch until ctx (the latch's life) ends or the client is
+// closed, which ends the term at once. Each round makes sure the latch has a
+// node of the current session, then leads through it or waits for the node
+// before it.
 func (l *LeaderLatch) run(ctx context.Context) {
 	defer close(l.done)
+	ctx, stop := untilClientCloses(ctx, l.client, func() { l.endTerm(errClientClosed) })
+	defer stop()
 	pause := minPause
 	for ctx.Err() == nil {
 		err := l.round(ctx)
@@ -122,7 +125,9 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 		return nil
 	}
 	l.mu.Lock()
-	if l.state != started || ctx.Err() != nil {
+	// The client's closing ends the term under l.mu: a term begun after it
+	// would outlive the client.
+	if l.state != started || ctx.Err() != nil || clientClosed(l.client) {
 		l.mu.Unlock()
 		return nil
 	}
@@ -165,16 +170,20 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 	return nil
 }
 
-// endTerm is endTermLocked for the loop, reporting the end.
+// endTerm is endTermLocked for the loop, reporting the end. A term that
+// ends once the client is closed ends for that reason.
 func (l *LeaderLatch) endTerm(cause error) {
+	if clientClosed(l.client) {
+		cause = errClientClosed
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.endTermLocked(cause, true)
 }
 
 // dropNode forgets node and deletes it, guaranteed, so that the latch queues
-// again with a new node. The delete is not cut short by Close, which waits
-// for it.
+// again with a new node. A delete that the connection or Close cuts short
+// goes on in the client's background.
 func (l *LeaderLatch) dropNode(ctx context.Context, node, why string) {
 	l.mu.Lock()
 	if l.node == node {
@@ -182,7 +191,7 @@ func (l *LeaderLatch) dropNode(ctx context.Context, node, why string) {
 	}
 	l.mu.Unlock()
 	l.client.Logger().Info("leader latch gives up its node", zap.String("path", l.path), zap.String("node", node), zap.String("reason", why))
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.client.SessionTimeout())
+	dctx, cancel := context.WithTimeout(ctx, l.client.SessionTimeout())
 	defer cancel()
 	_ = l.client.Delete(dctx, node, framework.Guaranteed(), framework.Quietly())
 }

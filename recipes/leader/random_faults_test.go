@@ -56,7 +56,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewSource(seed))
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	obs := locktest.NewClient(t, srv.ConnectString())
 	const dir = "/latch/random"
 	const n = 4

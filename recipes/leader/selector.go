@@ -100,15 +100,18 @@ func (s *LeaderSelector) Start() error {
 
 // Requeue asks for another turn once the current one, if any, is over. It
 // reports whether the request is new (false when a turn is already asked
-// for), and ErrNotStarted or ErrClosed outside the selector's life.
+// for), and ErrNotStarted or ErrClosed outside the selector's life or
+// framework.ErrClosed once its client is closed.
 func (s *LeaderSelector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.state {
-	case idle:
+	switch {
+	case s.state == idle:
 		return false, fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
-	case closed:
+	case s.state == closed:
 		return false, fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	case clientClosed(s.client):
+		return false, fmt.Errorf("leader: selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
 	}
 	return s.requeueLocked(), nil
 }
@@ -125,12 +128,15 @@ func (s *LeaderSelector) requeueLocked() bool {
 	return true
 }
 
-// HasLeadership reports whether the selector's function is running in a
-// term that has not ended.
+// HasLeadership reports whether the selector leads with certainty now: its
+// function is running in a term that has not ended, through a lock node of
+// the client's current session, on a connection in no error state of the
+// client's error policy.
 func (s *LeaderSelector) HasLeadership() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.term.live()
+	t := s.term
+	s.mu.Unlock()
+	return t.live() && isCurrent(s.client, t.owner) && !s.client.ErrorPolicy().IsErrorState(s.client.State())
 }
 
 // Participants returns the participants queued on the selector's path, the

@@ -2,20 +2,21 @@ package leader
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 )
 
-// run takes turns until ctx (the selector's life) ends: each turn acquires
-// the mutex, runs the function in a term and releases the mutex.
+// run takes turns until ctx (the selector's life) ends or the client is
+// closed: each turn acquires the mutex, runs the function in a term and
+// releases the mutex.
 func (s *LeaderSelector) run(ctx context.Context) {
 	defer close(s.done)
+	ctx, stop := untilClientCloses(ctx, s.client, nil)
+	defer stop()
 	pause := minPause
-	for {
+	for ctx.Err() == nil {
 		select {
 		case <-s.kick:
 		case <-ctx.Done():
@@ -70,17 +71,21 @@ func (s *LeaderSelector) takeTurn() bool {
 	return true
 }
 
-// lead runs the function in a term while the mutex is held. The term ends
-// when the mutex's hold is no longer certain, the lock node is found
-// deleted, the selector closes or the function returns. It reports whether
-// a term began.
+// lead runs the function in a term while the mutex is held, through a lock
+// node of the client's current session. The term ends when the mutex's hold
+// is no longer certain, the lock node is found deleted, the selector or the
+// client closes or the function returns. It reports whether a term began.
 func (s *LeaderSelector) lead(ctx context.Context) bool {
 	token := s.mutex.FencingToken() // 0 when the node is found gone
 	node := s.mutex.LockPath()
 	if token == 0 || node == "" {
 		return false
 	}
-	t := newTerm(node, 0, token)
+	owner, w, ok := s.armNodeWatch(ctx, node)
+	if !ok {
+		return false
+	}
+	t := newTerm(node, owner, token)
 	var watchers sync.WaitGroup
 	watchers.Add(2)
 	go func() {
@@ -89,7 +94,7 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 	}()
 	go func() {
 		defer watchers.Done()
-		s.watchNode(t)
+		s.watchNode(t, w)
 	}()
 	select {
 	case <-s.mutex.Lost():
@@ -112,52 +117,4 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 	s.term = nil
 	s.mu.Unlock()
 	return ran
-}
-
-// watchHold ends t when the mutex's hold is no longer certain or ctx (the
-// selector's life) ends, and returns when t has ended.
-func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
-	select {
-	case <-s.mutex.Lost():
-		t.end(lost("the lock is no longer certain"))
-	case <-ctx.Done():
-		t.end(ErrClosed)
-	case <-t.Done():
-	}
-}
-
-// watchNode ends t when the lock node is found deleted, and returns when t
-// has ended. A request that fails (the connection is down) is tried again
-// after a pause; watchHold ends the term meanwhile if the client's error
-// policy says so.
-func (s *LeaderSelector) watchNode(t *term) {
-	for t.live() {
-		stat, w, err := s.client.ExistsW(t.ctx, t.Node)
-		switch {
-		case err != nil:
-			w = nil
-		case stat == nil:
-			t.end(lost("the lock node was deleted"))
-			return
-		}
-		select {
-		case ev := <-w:
-			if ev.Type != zk.EventNodeDataChanged {
-				t.end(lost("the lock node was deleted or is no longer watched"))
-				return
-			}
-		case <-t.Done():
-			return
-		case <-retryAfter(err):
-		}
-	}
-}
-
-// retryAfter returns a channel that fires after a pause when err is not
-// nil, and nil (never fires) otherwise.
-func retryAfter(err error) <-chan time.Time {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return time.After(minPause * 4)
 }

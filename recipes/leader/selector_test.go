@@ -55,7 +55,7 @@ func (g *termLog) count() int {
 // Three auto-requeueing selectors take turns: never two functions at once,
 // tokens strictly increasing, everyone leads, and no node is left after Close.
 func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/selector/turns"
 	obs := locktest.NewClient(t, srv.ConnectString())
@@ -99,7 +99,7 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 
 // Without AutoRequeue the function runs once; Requeue asks for another turn.
 func TestSelectorRunsOncePerRequeue(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	ctx := testCtx(t)
 	runs := make(chan leader.Term, 4)
 	s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), "/selector/once", "x",
@@ -136,7 +136,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 // The leader's lock node deleted by hand cancels its function's context
 // with ErrLeadershipLost, and the next selector leads.
 func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/selector/deleted"
 	op := locktest.NewClient(t, srv.ConnectString())
@@ -189,7 +189,7 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 // ErrClosed and deletes the node once the function returns; Close while
 // waiting leaves no node.
 func TestSelectorLossAndClose(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/selector/loss"
@@ -243,7 +243,7 @@ func TestSelectorLossAndClose(t *testing.T) {
 // Bad input is reported before any request; Start, Requeue and Close out
 // of order get the lifecycle errors.
 func TestSelectorBadInputAndLifecycle(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
@@ -289,11 +289,10 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 	}
 }
 
-// A connection lost while the selector is still setting its watch on the
-// lock node ends the term on Suspended all the same, without waiting for
-// that request to give up.
-func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
-	srv := zktest.StartServer(t)
+// A leader on a slow connection that is cut off ends its term on
+// Suspended, without waiting for a request to give up.
+func TestSelectorLossOnASlowConnection(t *testing.T) {
+	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
@@ -303,8 +302,7 @@ func TestSelectorLossWhileSettingItsNodeWatch(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	})
-	// Every request takes 200 ms; the watch request is under way when the
-	// function starts.
+	// Every request takes 200 ms.
 	proxy.SetLatency(100 * time.Millisecond)
 	must(t, s.Start())
 	defer s.Close(ctx)

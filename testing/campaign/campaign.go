@@ -285,6 +285,8 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		v = checkLeases(holds, final, cfg.Clients, healedAt, cfg.MaxLeases)
 	case cfg.Kind == Counter:
 		v = checkCounters(holds, final, cfg.Clients, healedAt)
+	case cfg.Kind.elections():
+		v = checkElection(holds, final, cfg.Clients, healedAt)
 	default:
 		v = check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
 	}

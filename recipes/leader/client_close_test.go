@@ -1,0 +1,130 @@
+package leader_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+)
+
+// awaitNoGoroutinesBut waits until no goroutine is left beyond those that
+// ignore covers (goleak.Find itself retries for a while).
+func awaitNoGoroutinesBut(t *testing.T, what string, ignore goleak.Option) {
+	t.Helper()
+	var err error
+	for range 3 {
+		if err = goleak.Find(ignore); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: %v", what, err)
+}
+
+// A leading latch whose client is closed under it ends its term, reports
+// the end on the Leadership channel, answers HasLeadership false, fails
+// Await with the client's ErrClosed and stops its goroutine, all before the
+// latch itself is closed; Close then returns at once.
+func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
+	srv := sharedServer(t)
+	ctx := testCtx(t)
+	before := goleak.IgnoreCurrent()
+	c := locktest.NewClient(t, srv.ConnectString())
+	l := leader.NewLeaderLatch(c, "/latch/client-closes", "a")
+	must(t, l.Start())
+	var term leader.Term
+	select {
+	case term = <-l.Leadership():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no term on the Leadership channel")
+	}
+
+	must(t, c.Close())
+	cause := waitEnded(t, term, 5*time.Second)
+	if !errors.Is(cause, leader.ErrLeadershipLost) || !errors.Is(cause, framework.ErrClosed) {
+		t.Fatalf("term ended with %v, want ErrLeadershipLost and framework.ErrClosed", cause)
+	}
+	select {
+	case ch, ok := <-l.Leadership():
+		if !ok || ch.Leader {
+			t.Fatalf("Leadership after the client closed: %+v (open %v), want the end of leadership", ch, ok)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end of leadership was not reported")
+	}
+	if l.HasLeadership() {
+		t.Fatal("HasLeadership true after the client closed")
+	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := l.Await(short); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Await on a closed client: %v, want framework.ErrClosed", err)
+	}
+	awaitNoGoroutinesBut(t, "the latch's goroutine ended with its client", before)
+
+	closed := time.Now()
+	must(t, l.Close(ctx))
+	if took := time.Since(closed); took > time.Second {
+		t.Fatalf("Close took %v after the client closed", took)
+	}
+}
+
+// A leading selector whose client is closed under it cancels its
+// function's context, does not queue again (AutoRequeue notwithstanding)
+// and stops its goroutines before the selector is closed; Close then
+// returns at once.
+func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
+	srv := sharedServer(t)
+	ctx := testCtx(t)
+	before := goleak.IgnoreCurrent()
+	c := locktest.NewClient(t, srv.ConnectString())
+	terms := make(chan leader.Term, 4)
+	returned := make(chan struct{}, 4)
+	s := leader.NewLeaderSelector(c, "/selector/client-closes", "a", func(ctx context.Context, term leader.Term) error {
+		terms <- term
+		<-ctx.Done()
+		returned <- struct{}{}
+		return nil
+	}, leader.AutoRequeue())
+	must(t, s.Start())
+	var term leader.Term
+	select {
+	case term = <-terms:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the selector did not lead")
+	}
+
+	must(t, c.Close())
+	cause := waitEnded(t, term, 5*time.Second)
+	if !errors.Is(cause, leader.ErrLeadershipLost) || !errors.Is(cause, framework.ErrClosed) {
+		t.Fatalf("term ended with %v, want ErrLeadershipLost and framework.ErrClosed", cause)
+	}
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the function did not return")
+	}
+	if s.HasLeadership() {
+		t.Fatal("HasLeadership true after the client closed")
+	}
+	awaitNoGoroutinesBut(t, "the selector's goroutines ended with its client", before)
+	select {
+	case again := <-terms:
+		t.Fatalf("a term %+v on a closed client", again)
+	default:
+	}
+	if _, err := s.Requeue(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Requeue on a closed client: %v, want framework.ErrClosed", err)
+	}
+
+	closed := time.Now()
+	must(t, s.Close(ctx))
+	if took := time.Since(closed); took > time.Second {
+		t.Fatalf("Close took %v after the client closed", took)
+	}
+}

@@ -1,0 +1,46 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// errClientClosed is the cause of a term's context ended because its
+// client was closed under it; it matches ErrLeadershipLost and
+// framework.ErrClosed.
+var errClientClosed = fmt.Errorf("%w: %w", ErrLeadershipLost, framework.ErrClosed)
+
+// clientClosed reports whether c has been closed.
+func clientClosed(c *framework.Client) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// untilClientCloses returns a context that ends with ctx or, with the cause
+// errClientClosed, when c is closed, after calling onClose (if not nil).
+// stop releases it and returns once its goroutine has ended.
+func untilClientCloses(ctx context.Context, c *framework.Client, onClose func()) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-c.Done():
+			if onClose != nil {
+				onClose()
+			}
+			cancel(errClientClosed)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel(nil)
+		<-done
+	}
+}

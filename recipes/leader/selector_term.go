@@ -1,0 +1,91 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// armNodeWatch sets the watch on the lock node that ends a term when the
+// node is deleted, and returns the session that owns the node. ok is false
+// when the node is gone, belongs to a session the client no longer has, or
+// cannot be read before the hold becomes uncertain or ctx ends.
+func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner int64, w <-chan zk.Event, ok bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	lost := s.mutex.Lost()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-lost:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	stat, w, err := s.client.ExistsW(ctx, node)
+	if err != nil || stat == nil || !isCurrent(s.client, stat.EphemeralOwner) {
+		return 0, nil, false
+	}
+	return stat.EphemeralOwner, w, true
+}
+
+// watchHold ends t when the mutex's hold is no longer certain or ctx (the
+// selector's life, which ends with the client) ends, and returns when t has
+// ended.
+func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
+	select {
+	case <-s.mutex.Lost():
+		t.end(lost("the lock is no longer certain"))
+	case <-ctx.Done():
+		if cause := context.Cause(ctx); errors.Is(cause, errClientClosed) {
+			t.end(cause)
+		} else {
+			t.end(ErrClosed)
+		}
+	case <-t.Done():
+	}
+}
+
+// watchNode ends t when the lock node is found deleted, and returns when t
+// has ended; w is the watch armNodeWatch set. A request that fails (the
+// connection is down) is tried again after a pause; watchHold ends the term
+// meanwhile if the client's error policy says so.
+func (s *LeaderSelector) watchNode(t *term, w <-chan zk.Event) {
+	var err error
+	for t.live() {
+		select {
+		case ev := <-w:
+			if ev.Type != zk.EventNodeDataChanged {
+				t.end(lost("the lock node was deleted or is no longer watched"))
+				return
+			}
+		case <-t.Done():
+			return
+		case <-retryAfter(err):
+		}
+		var stat *zk.Stat
+		stat, w, err = s.client.ExistsW(t.ctx, t.Node)
+		switch {
+		case err != nil:
+			w = nil
+		case stat == nil:
+			t.end(lost("the lock node was deleted"))
+			return
+		}
+	}
+}
+
+// retryAfter returns a channel that fires after a pause when err is not
+// nil, and nil (never fires) otherwise.
+func retryAfter(err error) <-chan time.Time {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return time.After(minPause * 4)
+}
