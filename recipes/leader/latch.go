@@ -50,6 +50,7 @@ type LeaderLatch struct {
 	path   string
 	id     string
 	mode   CloseMode
+	met    *termMetrics
 	err    error // a construction error, reported by Start
 
 	mu            sync.Mutex
@@ -71,6 +72,7 @@ type LeaderLatch struct {
 // Start.
 func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) *LeaderLatch {
 	l := &LeaderLatch{
+		met:     newTermMetrics(c, "latch"),
 		client:  c,
 		path:    path,
 		id:      id,

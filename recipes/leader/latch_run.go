@@ -131,7 +131,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 		l.mu.Unlock()
 		return nil
 	}
-	t := newTerm(node, owner, stat.Czxid)
+	t := newTerm(node, owner, stat.Czxid, l.met)
 	l.term = t
 	// onState takes l.mu too: a state change either shows here or finds the term.
 	switch s := l.client.State(); {

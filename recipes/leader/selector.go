@@ -34,6 +34,7 @@ type LeaderSelector struct {
 	fn          LeadFunc
 	autoRequeue bool
 	mutex       *locks.InterProcessMutex
+	met         *termMetrics
 	err         error
 
 	mu     sync.Mutex
@@ -50,6 +51,7 @@ type LeaderSelector struct {
 // empty id, a nil function or a nil client is reported by Start.
 func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts ...SelectorOption) *LeaderSelector {
 	s := &LeaderSelector{
+		met:    newTermMetrics(c, "selector"),
 		client: c,
 		path:   path,
 		id:     id,

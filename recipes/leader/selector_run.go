@@ -85,7 +85,7 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
-	t := newTerm(node, owner, token)
+	t := newTerm(node, owner, token, s.met)
 	var watchers sync.WaitGroup
 	watchers.Add(2)
 	go func() {

@@ -3,6 +3,8 @@ package leader
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 )
 
 // Term is one stretch of leadership, or, with Leader false, the news that
@@ -48,19 +50,26 @@ type term struct {
 	Term
 	owner  int64 // the session that owns the leading node
 	cancel context.CancelCauseFunc
+	began  time.Time
+	met    *termMetrics
+	ended  sync.Once
 }
 
 // newTerm begins a term through node, owned by session owner, with token.
-func newTerm(node string, owner, token int64) *term {
+func newTerm(node string, owner, token int64, met *termMetrics) *term {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &term{Term: Term{Leader: true, Token: token, Node: node, ctx: ctx}, owner: owner, cancel: cancel}
+	met.begin()
+	return &term{Term: Term{Leader: true, Token: token, Node: node, ctx: ctx}, owner: owner, cancel: cancel, began: time.Now(), met: met}
 }
 
 // live reports whether the term has not ended.
 func (t *term) live() bool { return t != nil && t.ctx.Err() == nil }
 
 // end ends the term with cause; later calls keep the first cause.
-func (t *term) end(cause error) { t.cancel(cause) }
+func (t *term) end(cause error) {
+	t.cancel(cause)
+	t.ended.Do(func() { t.met.end(t.began) })
+}
 
 // lost is the cause of a term that ended because leadership was no longer
 // certain, for the reason why.

@@ -1,0 +1,62 @@
+package leader_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/metricstest"
+)
+
+// Terms begun, their lengths and who leads now are reported exactly: a
+// latch hands over once, a selector leads once.
+func TestLeaderMetricsCountTerms(t *testing.T) {
+	rec := metricstest.New()
+	srv := sharedServer(t)
+	client := func() *framework.Client { return locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)) }
+	ctx := testCtx(t)
+
+	a := startLatch(t, client(), "/metrics/latch", "a")
+	await(t, a, 10*time.Second)
+	b := startLatch(t, client(), "/metrics/latch", "b")
+	if v := rec.Value(framework.MetricLeaderLeading, "recipe", "latch"); v != 1 {
+		t.Errorf("latches leading with a leading = %v, want 1", v)
+	}
+	must(t, a.Close(ctx))
+	await(t, b, 10*time.Second)
+	must(t, b.Close(ctx))
+
+	ran := make(chan struct{})
+	s := leader.NewLeaderSelector(client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
+		close(ran)
+		return nil
+	})
+	must(t, s.Start())
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the selector did not lead within 10 s")
+	}
+	must(t, s.Close(ctx))
+
+	for _, w := range []struct {
+		recipe       string
+		terms, ended int
+	}{{"latch", 2, 2}, {"selector", 1, 1}} {
+		if v := rec.Value(framework.MetricLeaderTerms, "recipe", w.recipe); v != float64(w.terms) {
+			t.Errorf("%s{recipe=%s} = %v, want %d", framework.MetricLeaderTerms, w.recipe, v, w.terms)
+		}
+		if n := rec.Count(framework.MetricLeaderTermSeconds, "recipe", w.recipe); n != w.ended {
+			t.Errorf("%s{recipe=%s} observed %d terms, want %d", framework.MetricLeaderTermSeconds, w.recipe, n, w.ended)
+		}
+		if v := rec.Value(framework.MetricLeaderLeading, "recipe", w.recipe); v != 0 {
+			t.Errorf("%s{recipe=%s} = %v after every close, want 0", framework.MetricLeaderLeading, w.recipe, v)
+		}
+	}
+	if p := rec.Problems(); len(p) > 0 {
+		t.Errorf("instruments against MetricDescs: %v", p)
+	}
+}
