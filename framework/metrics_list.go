@@ -75,6 +75,6 @@ func MetricDescs() []MetricDesc {
 			"Participants of the process that lead now."},
 
 		{MetricCacheEvents, CounterKind, []string{"cache", "type"},
-			"Cache events delivered, by cache (node, children, tree) and event type."},
+			"Cache events emitted to the consumer, by cache (node, children, tree) and event type (NODE_ADDED, NODE_UPDATED, NODE_REMOVED, INITIALIZED, CONNECTION_SUSPENDED, CONNECTION_RECONNECTED, CONNECTION_LOST)."},
 	}
 }

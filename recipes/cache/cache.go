@@ -18,7 +18,7 @@ func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache,
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEngine(c, path, cfg, false)
+	e, err := newEngine(c, "tree", path, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func NewNodeCache(c *framework.Client, path string, opts ...Option) (*NodeCache,
 	if cfg.maxDepth != 0 {
 		return nil, fmt.Errorf("%w: a node cache of %q has no depth (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
 	}
-	e, err := newEngine(c, path, cfg, false)
+	e, err := newEngine(c, "node", path, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func NewPathChildrenCache(c *framework.Client, path string, opts ...Option) (*Pa
 	if cfg.maxDepth != 1 {
 		return nil, fmt.Errorf("%w: a children cache of %q caches one level (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
 	}
-	e, err := newEngine(c, path, cfg, true)
+	e, err := newEngine(c, "children", path, cfg, true)
 	if err != nil {
 		return nil, err
 	}

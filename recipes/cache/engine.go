@@ -62,6 +62,7 @@ type engine struct {
 	down   bool              // a suspension or loss was reported, and no reconnect since
 	inbox  *queue[input]
 	outbox *queue[Event]
+	met    eventMetrics
 	events chan Event
 
 	life      sync.Mutex
@@ -74,7 +75,7 @@ type engine struct {
 	wg        sync.WaitGroup
 }
 
-func newEngine(c *framework.Client, root string, cfg config, hideRoot bool) (*engine, error) {
+func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool) (*engine, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
 	}
@@ -90,6 +91,7 @@ func newEngine(c *framework.Client, root string, cfg config, hideRoot bool) (*en
 		outbox: newQueue[Event](),
 		events: make(chan Event),
 		stop:   make(chan struct{}),
+		met:    newEventMetrics(c, kind),
 	}, nil
 }
 
@@ -114,7 +116,7 @@ func (e *engine) start(ctx context.Context) error {
 	}
 	e.started = true
 	e.stopInput = []func(){stopEvents, stopStates}
-	e.outbox.push(Event{Type: Initialized})
+	e.emit(Event{Type: Initialized})
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); pump(e.outbox, e.events, e.stop) }()
 	go func() { defer e.wg.Done(); e.run() }()
@@ -201,17 +203,17 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
 		e.down = true
-		e.outbox.push(Event{Type: ConnectionSuspended})
+		e.emit(Event{Type: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
 		e.armed = make(map[watchKey]bool) // the session's watches are gone
-		e.outbox.push(Event{Type: ConnectionLost})
+		e.emit(Event{Type: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
 			return false
 		}
 		e.down = false
-		e.outbox.push(Event{Type: ConnectionReconnected})
+		e.emit(Event{Type: ConnectionReconnected})
 		return true
 	}
 	return false

@@ -153,7 +153,7 @@ func (e *engine) report(t EventType, n Node) {
 	if e.hideRoot && n.Path == e.root {
 		return
 	}
-	e.outbox.push(Event{Type: t, Node: n})
+	e.emit(Event{Type: t, Node: n})
 }
 
 // childrenOf returns a copy of the names held below p.
