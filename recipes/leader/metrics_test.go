@@ -16,7 +16,9 @@ import (
 func TestLeaderMetricsCountTerms(t *testing.T) {
 	rec := metricstest.New()
 	srv := sharedServer(t)
-	client := func() *framework.Client { return locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)) }
+	client := func() *framework.Client {
+		return locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec))
+	}
 	ctx := testCtx(t)
 
 	a := startLatch(t, client(), "/metrics/latch", "a")
