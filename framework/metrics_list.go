@@ -55,7 +55,7 @@ func MetricDescs() []MetricDesc {
 			"Time spent in each connection state, added when the state ends."},
 
 		{MetricLockAcquisitions, CounterKind, []string{"recipe", "result"},
-			"Lock acquisitions by recipe (mutex, read, write, semaphore; a semaphore mutex counts as a semaphore) and result (acquired, timeout, error)."},
+			"Lock acquisitions by recipe (mutex, read, write, semaphore; a semaphore mutex counts as a semaphore) and result (acquired; timeout, when a TryAcquire's wait ran out; cancelled, when its context ended; error)."},
 		{MetricLockWaitSeconds, HistogramKind, []string{"recipe"},
 			"Time from the call to holding, for acquisitions that succeeded."},
 		{MetricLockHoldSeconds, HistogramKind, []string{"recipe"},

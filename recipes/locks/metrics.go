@@ -1,6 +1,8 @@
 package locks
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -16,10 +18,10 @@ const (
 
 // lockMetrics are one recipe's instruments (framework.MetricDescs).
 type lockMetrics struct {
-	acquired, timedOut, failed framework.Counter
-	wait, hold                 framework.Histogram
-	handoffs, lost             framework.Counter
-	leases                     framework.Gauge // semaphores only
+	acquired, timedOut, cancelled, failed framework.Counter
+	wait, hold                            framework.Histogram
+	handoffs, lost                        framework.Counter
+	leases                                framework.Gauge // semaphores only
 }
 
 // newLockMetrics asks c's Metrics for recipe's instruments; an empty recipe
@@ -34,13 +36,14 @@ func newLockMetrics(c *framework.Client, recipe string) *lockMetrics {
 		return m.Counter(framework.MetricLockAcquisitions, r, framework.Label{Name: "result", Value: v})
 	}
 	lm := &lockMetrics{
-		acquired: result("acquired"),
-		timedOut: result("timeout"),
-		failed:   result("error"),
-		wait:     m.Histogram(framework.MetricLockWaitSeconds, r),
-		hold:     m.Histogram(framework.MetricLockHoldSeconds, r),
-		handoffs: m.Counter(framework.MetricLockHandoffs, r),
-		lost:     m.Counter(framework.MetricLockLost, r),
+		acquired:  result("acquired"),
+		timedOut:  result("timeout"),
+		cancelled: result("cancelled"),
+		failed:    result("error"),
+		wait:      m.Histogram(framework.MetricLockWaitSeconds, r),
+		hold:      m.Histogram(framework.MetricLockHoldSeconds, r),
+		handoffs:  m.Counter(framework.MetricLockHandoffs, r),
+		lost:      m.Counter(framework.MetricLockLost, r),
 	}
 	if recipe == recipeSemaphore {
 		lm.leases = m.Gauge(framework.MetricLeasesHeld)
@@ -51,6 +54,8 @@ func newLockMetrics(c *framework.Client, recipe string) *lockMetrics {
 // acquisition records how an acquisition that began at began ended.
 func (lm *lockMetrics) acquisition(began time.Time, held bool, err error) {
 	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		lm.cancelled.Add(1)
 	case err != nil:
 		lm.failed.Add(1)
 	case !held:

@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -28,12 +29,20 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	must(t, a.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.Acquire(ctx) }()
-	waitParticipants(t, a, 2)
+	nodes := waitParticipants(t, a, 2)
+	locktest.Eventually(t, 10*time.Second, "b watching a's node", func() bool {
+		return perfWatchesByPath(t, srv)[nodes[0]] > 0
+	})
 	must(t, a.Release(ctx))
 	must(t, receive(t, got, "b's Acquire"))
 	if ok, err := c.TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("TryAcquire while b holds = %v, %v; want false, nil", ok, err)
 	}
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	if err := c.Acquire(cctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire while b holds, with a 50 ms context = %v; want context.DeadlineExceeded", err)
+	}
+	cancel()
 	p.Sever() // b's connection: Suspended under the standard policy
 	if !closedWithin(b.Lost(), 10*time.Second) {
 		t.Fatal("b's Lost did not close on a suspension")
@@ -56,6 +65,7 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "acquired"}, 2},
 		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "timeout"}, 1},
 		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "error"}, 0},
+		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "cancelled"}, 1},
 		{framework.MetricLockHandoffs, []string{"recipe", "mutex"}, 1},
 		{framework.MetricLockLost, []string{"recipe", "mutex"}, 1},
 		{framework.MetricLockAcquisitions, []string{"recipe", "semaphore", "result", "acquired"}, 1},

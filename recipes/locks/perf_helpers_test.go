@@ -120,24 +120,11 @@ func perfWatchedPaths(tb testing.TB, srv *zktest.Server) int {
 // as the number of sessions watching each path but /zookeeper.
 func perfWatchesByPath(tb testing.TB, srv *zktest.Server) map[string]int {
 	tb.Helper()
-	out, err := srv.FourLetter(context.Background(), "wchp")
+	counts, err := srv.WatchCounts(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	byPath := make(map[string]int)
-	path := ""
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.TrimSpace(line) == "":
-		case strings.HasPrefix(line, "/"):
-			path = line
-		case path == "":
-			tb.Fatalf("wchp: session line %q before any path in %q", line, out)
-		case path != "/zookeeper":
-			byPath[path]++
-		}
-	}
-	return byPath
+	return counts
 }
 
 // perfSettledGoroutines polls runtime.NumGoroutine for up to timeout until it

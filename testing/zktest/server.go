@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -309,4 +310,27 @@ func (s *Server) ready(mode string) bool {
 	}
 	// A member that cannot reach a quorum counts as up once it answers.
 	return !s.cluster.quorumRunning()
+}
+
+// WatchCounts returns how many sessions watch each path on the server (its
+// "wchp" command), leaving out the root of ZooKeeper's own nodes.
+func (s *Server) WatchCounts(ctx context.Context) (map[string]int, error) {
+	out, err := s.FourLetter(ctx, "wchp")
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[string]int)
+	path := ""
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "":
+		case strings.HasPrefix(line, "/"):
+			path = line
+		case path == "":
+			return nil, fmt.Errorf("zktest: wchp: session line %q before any path", line)
+		case path != "/zookeeper":
+			counts[path]++
+		}
+	}
+	return counts, nil
 }
