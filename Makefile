@@ -8,8 +8,13 @@ SECS ?= 300
 deps:
 	@bash scripts/install-zookeeper.sh
 
+# The metrics adapters are modules of their own (the core keeps its
+# dependencies); each is vetted and tested in its directory.
+ADAPTERS := metrics/prometheus metrics/otel
+
 vet:
 	$(GO) vet ./...
+	for m in $(ADAPTERS); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # The README's test command; CI runs it through .ci/run. Every package runs
 # with the race detector, the fault campaign too: the framework orders
@@ -19,6 +24,7 @@ vet:
 # TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
 test: deps vet
 	$(GO) test -race -count=1 -timeout 25m ./...
+	for m in $(ADAPTERS); do (cd $$m && $(GO) test -race -count=1 -timeout 5m ./...) || exit 1; done
 
 # The newcomer's first command: a tour of the recipes against an embedded ZooKeeper
 # (or the ensemble named by ZK_CONNECT).

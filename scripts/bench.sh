@@ -197,6 +197,10 @@ zk_version=$(timeout 5 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}"; printf srvr
 echo "One ZooKeeper ${zk_version:-server} on 127.0.0.1 for every run;"
 echo "ratio = zkcurator / gozk (ops/s: higher is better; p99: lower is better). $(nproc) CPUs, load average $load_before before, $load_after after."
 echo
+echo "Metrics: an uncontended lock cycle with the Prometheus adapter against the default NopMetrics, interleaved"
+echo "on one embedded server (metrics/prometheus BenchmarkLockCycle; prometheus/nop is the adapter's cost):"
+(cd metrics/prometheus && "$GO" test -count=1 -run '^$' -bench BenchmarkLockCycle -benchtime=2000x . | grep '^Benchmark')
+echo
 echo "TreeCache of 10,000 nodes (recipes/cache BenchmarkTreeCache, its own embedded server): load time against"
 echo "plain go-zookeeper reads of the same tree one after the other (load/plain), then changes followed per second:"
 "$GO" test -count=1 -run '^$' -bench BenchmarkTreeCache -benchtime=1x ./recipes/cache/ | grep '^Benchmark'
