@@ -82,7 +82,9 @@ func (l *Lease) markLost(why string) {
 	l.lostOnce.Do(func() {
 		if !l.closed.Load() {
 			l.client.Logger().Warn("lease no longer certain", zap.String("path", l.path), zap.String("reason", why))
-			l.met.lost.Add(1)
+			if l.met != nil {
+				l.met.lost.Add(1)
+			}
 		}
 		close(l.lost)
 	})
@@ -102,8 +104,10 @@ func (l *Lease) Close(ctx context.Context) error {
 	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}
-	l.met.leases.Add(-1)
-	l.met.hold.Observe(framework.Since(l.began))
+	if l.met != nil { // granted: newLease counted it
+		l.met.leases.Add(-1)
+		l.met.hold.Observe(framework.Since(l.began))
+	}
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
 		return fmt.Errorf("locks: return lease %s: %w", l.path, err)
