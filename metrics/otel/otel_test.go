@@ -14,6 +14,7 @@ import (
 	zkotel "github.com/zkcurator/zkcurator/metrics/otel"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -76,25 +77,7 @@ func TestCollectAfterAScriptedRun(t *testing.T) {
 	defer cancel()
 	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected")
 	b := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected")
-	if err := a.Acquire(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan error, 1)
-	go func() { got <- b.Acquire(ctx) }()
-	locktest.Eventually(t, 10*time.Second, "b watching a's node", func() bool {
-		nodes, err := a.ParticipantNodes(ctx)
-		if err != nil || len(nodes) != 2 {
-			return false
-		}
-		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[nodes[0]] > 0
-	})
-	if err := a.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
+	metricstest.HandOff(t, ctx, srv, a, b)
 	if err := b.Release(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	zkprom "github.com/zkcurator/zkcurator/metrics/prometheus"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -76,25 +77,7 @@ func TestScrapeAfterAScriptedRun(t *testing.T) {
 	bClient := locktest.NewClient(t, p.Addr(), framework.WithMetrics(m), framework.WithSessionTimeout(4*time.Second))
 	b := locks.NewInterProcessMutex(bClient, path)
 
-	if err := a.Acquire(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan error, 1)
-	go func() { got <- b.Acquire(ctx) }()
-	locktest.Eventually(t, 10*time.Second, "b watching a's node", func() bool {
-		nodes, err := a.ParticipantNodes(ctx)
-		if err != nil || len(nodes) != 2 {
-			return false
-		}
-		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[nodes[0]] > 0
-	})
-	if err := a.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
+	metricstest.HandOff(t, ctx, srv, a, b)
 	p.Pause() // b's session: SUSPENDED, then LOST by the simulated expiry
 	locktest.Eventually(t, 20*time.Second, "b's client to declare its session lost", func() bool {
 		return scrape(t, reg, framework.MetricConnectionStates, map[string]string{"state": "LOST"}) == 1

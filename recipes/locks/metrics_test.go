@@ -26,15 +26,7 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	b := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path)
 	c := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path)
 
-	must(t, a.Acquire(ctx))
-	got := make(chan error, 1)
-	go func() { got <- b.Acquire(ctx) }()
-	nodes := waitParticipants(t, a, 2)
-	locktest.Eventually(t, 10*time.Second, "b watching a's node", func() bool {
-		return perfWatchesByPath(t, srv)[nodes[0]] > 0
-	})
-	must(t, a.Release(ctx))
-	must(t, receive(t, got, "b's Acquire"))
+	metricstest.HandOff(t, ctx, srv, a, b)
 	if ok, err := c.TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("TryAcquire while b holds = %v, %v; want false, nil", ok, err)
 	}
