@@ -57,8 +57,9 @@ func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
 	}
 	h.stopListen = c.Listen(h.check)
 	h.check(c.State())
+	h.watch(c.Done(), "the client was closed")
 	if k, ok := li.driver.(NodeKeeper); ok {
-		h.watchKeeper(k.NodeLost(n.path))
+		h.watch(k.NodeLost(n.path), "the driver gave up the lock node")
 	}
 	return h
 }
@@ -76,15 +77,16 @@ func (h *hold) check(s framework.ConnectionState) {
 	}
 }
 
-// watchKeeper closes Lost when the driver that keeps the hold's node gives it
-// up before the hold ends (see NodeKeeper).
-func (h *hold) watchKeeper(gone <-chan struct{}) {
+// watch closes Lost, for the reason why, when gone closes before the hold
+// ends: the client closing (its session, and so our node, go with it), or
+// the driver that keeps the hold's node giving it up (see NodeKeeper).
+func (h *hold) watch(gone <-chan struct{}, why string) {
 	h.watchers.Add(1)
 	go func() {
 		defer h.watchers.Done()
 		select {
 		case <-gone:
-			h.markLost("the driver gave up the lock node")
+			h.markLost(why)
 		case <-h.done:
 		}
 	}()

@@ -224,7 +224,8 @@ func (m *InterProcessMutex) FencingToken() int64 {
 // Lost returns a channel that is closed when holding the lock is no longer
 // certain: on Suspended under the client's standard error policy or on Lost
 // under the session policy, when the lock node is found deleted or its driver
-// gives it up (see NodeKeeper), and when the hold ends by Release. When nothing is held it returns a closed channel; each
+// gives it up (see NodeKeeper), when the client closes, and when the hold
+// ends by Release. When nothing is held it returns a closed channel; each
 // acquisition gets a new channel.
 func (m *InterProcessMutex) Lost() <-chan struct{} {
 	if h := m.held(); h != nil {

@@ -108,3 +108,22 @@ func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 	}
 	must(t, m.Release(ctx))
 }
+
+// Closing the client ends its session and so the hold: the mutex's Lost and
+// a lease's Lost close.
+func TestLostClosesWhenTheClientCloses(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	m := locks.NewInterProcessMutex(c, "/lost-client-closed")
+	must(t, m.Acquire(ctx))
+	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lost-client-closed-sem", 1).Acquire(ctx)
+	must(t, err)
+	must(t, c.Close())
+	if !closedWithin(m.Lost(), 10*time.Second) {
+		t.Error("the mutex's Lost did not close when its client closed")
+	}
+	if !closedWithin(lease.Lost(), 10*time.Second) {
+		t.Error("the lease's Lost did not close when its client closed")
+	}
+}
