@@ -98,7 +98,7 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 	}()
 	select {
 	case <-s.mutex.Lost():
-		t.end(lost("the lock is no longer certain"))
+		t.end(s.holdLost())
 	default:
 	}
 	ran := t.live()

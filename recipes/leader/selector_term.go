@@ -41,7 +41,7 @@ func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner i
 func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
 	select {
 	case <-s.mutex.Lost():
-		t.end(lost("the lock is no longer certain"))
+		t.end(s.holdLost())
 	case <-ctx.Done():
 		if cause := context.Cause(ctx); errors.Is(cause, errClientClosed) {
 			t.end(cause)
@@ -49,6 +49,17 @@ func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
 			t.end(ErrClosed)
 		}
 	case <-t.Done():
+	}
+}
+
+// holdLost is the cause of a term whose mutex hold is no longer certain:
+// errClientClosed when that is because the client was closed.
+func (s *LeaderSelector) holdLost() error {
+	select {
+	case <-s.client.Done():
+		return errClientClosed
+	default:
+		return lost("the lock is no longer certain")
 	}
 }
 
