@@ -66,6 +66,7 @@ type engine struct {
 	events chan Event
 
 	life      sync.Mutex
+	loading   bool // a Start is loading the tree
 	started   bool
 	closed    bool
 	stopInput []func()
@@ -97,21 +98,42 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 
 // start loads the tree (reporting every node as added, then Initialized)
 // and then follows it in the background. A failed load leaves the engine
-// unstarted.
+// unstarted; close ends a load under way.
 func (e *engine) start(ctx context.Context) error {
 	e.life.Lock()
-	defer e.life.Unlock()
 	switch {
 	case e.closed:
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrClosed, e.root)
-	case e.started:
+	case e.started || e.loading:
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrAlreadyStarted, e.root)
 	}
+	e.loading = true
+	e.wg.Add(1) // close waits for the load
+	e.life.Unlock()
+	defer e.wg.Done()
+
 	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { e.inbox.push(input{event: ev}) })
 	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.inbox.push(input{state: s, isState: true}) })
-	if err := e.refresh(ctx, e.root, true); err != nil {
+	loadCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopLink := context.AfterFunc(e.ctx, cancel)
+	defer stopLink()
+	err := e.refresh(loadCtx, e.root, true)
+
+	e.life.Lock()
+	defer e.life.Unlock()
+	e.loading = false
+	if err == nil && e.closed {
+		err = ErrClosed
+	}
+	if err != nil {
 		stopEvents()
 		stopStates()
+		if e.closed {
+			return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
+		}
 		return fmt.Errorf("cache: load %s: %w", e.root, err)
 	}
 	e.started = true
@@ -123,11 +145,12 @@ func (e *engine) start(ctx context.Context) error {
 	return nil
 }
 
-// close stops following the tree and closes the events channel.
+// close stops following the tree, ends a load under way and closes the
+// events channel.
 func (e *engine) close() error {
 	e.life.Lock()
-	defer e.life.Unlock()
 	if e.closed {
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrClosed, e.root)
 	}
 	e.closed = true
@@ -136,7 +159,10 @@ func (e *engine) close() error {
 	}
 	close(e.stop)
 	e.cancel()
-	e.wg.Wait()
+	e.life.Unlock()
+	e.wg.Wait() // the load, the loop and the pump
+	e.life.Lock()
+	defer e.life.Unlock()
 	if !e.started {
 		close(e.events)
 	}
