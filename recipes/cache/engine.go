@@ -131,6 +131,9 @@ func (e *engine) start(ctx context.Context) error {
 	if err != nil {
 		stopEvents()
 		stopStates()
+		// The notifications of the watches the load set are no longer
+		// heard: a later load must set them again.
+		clear(e.armed)
 		if e.closed {
 			return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
 		}
