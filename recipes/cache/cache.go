@@ -32,7 +32,8 @@ func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache,
 func (t *TreeCache) Start(ctx context.Context) error { return t.e.start(ctx) }
 
 // Events returns the cache's events: in the order the cache applied them,
-// none dropped however slowly it is read (they queue), closed by Close.
+// no change lost however slowly it is read (a consumer far behind is caught
+// up by differences; see the package documentation), closed by Close.
 func (t *TreeCache) Events() <-chan Event { return t.e.events }
 
 // Current returns the node at path as the cache holds it.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -58,12 +59,14 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	armed  map[watchKey]bool // owned by that goroutine too
-	down   bool              // a suspension or loss was reported, and no reconnect since
-	inbox  *queue[input]
-	outbox *queue[Event]
-	met    eventMetrics
-	events chan Event
+	armed   map[watchKey]bool // owned by that goroutine too
+	down    bool              // a suspension or loss was reported, and no reconnect since
+	inbox   *queue[input]
+	outbox  *outbox
+	viewLen atomic.Int64 // how many nodes the consumer has been told of
+	loaded  atomic.Bool  // Initialized is queued: the queue's bound applies
+	met     eventMetrics
+	events  chan Event
 
 	life      sync.Mutex
 	loading   bool // a Start is loading the tree
@@ -89,7 +92,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 		nodes:  make(map[string]*entry),
 		armed:  make(map[watchKey]bool),
 		inbox:  newQueue[input](),
-		outbox: newQueue[Event](),
+		outbox: newOutbox(),
 		events: make(chan Event),
 		stop:   make(chan struct{}),
 		met:    newEventMetrics(c, kind),
@@ -142,8 +145,9 @@ func (e *engine) start(ctx context.Context) error {
 	e.started = true
 	e.stopInput = []func(){stopEvents, stopStates}
 	e.emit(Event{Type: Initialized})
+	e.loaded.Store(true)
 	e.wg.Add(2)
-	go func() { defer e.wg.Done(); pump(e.outbox, e.events, e.stop) }()
+	go func() { defer e.wg.Done(); e.pump() }()
 	go func() { defer e.wg.Done(); e.run() }()
 	return nil
 }
