@@ -76,13 +76,19 @@ func BenchmarkTreeCache(b *testing.B) {
 // buildTree creates the benchmark's tree in transactions of one parent and
 // its children.
 func buildTree(ctx context.Context, c *framework.Client, root string) error {
+	return buildTreeOf(ctx, c, root, benchParents, benchChildren)
+}
+
+// buildTreeOf creates root with parents children of children each, one
+// transaction per parent.
+func buildTreeOf(ctx context.Context, c *framework.Client, root string, parents, children int) error {
 	if _, err := c.Create(ctx, root, nil); err != nil {
 		return err
 	}
-	for p := range benchParents {
+	for p := range parents {
 		parent := fmt.Sprintf("%s/p%03d", root, p)
 		ops := []any{&zk.CreateRequest{Path: parent, Data: []byte("parent")}}
-		for i := range benchChildren {
+		for i := range children {
 			ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/c%03d", parent, i), Data: []byte("child")})
 		}
 		if _, err := c.Transaction(ctx, ops...); err != nil {

@@ -27,11 +27,13 @@ func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache,
 
 // Start loads the subtree, reporting each node as NodeAdded and then
 // Initialized, and follows it until Close. It returns once the load is
-// complete, or ctx's error (the cache can then be started again).
+// complete, or ctx's error (the cache can then be started again), or
+// ErrClosed when Close ends the load.
 func (t *TreeCache) Start(ctx context.Context) error { return t.e.start(ctx) }
 
 // Events returns the cache's events: in the order the cache applied them,
-// none dropped however slowly it is read (they queue), closed by Close.
+// no change lost however slowly it is read (a consumer far behind is caught
+// up by differences; see the package documentation), closed by Close.
 func (t *TreeCache) Events() <-chan Event { return t.e.events }
 
 // Current returns the node at path as the cache holds it.
@@ -44,8 +46,9 @@ func (t *TreeCache) Children(path string) []string { return t.e.childNames(path)
 // Snapshot returns every node the cache holds, sorted by path.
 func (t *TreeCache) Snapshot() []Node { return t.e.snapshot() }
 
-// Close stops following the subtree and closes the Events channel (events
-// not yet received are dropped); its goroutines have ended when it returns.
+// Close stops following the subtree, ending a Start under way, and closes
+// the Events channel (events not yet received are dropped); its goroutines
+// have ended when it returns. A second Close returns ErrClosed.
 func (t *TreeCache) Close() error { return t.e.close() }
 
 // NodeCache holds one node, as Curator's NodeCache: NodeAdded when it is

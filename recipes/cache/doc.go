@@ -11,9 +11,14 @@
 // What a cache guarantees:
 //
 //   - Events are reported in the order the cache applied them: for one path,
-//     in the order of the changes it saw. None is dropped while the cache
-//     runs, however slowly Events is read (they queue); Close closes the
-//     channel and drops what was not received.
+//     in the order of the changes it saw. No change is lost while the cache
+//     runs, however slowly Events is read: events queue, and a consumer that
+//     falls behind by more than the tree's size and a slack of 1,024 events
+//     is caught up instead by the differences between what it was told and
+//     what the cache holds (removals children first, then additions and
+//     updates parents first), so that the queue stays bounded by the size of
+//     the tree. Current, Children and Snapshot never wait for the consumer.
+//     Close closes the channel and drops what was not received.
 //   - No event reports a state the cache never held: an update only for a new
 //     data version, a removal only of a node it held. Watches coalesce, so
 //     several writes between two reads are seen as the last of them.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -58,14 +59,17 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	armed  map[watchKey]bool // owned by that goroutine too
-	down   bool              // a suspension or loss was reported, and no reconnect since
-	inbox  *queue[input]
-	outbox *queue[Event]
-	met    eventMetrics
-	events chan Event
+	armed   map[watchKey]bool // owned by that goroutine too
+	down    bool              // a suspension or loss was reported, and no reconnect since
+	inbox   *queue[input]
+	outbox  *outbox
+	viewLen atomic.Int64 // how many nodes the consumer has been told of
+	loaded  atomic.Bool  // Initialized is queued: the queue's bound applies
+	met     eventMetrics
+	events  chan Event
 
 	life      sync.Mutex
+	loading   bool // a Start is loading the tree
 	started   bool
 	closed    bool
 	stopInput []func()
@@ -88,7 +92,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 		nodes:  make(map[string]*entry),
 		armed:  make(map[watchKey]bool),
 		inbox:  newQueue[input](),
-		outbox: newQueue[Event](),
+		outbox: newOutbox(),
 		events: make(chan Event),
 		stop:   make(chan struct{}),
 		met:    newEventMetrics(c, kind),
@@ -97,37 +101,63 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 
 // start loads the tree (reporting every node as added, then Initialized)
 // and then follows it in the background. A failed load leaves the engine
-// unstarted.
+// unstarted; close ends a load under way.
 func (e *engine) start(ctx context.Context) error {
 	e.life.Lock()
-	defer e.life.Unlock()
 	switch {
 	case e.closed:
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrClosed, e.root)
-	case e.started:
+	case e.started || e.loading:
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrAlreadyStarted, e.root)
 	}
+	e.loading = true
+	e.wg.Add(1) // close waits for the load
+	e.life.Unlock()
+	defer e.wg.Done()
+
 	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { e.inbox.push(input{event: ev}) })
 	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.inbox.push(input{state: s, isState: true}) })
-	if err := e.refresh(ctx, e.root, true); err != nil {
+	loadCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopLink := context.AfterFunc(e.ctx, cancel)
+	defer stopLink()
+	err := e.refresh(loadCtx, e.root, true)
+
+	e.life.Lock()
+	defer e.life.Unlock()
+	e.loading = false
+	if err == nil && e.closed {
+		err = ErrClosed
+	}
+	if err != nil {
 		stopEvents()
 		stopStates()
+		// The notifications of the watches the load set are no longer
+		// heard: a later load must set them again.
+		clear(e.armed)
+		if e.closed {
+			return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
+		}
 		return fmt.Errorf("cache: load %s: %w", e.root, err)
 	}
 	e.started = true
 	e.stopInput = []func(){stopEvents, stopStates}
 	e.emit(Event{Type: Initialized})
+	e.loaded.Store(true)
 	e.wg.Add(2)
-	go func() { defer e.wg.Done(); pump(e.outbox, e.events, e.stop) }()
+	go func() { defer e.wg.Done(); e.pump() }()
 	go func() { defer e.wg.Done(); e.run() }()
 	return nil
 }
 
-// close stops following the tree and closes the events channel.
+// close stops following the tree, ends a load under way and closes the
+// events channel.
 func (e *engine) close() error {
 	e.life.Lock()
-	defer e.life.Unlock()
 	if e.closed {
+		e.life.Unlock()
 		return fmt.Errorf("%w: %s", ErrClosed, e.root)
 	}
 	e.closed = true
@@ -136,7 +166,10 @@ func (e *engine) close() error {
 	}
 	close(e.stop)
 	e.cancel()
-	e.wg.Wait()
+	e.life.Unlock()
+	e.wg.Wait() // the load, the loop and the pump
+	e.life.Lock()
+	defer e.life.Unlock()
 	if !e.started {
 		close(e.events)
 	}

@@ -83,17 +83,7 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	defer tc.Close()
 	must(t, tc.Start(ctx))
 
-	replayed := map[string]cache.Node{}
-	var replayErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for e := range tc.Events() {
-			if err := apply(replayed, e); err != nil && replayErr == nil {
-				replayErr = err
-			}
-		}
-	}()
+	replayed := replay(tc.Events())
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	names := []string{"a", "b", "c", "d"}
@@ -140,14 +130,11 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	locktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
 		return sameTree(nodesByPath(tc.Snapshot()), want)
 	})
+	locktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
+		return replayed.matches(t, want)
+	})
 	must(t, tc.Close())
-	<-done
-	if replayErr != nil {
-		t.Fatalf("replaying the events: %v", replayErr)
-	}
-	if !sameTree(replayed, want) {
-		t.Fatalf("replaying the events gives %d nodes, the server has %d", len(replayed), len(want))
-	}
+	must(t, replayed.wait())
 	t.Logf("%d nodes at the end", len(want))
 }
 

@@ -15,8 +15,6 @@ func newEventMetrics(c *framework.Client, kind string) eventMetrics {
 	return em
 }
 
-// emit queues ev for the consumer and counts it.
-func (e *engine) emit(ev Event) {
-	e.met[ev.Type].Add(1)
-	e.outbox.push(ev)
-}
+// emit queues a connection or Initialized event for the consumer; the pump
+// counts it as it sends it.
+func (e *engine) emit(ev Event) { e.outbox.push(ev) }

@@ -2,8 +2,9 @@ package cache
 
 import "sync"
 
-// queue is an unbounded FIFO: push never blocks, so neither go-zookeeper's
-// callbacks nor the cache's loop ever wait for a slow reader.
+// queue is an unbounded FIFO of the cache's inputs: push never blocks, so
+// the client's callbacks never wait for the cache's loop. What it holds is
+// bounded by the watches armed (each fires once) and the connection changes.
 type queue[T any] struct {
 	mu    sync.Mutex
 	items []T
@@ -29,24 +30,4 @@ func (q *queue[T]) takeAll() []T {
 	items := q.items
 	q.items = nil
 	return items
-}
-
-// pump sends what is pushed to q on out, in order, until stop is closed;
-// then it closes out (what was not received is dropped).
-func pump[T any](q *queue[T], out chan<- T, stop <-chan struct{}) {
-	defer close(out)
-	for {
-		select {
-		case <-stop:
-			return
-		case <-q.ready:
-		}
-		for _, v := range q.takeAll() {
-			select {
-			case out <- v:
-			case <-stop:
-				return
-			}
-		}
-	}
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 
@@ -111,21 +112,19 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 	}
 	n := Node{Path: p, Data: data, Stat: *stat}
 	e.mu.Lock()
-	var was zk.Stat
+	defer e.mu.Unlock()
 	if old == nil {
 		e.nodes[p] = &entry{node: n, children: make(map[string]struct{})}
 		if parent := e.parentEntryLocked(p); parent != nil {
 			parent.children[lastElem(p)] = struct{}{}
 		}
-	} else {
-		was, old.node = old.node.Stat, n
+		e.reportLocked(NodeAdded, n)
+		return
 	}
-	e.mu.Unlock()
-	switch {
-	case old == nil:
-		e.report(NodeAdded, n)
-	case was.Mzxid != stat.Mzxid || was.Version != stat.Version:
-		e.report(NodeUpdated, n)
+	was := old.node.Stat
+	old.node = n
+	if was.Mzxid != stat.Mzxid || was.Version != stat.Version {
+		e.reportLocked(NodeUpdated, n)
 	}
 }
 
@@ -136,24 +135,28 @@ func (e *engine) remove(p string) {
 		e.remove(framework.JoinPath(p, name))
 	}
 	e.mu.Lock()
-	old, ok := e.nodes[p]
-	if ok {
+	defer e.mu.Unlock()
+	if old, ok := e.nodes[p]; ok {
 		delete(e.nodes, p)
 		if parent := e.parentEntryLocked(p); parent != nil {
 			delete(parent.children, lastElem(p))
 		}
-	}
-	e.mu.Unlock()
-	if ok {
-		e.report(NodeRemoved, old.node)
+		e.reportLocked(NodeRemoved, old.node)
 	}
 }
 
-func (e *engine) report(t EventType, n Node) {
+// reportLocked queues a node event for the consumer, in the same step as
+// the change of the nodes it reports (e.mu is held): a catch-up of a
+// consumer that fell behind sees both or neither.
+func (e *engine) reportLocked(t EventType, n Node) {
 	if e.hideRoot && n.Path == e.root {
 		return
 	}
-	e.emit(Event{Type: t, Node: n})
+	limit := math.MaxInt // a load's events all come before Initialized
+	if e.loaded.Load() {
+		limit = slack + len(e.nodes) + int(e.viewLen.Load())
+	}
+	e.outbox.pushNode(Event{Type: t, Node: n}, limit)
 }
 
 // childrenOf returns a copy of the names held below p.

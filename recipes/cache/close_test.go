@@ -1,0 +1,122 @@
+package cache_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// returnsWithin fails the test if fn does not return within d.
+func returnsWithin(t *testing.T, d time.Duration, what string, fn func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("%s did not return within %v", what, d)
+	}
+	return nil
+}
+
+// closer is what every cache has.
+type closer interface {
+	Close() error
+	Events() <-chan cache.Event
+}
+
+// A cache never started closes at once, closes its Events channel, and a
+// second Close reports ErrClosed rather than hanging or panicking.
+func TestCloseOfANeverStartedCache(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	for name, newCache := range map[string]func() (closer, error){
+		"node":     func() (closer, error) { return cache.NewNodeCache(c, "/never") },
+		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, "/never") },
+		"tree":     func() (closer, error) { return cache.NewTreeCache(c, "/never") },
+	} {
+		cc, err := newCache()
+		must(t, err)
+		must(t, returnsWithin(t, 5*time.Second, name+": Close", cc.Close))
+		if _, ok := <-cc.Events(); ok {
+			t.Errorf("%s: an event from a cache never started", name)
+		}
+		if err := returnsWithin(t, 5*time.Second, name+": a second Close", cc.Close); !errors.Is(err, cache.ErrClosed) {
+			t.Errorf("%s: a second Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+// Close does not wait for a Start whose load cannot finish (the server is
+// unreachable and the client retries forever): the load ends with
+// ErrClosed and Close returns.
+func TestCloseEndsAStartThatCannotFinish(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClientWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
+		framework.WithSessionTimeout(30*time.Second), framework.WithConnectionTimeout(30*time.Second))
+	tc, err := cache.NewTreeCache(c, "/unreachable")
+	must(t, err)
+
+	p.Pause()
+	started := make(chan error, 1)
+	go func() { started <- tc.Start(context.Background()) }()
+	locktest.Eventually(t, 10*time.Second, "the load's first read to be sent", func() bool {
+		return p.RequestCount(zktest.OpGetData) > 0
+	})
+	must(t, returnsWithin(t, 5*time.Second, "Close during a Start", tc.Close))
+	select {
+	case err := <-started:
+		if !errors.Is(err, cache.ErrClosed) {
+			t.Errorf("Start ended by Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Start did not return after Close")
+	}
+	if _, ok := <-tc.Events(); ok {
+		t.Error("an event from a cache closed before its load completed")
+	}
+	p.Resume()
+}
+
+// Close while the cache is reading a changed node, with a consumer that
+// reads nothing, returns promptly and leaves no goroutine behind.
+func TestClosedCacheLeavesNothingRunning(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClientWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
+		framework.WithSessionTimeout(30*time.Second), framework.WithConnectionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	for _, n := range []string{"/leak/a/x", "/leak/b"} {
+		_, err := admin.Create(ctx, n, nil, framework.CreatingParentsIfNeeded())
+		must(t, err)
+	}
+	ignore := goleak.IgnoreCurrent()
+	tc, err := cache.NewTreeCache(c, "/leak")
+	must(t, err)
+	must(t, tc.Start(ctx))
+	// A change whose read is still on its way when Close comes (the
+	// client's request itself ends a round trip later).
+	p.SetLatency(200 * time.Millisecond)
+	before := p.RequestCount(zktest.OpGetData)
+	_, err = admin.SetData(ctx, "/leak/b", []byte("1"), -1)
+	must(t, err)
+	locktest.Eventually(t, 10*time.Second, "the cache to read the changed node", func() bool {
+		return p.RequestCount(zktest.OpGetData) > before
+	})
+	must(t, returnsWithin(t, 5*time.Second, "Close during a read", tc.Close))
+	for range tc.Events() { // closed: what was left drains
+	}
+	goleak.VerifyNone(t, ignore)
+}

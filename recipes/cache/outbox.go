@@ -1,0 +1,153 @@
+package cache
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// slack is how many events beyond the size of the tree may wait for the
+// consumer before the cache stops queueing node events and catches the
+// consumer up by differences instead.
+const slack = 1024
+
+// outbox holds the events on their way to the consumer. Node events are
+// pushed with the engine's e.mu held, so that a catch-up (which reads the
+// nodes under e.mu) sees each change either in the nodes and dropped from
+// the queue, or in neither.
+type outbox struct {
+	mu     sync.Mutex
+	items  []Event
+	behind bool          // node events were dropped: the pump sends the differences
+	ready  chan struct{} // holds a token while items (or a catch-up) may be waiting
+}
+
+func newOutbox() *outbox { return &outbox{ready: make(chan struct{}, 1)} }
+
+func (o *outbox) signal() {
+	select {
+	case o.ready <- struct{}{}:
+	default:
+	}
+}
+
+// push queues a connection or Initialized event; these are never dropped.
+func (o *outbox) push(ev Event) {
+	o.mu.Lock()
+	o.items = append(o.items, ev)
+	o.mu.Unlock()
+	o.signal()
+}
+
+// pushNode queues a node event unless the consumer is already behind. When
+// more than limit events wait, the queued node events are dropped and the
+// consumer will be caught up by differences.
+func (o *outbox) pushNode(ev Event, limit int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.behind {
+		return
+	}
+	o.items = append(o.items, ev)
+	if len(o.items) > limit {
+		o.behind = true
+		o.items = slices.DeleteFunc(o.items, func(ev Event) bool { return ev.Node.Path != "" })
+	}
+	o.signal()
+}
+
+// len returns how many events wait (for tests).
+func (o *outbox) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.items)
+}
+
+// pump sends the outbox's events on e.events, in order, until e.stop is
+// closed; then it closes e.events (what was not received is dropped). It
+// keeps the nodes as the consumer knows them (view), to catch it up.
+func (e *engine) pump() {
+	defer close(e.events)
+	view := make(map[string]Node)
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-e.outbox.ready:
+		}
+		for batch := e.take(view); len(batch) > 0; batch = e.take(view) {
+			for _, ev := range batch {
+				e.met[ev.Type].Add(1)
+				select {
+				case e.events <- ev:
+				case <-e.stop:
+					return
+				}
+				switch ev.Type {
+				case NodeAdded, NodeUpdated:
+					view[ev.Node.Path] = ev.Node
+				case NodeRemoved:
+					delete(view, ev.Node.Path)
+				}
+				e.viewLen.Store(int64(len(view)))
+			}
+		}
+	}
+}
+
+// take returns the events waiting and, when node events were dropped, the
+// differences between view and the nodes the cache holds.
+func (e *engine) take(view map[string]Node) []Event {
+	o := e.outbox
+	o.mu.Lock()
+	if !o.behind {
+		items := o.items
+		o.items = nil
+		o.mu.Unlock()
+		return items
+	}
+	o.mu.Unlock()
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	items := o.items
+	o.items = nil
+	o.behind = false
+	return append(items, e.differencesLocked(view)...)
+}
+
+// differencesLocked returns the events that take a consumer from view to the
+// nodes held: removals children first, then additions and updates parents
+// first. A node whose czxid changed is removed and added. e.mu is held.
+func (e *engine) differencesLocked(view map[string]Node) []Event {
+	var out []Event
+	gone := make([]string, 0)
+	for p, was := range view {
+		if en, ok := e.nodes[p]; !ok || en.node.Stat.Czxid != was.Stat.Czxid {
+			gone = append(gone, p)
+		}
+	}
+	slices.SortFunc(gone, func(a, b string) int { return strings.Compare(b, a) })
+	for _, p := range gone {
+		out = append(out, Event{Type: NodeRemoved, Node: view[p]})
+	}
+	held := make([]string, 0, len(e.nodes))
+	for p := range e.nodes {
+		if !(e.hideRoot && p == e.root) {
+			held = append(held, p)
+		}
+	}
+	slices.Sort(held)
+	for _, p := range held {
+		n := e.nodes[p].node
+		was, known := view[p]
+		switch {
+		case !known || was.Stat.Czxid != n.Stat.Czxid:
+			out = append(out, Event{Type: NodeAdded, Node: n})
+		case was.Stat.Mzxid != n.Stat.Mzxid || was.Stat.Version != n.Stat.Version:
+			out = append(out, Event{Type: NodeUpdated, Node: n})
+		}
+	}
+	return out
+}
