@@ -25,6 +25,8 @@ const (
 	MetricAtomicUpdates    = "zkcurator_atomic_updates_total"
 	MetricAtomicTries      = "zkcurator_atomic_tries_total"
 	MetricAtomicPromotions = "zkcurator_atomic_promotions_total"
+
+	MetricSharedTrySets = "zkcurator_shared_try_sets_total"
 )
 
 // MetricKind is what kind of instrument a metric is.
@@ -87,5 +89,8 @@ func MetricDescs() []MetricDesc {
 			"Read-and-write tries of those updates, by phase: optimistic, or promoted (made while holding the promoted lock)."},
 		{MetricAtomicPromotions, CounterKind, nil,
 			"Updates whose optimistic tries were used up and that went on to the promoted lock."},
+
+		{MetricSharedTrySets, CounterKind, []string{"result"},
+			"TrySet calls of a SharedCount or SharedValue by result: applied; stale, when the node's version had moved on; unknown, when the reply was lost; error."},
 	}
 }
