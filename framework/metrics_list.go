@@ -21,6 +21,12 @@ const (
 	MetricLeaderLeading     = "zkcurator_leader_leading"
 
 	MetricCacheEvents = "zkcurator_cache_events_total"
+
+	MetricAtomicUpdates    = "zkcurator_atomic_updates_total"
+	MetricAtomicTries      = "zkcurator_atomic_tries_total"
+	MetricAtomicPromotions = "zkcurator_atomic_promotions_total"
+
+	MetricSharedTrySets = "zkcurator_shared_try_sets_total"
 )
 
 // MetricKind is what kind of instrument a metric is.
@@ -76,5 +82,15 @@ func MetricDescs() []MetricDesc {
 
 		{MetricCacheEvents, CounterKind, []string{"cache", "type"},
 			"Cache events emitted to the consumer, by cache (node, children, tree) and event type (NODE_ADDED, NODE_UPDATED, NODE_REMOVED, INITIALIZED, CONNECTION_SUSPENDED, CONNECTION_RECONNECTED, CONNECTION_LOST)."},
+
+		{MetricAtomicUpdates, CounterKind, []string{"result"},
+			"Updates of a DistributedAtomicValue or DistributedAtomicLong (CompareAndSet included) by result: succeeded; failed, when it did not apply (a conflict outlasted the tries, the promoted lock's wait ran out, or CompareAndSet found another value); unknown, when a write's reply was lost; error."},
+		{MetricAtomicTries, CounterKind, []string{"phase"},
+			"Read-and-write tries of those updates, by phase: optimistic, or promoted (made while holding the promoted lock)."},
+		{MetricAtomicPromotions, CounterKind, nil,
+			"Updates whose optimistic tries were used up and that went on to the promoted lock."},
+
+		{MetricSharedTrySets, CounterKind, []string{"result"},
+			"TrySet calls of a SharedCount or SharedValue by result: applied; stale, when the node's version had moved on; unknown, when the reply was lost; error."},
 	}
 }

@@ -21,6 +21,7 @@ type DistributedAtomicValue struct {
 	c    *framework.Client
 	path string
 	opts options
+	met  *updateMetrics
 }
 
 // NewDistributedAtomicValue returns the value stored at path. Nothing is sent
@@ -36,7 +37,7 @@ func NewDistributedAtomicValue(c *framework.Client, path string, opts ...Option)
 	if err != nil {
 		return nil, err
 	}
-	return &DistributedAtomicValue{c: c, path: path, opts: o}, nil
+	return &DistributedAtomicValue{c: c, path: path, opts: o, met: newUpdateMetrics(c)}, nil
 }
 
 // Path returns the node's path.
@@ -72,8 +73,8 @@ func (v *DistributedAtomicValue) CompareAndSet(ctx context.Context, expected, ne
 	return v.compareAndSet(ctx, func(cur []byte) (bool, error) { return bytes.Equal(cur, expected), nil }, newValue)
 }
 
-func (v *DistributedAtomicValue) compareAndSet(ctx context.Context, equal func([]byte) (bool, error), newValue []byte) (AtomicValue[[]byte], error) {
-	var res AtomicValue[[]byte]
+func (v *DistributedAtomicValue) compareAndSet(ctx context.Context, equal func([]byte) (bool, error), newValue []byte) (res AtomicValue[[]byte], err error) {
+	defer func() { v.met.record(res.Stats, res.Succeeded, err) }()
 	res.Stats.OptimisticTries = 1
 	cur, stat, err := v.read(ctx)
 	if err != nil {
@@ -145,14 +146,15 @@ type makeFunc func(cur []byte, exists bool) ([]byte, error)
 
 // update runs the optimistic tries, then the promoted ones if configured and
 // still needed.
-func (v *DistributedAtomicValue) update(ctx context.Context, mk makeFunc) (AtomicValue[[]byte], error) {
-	var res AtomicValue[[]byte]
+func (v *DistributedAtomicValue) update(ctx context.Context, mk makeFunc) (res AtomicValue[[]byte], err error) {
+	defer func() { v.met.record(res.Stats, res.Succeeded, err) }()
 	start := time.Now()
-	err := v.tries(ctx, &res, v.opts.policy, mk, &res.Stats.OptimisticTries)
+	err = v.tries(ctx, &res, v.opts.policy, mk, &res.Stats.OptimisticTries)
 	res.Stats.OptimisticTime = time.Since(start)
 	if err != nil || res.Succeeded || v.opts.promoted == nil {
 		return res, err
 	}
+	v.met.promotions.Add(1)
 	start = time.Now()
 	err = v.underLock(ctx, &res, mk)
 	res.Stats.PromotedTime = time.Since(start)

@@ -30,6 +30,7 @@ type core[T any] struct {
 	path   string
 	seed   []byte
 	decode func(path string, b []byte) (T, error)
+	met    trySetMetrics
 
 	mu      sync.Mutex
 	started bool
@@ -61,7 +62,7 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 		return nil, fmt.Errorf("%w: seed: %w", ErrInvalidArgument, err)
 	}
 	return &core[T]{
-		c: c, path: path, seed: seed, decode: decode,
+		c: c, path: path, seed: seed, decode: decode, met: newTrySetMetrics(c),
 		wake:    make(chan struct{}, 1),
 		reread:  make(chan struct{}, 1),
 		changes: make(chan VersionedValue[T]),
@@ -167,10 +168,11 @@ func (k *core[T]) set(ctx context.Context, data []byte) error {
 }
 
 // trySet writes data if the node's version is version.
-func (k *core[T]) trySet(ctx context.Context, data []byte, version int32) (bool, error) {
+func (k *core[T]) trySet(ctx context.Context, data []byte, version int32) (applied bool, err error) {
 	if err := k.ready(); err != nil {
 		return false, err
 	}
+	defer func() { k.met.record(applied, err) }()
 	k.mu.Lock()
 	czxid := k.czxid
 	k.mu.Unlock()
