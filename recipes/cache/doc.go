@@ -24,8 +24,10 @@
 //     several writes between two reads are seen as the last of them.
 //   - A node deleted and created again is reported removed and added (its
 //     creation zxid differs), even when its data is equal.
-//   - After a reconnect, or a new session after an expiry, the cache reads
-//     again everything it holds and reports exactly the differences.
+//   - A suspended or lost connection is reported as soon as the client
+//     reports it, never held behind a read the cache had under way; after a
+//     reconnect, or a new session after an expiry, the cache reads again
+//     everything it holds and reports exactly the differences.
 //
 // A cache runs two goroutines, whatever the number of nodes: one follows the
 // watch notifications the client delivers through

@@ -59,14 +59,16 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	armed   map[watchKey]bool // owned by that goroutine too
-	down    bool              // a suspension or loss was reported, and no reconnect since
-	inbox   *queue[input]
-	outbox  *outbox
-	viewLen atomic.Int64 // how many nodes the consumer has been told of
-	loaded  atomic.Bool  // Initialized is queued: the queue's bound applies
-	met     eventMetrics
-	events  chan Event
+	armed map[watchKey]bool // owned by that goroutine too
+	down  bool              // a suspension or loss was reported, and no reconnect since
+	inbox *queue[input]
+	// interrupt cancels the loop's reads under way (onConnection).
+	interrupt atomic.Pointer[context.CancelFunc]
+	outbox    *outbox
+	viewLen   atomic.Int64 // how many nodes the consumer has been told of
+	loaded    atomic.Bool  // Initialized is queued: the queue's bound applies
+	met       eventMetrics
+	events    chan Event
 
 	life      sync.Mutex
 	loading   bool // a Start is loading the tree
@@ -118,7 +120,7 @@ func (e *engine) start(ctx context.Context) error {
 	defer e.wg.Done()
 
 	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { e.inbox.push(input{event: ev}) })
-	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.inbox.push(input{state: s, isState: true}) })
+	stopStates := e.c.Listen(e.onConnection)
 	loadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopLink := context.AfterFunc(e.ctx, cancel)
@@ -178,7 +180,6 @@ func (e *engine) close() error {
 
 // run applies what arrives in the inbox until the engine stops.
 func (e *engine) run() {
-	ctx := e.ctx
 	var retry <-chan time.Time
 	resync := false
 	for {
@@ -188,6 +189,8 @@ func (e *engine) run() {
 		case <-retry:
 		case <-e.inbox.ready:
 		}
+		ctx, cancel := context.WithCancel(e.ctx)
+		e.interrupt.Store(&cancel) // before taking the inputs: a later suspension ends the reads
 		dirty := make(map[string]bool)
 		for _, in := range e.inbox.takeAll() {
 			if in.isState {
@@ -196,14 +199,36 @@ func (e *engine) run() {
 				resync = true
 			}
 		}
-		err := e.apply(ctx, resync, dirty)
 		retry = nil
+		if e.down {
+			// Reads could not finish before a reconnect, which reads the
+			// whole tree again anyway.
+			resync = resync || len(dirty) > 0
+			e.interrupt.Store(nil)
+			cancel()
+			continue
+		}
+		err := e.apply(ctx, resync, dirty)
+		e.interrupt.Store(nil)
+		cancel()
 		if resync = err != nil; resync {
-			if ctx.Err() != nil {
+			if e.ctx.Err() != nil {
 				return
 			}
 			e.cfg.log.Debug("cache out of step; trying again", zap.String("root", e.root), zap.Error(err))
 			retry = time.After(retryEvery)
+		}
+	}
+}
+
+// onConnection queues a connection state for the loop and, when the
+// connection is suspended or lost, ends the loop's reads under way, so that
+// the state is reported at once rather than after a reconnect.
+func (e *engine) onConnection(s framework.ConnectionState) {
+	e.inbox.push(input{state: s, isState: true})
+	if s == framework.Suspended || s == framework.Lost {
+		if stop := e.interrupt.Load(); stop != nil {
+			(*stop)()
 		}
 	}
 }

@@ -217,3 +217,61 @@ func sameTree(got, want map[string]cache.Node) bool {
 	}
 	return true
 }
+
+// A suspension that strikes while the cache is reading a changed node is
+// reported at once, not after the read gives up or the connection returns;
+// the change is still reported after the reconnect.
+func TestSuspensionIsReportedWhileAReadWaits(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/stuck", []byte("v0"))
+	must(t, err)
+	nc, err := cache.NewNodeCache(c, "/stuck")
+	must(t, err)
+	defer nc.Close()
+	must(t, nc.Start(ctx))
+	ev := nc.Events()
+	expect(t, ev, "NODE_ADDED /stuck", "INITIALIZED")
+	suspended := make(chan time.Time, 1)
+	stop := c.Listen(func(s framework.ConnectionState) {
+		if s == framework.Suspended {
+			select {
+			case suspended <- time.Now():
+			default:
+			}
+		}
+	})
+	defer stop()
+
+	// Slow the link so that the cache's read of the change is still on its
+	// way when the partition begins, and hold it there.
+	p.SetLatency(300 * time.Millisecond)
+	reads := p.RequestCount(zktest.OpGetData)
+	_, err = admin.SetData(ctx, "/stuck", []byte("v1"), -1)
+	must(t, err)
+	locktest.Eventually(t, 10*time.Second, "the cache reads the changed node", func() bool {
+		return p.RequestCount(zktest.OpGetData) > reads
+	})
+	p.Pause()
+	var at time.Time
+	select {
+	case at = <-suspended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client did not suspend")
+	}
+	expect(t, ev, "CONNECTION_SUSPENDED")
+	// The read waits up to the connection timeout (5 s) for a reconnect;
+	// the suspension must not wait behind it.
+	if late := time.Since(at); late > 2*time.Second {
+		t.Fatalf("the suspension was reported %v after the client's, behind the cache's read", late)
+	}
+	p.SetLatency(0)
+	p.Resume()
+	expect(t, ev, "CONNECTION_RECONNECTED")
+	if e := next(t, ev); e.String() != "NODE_UPDATED /stuck (version 1)" {
+		t.Fatalf("after the reconnect: %v, want the change", e)
+	}
+}
