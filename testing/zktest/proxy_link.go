@@ -140,16 +140,18 @@ func (l *link) readServer() {
 			return
 		}
 		p.mu.Lock()
-		if framed && !handshake && len(chunk) >= 8 && int32(binary.BigEndian.Uint32(chunk[4:8])) == xidNotification {
-			p.notifs++
-		}
-		if framed && !handshake && len(chunk) >= 8 && l.losing &&
-			int32(binary.BigEndian.Uint32(chunk[4:8])) == l.lostXid {
-			l.losing = false
-			p.lost++
-			l.pushLocked(&l.down, item{kind: itemSever})
-			p.mu.Unlock()
-			return
+		if framed && !handshake && len(chunk) >= 8 {
+			xid := int32(binary.BigEndian.Uint32(chunk[4:8]))
+			if xid == xidNotification {
+				p.notifs++
+			}
+			if l.losing && xid == l.lostXid {
+				l.losing = false
+				p.lost++
+				l.pushLocked(&l.down, item{kind: itemSever})
+				p.mu.Unlock()
+				return
+			}
 		}
 		handshake = handshake && !framed
 		l.pushLocked(&l.down, item{kind: itemData, data: chunk})

@@ -135,13 +135,11 @@ func (s *Server) Addr() string {
 // CPUTime returns the CPU time, user and system, that the server's running
 // JVM has used since it started (Linux only: it reads /proc).
 func (s *Server) CPUTime() (time.Duration, error) {
-	s.mu.Lock()
-	proc := s.proc
-	s.mu.Unlock()
-	if proc == nil {
+	pid := s.PID()
+	if pid == 0 {
 		return 0, fmt.Errorf("zktest: server %s is not running", s.Addr())
 	}
-	return ProcessCPUTime(proc.pid())
+	return ProcessCPUTime(pid)
 }
 
 // PID returns the operating system's id of the server's running JVM, or 0

@@ -41,15 +41,14 @@ var (
 // once zk.Connect has returned it, the session in which a watch is certain
 // to be set again after a reconnect, and whether the Conn was given up.
 type Gate struct {
-	session   atomic.Pointer[func() int64] // the Conn's SessionID
-	armed     atomic.Int64
-	retired   atomic.Bool
-	retiredCh chan struct{} // closed by Retire
-	retire    sync.Once
+	session atomic.Pointer[func() int64] // the Conn's SessionID
+	armed   atomic.Int64
+	retired chan struct{} // closed by Retire
+	retire  sync.Once
 }
 
 // NewGate returns a Gate for one go-zookeeper Conn.
-func NewGate() *Gate { return &Gate{retiredCh: make(chan struct{})} }
+func NewGate() *Gate { return &Gate{retired: make(chan struct{})} }
 
 // SetConn records the go-zookeeper connection whose dials go through g.
 func (g *Gate) SetConn(c *zk.Conn) {
@@ -64,10 +63,7 @@ func (g *Gate) Arm(id int64) { g.armed.Store(id) }
 // Retire makes every later dial fail with ErrRetired, and so does a read
 // whose reply is held back for SetWatches.
 func (g *Gate) Retire() {
-	g.retire.Do(func() {
-		g.retired.Store(true)
-		close(g.retiredCh)
-	})
+	g.retire.Do(func() { close(g.retired) })
 }
 
 // Dialer wraps dial so that each connection calls rewatched once when
@@ -80,8 +76,10 @@ func (g *Gate) Retire() {
 // go-zookeeper when the previous connection dropped.
 func (g *Gate) Dialer(dial zk.Dialer, rewatched func()) zk.Dialer {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		if g.retired.Load() {
+		select {
+		case <-g.retired:
 			return nil, ErrRetired
+		default:
 		}
 		c, err := dial(network, address, timeout)
 		if err != nil {
@@ -201,7 +199,7 @@ func (c *conn) awaitSetWatches() error {
 	select {
 	case <-c.written:
 		return nil
-	case <-c.gate.retiredCh:
+	case <-c.gate.retired:
 		return ErrRetired
 	case <-t.C:
 		return errNoSetWatches
