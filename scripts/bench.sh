@@ -121,16 +121,17 @@ grid() {
 	fi
 }
 
-# costs: the per-cycle cost table of the results, medians.
-costs() {
-	awk '
+# medians_awk reads the result lines (key=value fields) into vals, per
+# implementation and client count in the order first seen, and defines
+# median(key) over a field's values (-1 when it has none). The tables below
+# add their END blocks.
+medians_awk='
 function median(key,   n, i, j, t, a) {
 	n = split(vals[key], a, " ")
 	if (n == 0) return -1
 	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
 {
 	delete f
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -138,6 +139,12 @@ function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
 	if (!(f["clients"] in seen)) { seen[f["clients"]] = 1; order[++rows] = f["clients"] }
 	for (m in f) vals[k, m] = vals[k, m] " " f[m]
 }
+'
+
+# costs: the per-cycle cost table of the results, medians.
+costs() {
+	awk "$medians_awk"'
+function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
 END {
 	print "| clients | zkcurator req + notif / cycle | gozk req + notif / cycle | zkcurator server CPU ms / cycle | gozk server CPU ms / cycle | server CPU ratio |"
 	print "|---:|---:|---:|---:|---:|---:|"
@@ -154,19 +161,7 @@ END {
 }
 
 table() {
-	awk -v driver="$driver" '
-function median(key,   n, i, j, t, a) {
-	n = split(vals[key], a, " ")
-	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-{
-	delete f
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	k = f["impl"] SUBSEP f["clients"]
-	if (!(f["clients"] in seen)) { seen[f["clients"]] = 1; order[++rows] = f["clients"] }
-	for (m in f) vals[k, m] = vals[k, m] " " f[m]
-}
+	awk -v driver="$driver" "$medians_awk"'
 END {
 	printf "| clients | zkcurator (%s) ops/s | gozk ops/s | ops/s ratio | zkcurator acq p99 ms | gozk acq p99 ms | zkcurator cycle p99 ms | gozk cycle p99 ms | cycle p99 ratio |\n", driver
 	print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
