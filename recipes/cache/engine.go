@@ -146,7 +146,7 @@ func (e *engine) start(ctx context.Context) error {
 	}
 	e.started = true
 	e.stopInput = []func(){stopEvents, stopStates}
-	e.emit(Event{Type: Initialized})
+	e.outbox.push(Event{Type: Initialized})
 	e.loaded.Store(true)
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.pump() }()
@@ -189,29 +189,9 @@ func (e *engine) run() {
 		case <-retry:
 		case <-e.inbox.ready:
 		}
-		ctx, cancel := context.WithCancel(e.ctx)
-		e.interrupt.Store(&cancel) // before taking the inputs: a later suspension ends the reads
-		dirty := make(map[string]bool)
-		for _, in := range e.inbox.takeAll() {
-			if in.isState {
-				resync = e.onState(in.state) || resync
-			} else if e.onEvent(in.event, dirty) {
-				resync = true
-			}
-		}
 		retry = nil
-		if e.down {
-			// Reads could not finish before a reconnect, which reads the
-			// whole tree again anyway.
-			resync = resync || len(dirty) > 0
-			e.interrupt.Store(nil)
-			cancel()
-			continue
-		}
-		err := e.apply(ctx, resync, dirty)
-		e.interrupt.Store(nil)
-		cancel()
-		if resync = err != nil; resync {
+		var err error
+		if resync, err = e.step(resync); err != nil {
 			if e.ctx.Err() != nil {
 				return
 			}
@@ -219,6 +199,32 @@ func (e *engine) run() {
 			retry = time.After(retryEvery)
 		}
 	}
+}
+
+// step takes the queued inputs and reads again what they made stale; it
+// returns whether the whole tree must be read again on the next step.
+// While the connection is down it reads nothing: the reconnect reads the
+// whole tree again anyway.
+func (e *engine) step(resync bool) (bool, error) {
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.interrupt.Store(&cancel) // before taking the inputs: a later suspension ends the reads
+	defer func() {
+		e.interrupt.Store(nil)
+		cancel()
+	}()
+	dirty := make(map[string]bool)
+	for _, in := range e.inbox.takeAll() {
+		if in.isState {
+			resync = e.onState(in.state) || resync
+		} else if e.onEvent(in.event, dirty) {
+			resync = true
+		}
+	}
+	if e.down {
+		return resync, nil
+	}
+	err := e.apply(ctx, resync, dirty)
+	return err != nil, err
 }
 
 // onConnection queues a connection state for the loop and, when the
@@ -261,17 +267,17 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
 		e.down = true
-		e.emit(Event{Type: ConnectionSuspended})
+		e.outbox.push(Event{Type: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
 		e.armed = make(map[watchKey]bool) // the session's watches are gone
-		e.emit(Event{Type: ConnectionLost})
+		e.outbox.push(Event{Type: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
 			return false
 		}
 		e.down = false
-		e.emit(Event{Type: ConnectionReconnected})
+		e.outbox.push(Event{Type: ConnectionReconnected})
 		return true
 	}
 	return false

@@ -14,7 +14,3 @@ func newEventMetrics(c *framework.Client, kind string) eventMetrics {
 	}
 	return em
 }
-
-// emit queues a connection or Initialized event for the consumer; the pump
-// counts it as it sends it.
-func (e *engine) emit(ev Event) { e.outbox.push(ev) }

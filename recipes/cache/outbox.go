@@ -3,7 +3,6 @@ package cache
 import (
 	"slices"
 	"strings"
-	"sync"
 )
 
 // slack is how many events beyond the size of the tree may wait for the
@@ -11,33 +10,18 @@ import (
 // consumer up by differences instead.
 const slack = 1024
 
-// outbox holds the events on their way to the consumer. Node events are
-// pushed with the engine's e.mu held, so that a catch-up (which reads the
-// nodes under e.mu) sees each change either in the nodes and dropped from
-// the queue, or in neither.
+// outbox holds the events on their way to the consumer: a queue whose node
+// events give way to a catch-up when the consumer falls too far behind.
+// Node events are pushed with the engine's e.mu held, so that a catch-up
+// (which reads the nodes under e.mu) sees each change either in the nodes
+// and dropped from the queue, or in neither. Connection and Initialized
+// events (push) are never dropped.
 type outbox struct {
-	mu     sync.Mutex
-	items  []Event
-	behind bool          // node events were dropped: the pump sends the differences
-	ready  chan struct{} // holds a token while items (or a catch-up) may be waiting
+	queue[Event]
+	behind bool // node events were dropped: the pump sends the differences
 }
 
-func newOutbox() *outbox { return &outbox{ready: make(chan struct{}, 1)} }
-
-func (o *outbox) signal() {
-	select {
-	case o.ready <- struct{}{}:
-	default:
-	}
-}
-
-// push queues a connection or Initialized event; these are never dropped.
-func (o *outbox) push(ev Event) {
-	o.mu.Lock()
-	o.items = append(o.items, ev)
-	o.mu.Unlock()
-	o.signal()
-}
+func newOutbox() *outbox { return &outbox{queue: queue[Event]{ready: make(chan struct{}, 1)}} }
 
 // pushNode queues a node event unless the consumer is already behind. When
 // more than limit events wait, the queued node events are dropped and the
@@ -132,16 +116,10 @@ func (e *engine) differencesLocked(view map[string]Node) []Event {
 	for _, p := range gone {
 		out = append(out, Event{Type: NodeRemoved, Node: view[p]})
 	}
-	held := make([]string, 0, len(e.nodes))
-	for p := range e.nodes {
-		if !(e.hideRoot && p == e.root) {
-			held = append(held, p)
-		}
-	}
-	slices.Sort(held)
-	for _, p := range held {
-		n := e.nodes[p].node
-		was, known := view[p]
+	held := e.heldLocked()
+	sortByPath(held)
+	for _, n := range held {
+		was, known := view[n.Path]
 		switch {
 		case !known || was.Stat.Czxid != n.Stat.Czxid:
 			out = append(out, Event{Type: NodeAdded, Node: n})

@@ -2,9 +2,10 @@ package cache
 
 import "sync"
 
-// queue is an unbounded FIFO of the cache's inputs: push never blocks, so
-// the client's callbacks never wait for the cache's loop. What it holds is
-// bounded by the watches armed (each fires once) and the connection changes.
+// queue is an unbounded FIFO: push never blocks, so the client's callbacks
+// never wait for the cache's loop, nor the loop for the consumer. The
+// inbox's inputs are bounded by the watches armed (each fires once) and the
+// connection changes; the outbox bounds its own (outbox.go).
 type queue[T any] struct {
 	mu    sync.Mutex
 	items []T
@@ -17,6 +18,11 @@ func (q *queue[T]) push(v T) {
 	q.mu.Lock()
 	q.items = append(q.items, v)
 	q.mu.Unlock()
+	q.signal()
+}
+
+// signal leaves a token in ready unless one is there already.
+func (q *queue[T]) signal() {
 	select {
 	case q.ready <- struct{}{}:
 	default:

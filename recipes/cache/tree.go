@@ -208,15 +208,26 @@ func (e *engine) current(p string) (Node, bool) {
 // snapshot returns every node held (but a hidden root), sorted by path.
 func (e *engine) snapshot() []Node {
 	e.mu.RLock()
+	out := e.heldLocked()
+	e.mu.RUnlock()
+	sortByPath(out)
+	return out
+}
+
+// heldLocked returns every node held (but a hidden root), in no order;
+// e.mu is held.
+func (e *engine) heldLocked() []Node {
 	out := make([]Node, 0, len(e.nodes))
 	for p, en := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
 			out = append(out, en.node)
 		}
 	}
-	e.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
 	return out
+}
+
+func sortByPath(nodes []Node) {
+	slices.SortFunc(nodes, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // childNames returns the names held below p, sorted.
