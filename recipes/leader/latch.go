@@ -135,7 +135,7 @@ func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
 		case clientClosed(l.client):
 			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
-		case l.certain(t):
+		case t.certain(l.client):
 			return t.Term, nil
 		}
 		// A live term that is not certain ends soon: the state change or
@@ -156,12 +156,7 @@ func (l *LeaderLatch) HasLeadership() bool {
 	l.mu.Lock()
 	t := l.term
 	l.mu.Unlock()
-	return l.certain(t)
-}
-
-// certain reports whether t is a live term that leads with certainty now.
-func (l *LeaderLatch) certain(t *term) bool {
-	return t.live() && isCurrent(l.client, t.owner) && !l.client.ErrorPolicy().IsErrorState(l.client.State())
+	return t.certain(l.client)
 }
 
 // Leadership returns the channel of leadership changes: a Term with Leader

@@ -26,21 +26,28 @@ func clientClosed(c *framework.Client) bool {
 // errClientClosed, when c is closed, after calling onClose (if not nil).
 // stop releases it and returns once its goroutine has ended.
 func untilClientCloses(ctx context.Context, c *framework.Client, onClose func()) (_ context.Context, stop func()) {
+	return until(ctx, c.Done(), errClientClosed, onClose)
+}
+
+// until returns a context that ends with ctx or, with cause, when done is
+// closed, after calling onClose (if not nil). stop releases it and returns
+// once its goroutine has ended.
+func until(ctx context.Context, done <-chan struct{}, cause error, onClose func()) (_ context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
+	ended := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(ended)
 		select {
-		case <-c.Done():
+		case <-done:
 			if onClose != nil {
 				onClose()
 			}
-			cancel(errClientClosed)
+			cancel(cause)
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() {
 		cancel(nil)
-		<-done
+		<-ended
 	}
 }

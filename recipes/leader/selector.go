@@ -138,7 +138,7 @@ func (s *LeaderSelector) HasLeadership() bool {
 	s.mu.Lock()
 	t := s.term
 	s.mu.Unlock()
-	return t.live() && isCurrent(s.client, t.owner) && !s.client.ErrorPolicy().IsErrorState(s.client.State())
+	return t.certain(s.client)
 }
 
 // Participants returns the participants queued on the selector's path, the

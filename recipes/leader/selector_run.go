@@ -98,7 +98,7 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 	}()
 	select {
 	case <-s.mutex.Lost():
-		t.end(s.holdLost())
+		t.end(s.lostCause("the lock is no longer certain"))
 	default:
 	}
 	ran := t.live()

@@ -13,21 +13,8 @@ import (
 // when the node is gone, belongs to a session the client no longer has, or
 // cannot be read before the hold becomes uncertain or ctx ends.
 func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner int64, w <-chan zk.Event, ok bool) {
-	ctx, cancel := context.WithCancel(ctx)
-	lost := s.mutex.Lost()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-lost:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ctx, stop := until(ctx, s.mutex.Lost(), nil, nil)
+	defer stop()
 	stat, w, err := s.client.ExistsW(ctx, node)
 	if err != nil || stat == nil || !isCurrent(s.client, stat.EphemeralOwner) {
 		return 0, nil, false
@@ -41,7 +28,7 @@ func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner i
 func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
 	select {
 	case <-s.mutex.Lost():
-		t.end(s.holdLost())
+		t.end(s.lostCause("the lock is no longer certain"))
 	case <-ctx.Done():
 		if cause := context.Cause(ctx); errors.Is(cause, errClientClosed) {
 			t.end(cause)
@@ -52,15 +39,14 @@ func (s *LeaderSelector) watchHold(ctx context.Context, t *term) {
 	}
 }
 
-// holdLost is the cause of a term whose mutex hold is no longer certain:
-// errClientClosed when that is because the client was closed.
-func (s *LeaderSelector) holdLost() error {
-	select {
-	case <-s.client.Done():
+// lostCause is the cause of a term that ended for why: errClientClosed
+// when the client was closed, which also ends the hold and the node's
+// watches.
+func (s *LeaderSelector) lostCause(why string) error {
+	if clientClosed(s.client) {
 		return errClientClosed
-	default:
-		return lost("the lock is no longer certain")
 	}
+	return lost(why)
 }
 
 // watchNode ends t when the lock node is found deleted, and returns when t
@@ -73,7 +59,7 @@ func (s *LeaderSelector) watchNode(t *term, w <-chan zk.Event) {
 		select {
 		case ev := <-w:
 			if ev.Type != zk.EventNodeDataChanged {
-				t.end(lost("the lock node was deleted or is no longer watched"))
+				t.end(s.lostCause("the lock node was deleted or is no longer watched"))
 				return
 			}
 		case <-t.Done():
@@ -86,7 +72,7 @@ func (s *LeaderSelector) watchNode(t *term, w <-chan zk.Event) {
 		case err != nil:
 			w = nil
 		case stat == nil:
-			t.end(lost("the lock node was deleted"))
+			t.end(s.lostCause("the lock node was deleted"))
 			return
 		}
 	}

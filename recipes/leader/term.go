@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // Term is one stretch of leadership, or, with Leader false, the news that
@@ -64,6 +66,13 @@ func newTerm(node string, owner, token int64, met *termMetrics) *term {
 
 // live reports whether the term has not ended.
 func (t *term) live() bool { return t != nil && t.ctx.Err() == nil }
+
+// certain reports whether t leads with certainty for client c now: live,
+// through a node of c's current session, on a connection in no error state
+// of c's error policy.
+func (t *term) certain(c *framework.Client) bool {
+	return t.live() && isCurrent(c, t.owner) && !c.ErrorPolicy().IsErrorState(c.State())
+}
 
 // end ends the term with cause; later calls keep the first cause.
 func (t *term) end(cause error) {
