@@ -50,10 +50,10 @@ type watchPlan struct {
 // newHandoff picks the hand-off of a lock from its driver, once.
 func newHandoff(li *lockInternals) handoff {
 	if li.signalsRelease() {
-		return releaseSignals{inOrder{li}}
+		return releaseSignals{inOrder{listAgain{li}}}
 	}
 	if o, ok := li.driver.(CreationOrdered); ok && o.NodesSortInCreationOrder() {
-		return inOrder{li}
+		return inOrder{listAgain{li}}
 	}
 	return listAgain{li}
 }
@@ -73,18 +73,13 @@ func (listAgain) fireLater([]string) {}
 // inOrder is the hand-off of drivers whose nodes sort in creation order: a
 // waiter that its last listing, without the watched node, already grants the
 // lock holds on that node's deletion alone, as long as its own node exists.
-type inOrder struct{ li *lockInternals }
+// It releases as listAgain does.
+type inOrder struct{ listAgain }
 
 func (h inOrder) plan(ctx context.Context, contenders []string, watched, ours string) watchPlan {
 	rest := h.handOffListing(ctx, contenders, watched, ours)
 	return watchPlan{onDeleted: rest, watchOwn: rest != nil}
 }
-
-func (h inOrder) release(ctx context.Context, n lockNode, held bool) (bool, error) {
-	return true, h.li.deleteNode(ctx, n, held)
-}
-
-func (inOrder) fireLater([]string) {}
 
 // handOffListing decides, while we start to wait, what the deletion of the
 // watched node will mean. When nodes sort in creation order, no contender

@@ -75,11 +75,15 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 
 		select {
 		case ev := <-w.own:
-			if decided, err = w.ownChanged(ev); err != nil {
+			if err := w.ownEvent(ev); err != nil {
 				return false, err
 			}
+			decided = nil
 		case ev := <-w.released:
-			decided = w.signalCame(ev)
+			decided = nil
+			if w.signalEvent(ev) {
+				decided = []string{w.name}
+			}
 		case ev := <-events:
 			decided = w.watchedChanged(ev, plan.onDeleted)
 		case <-w.wake:
@@ -152,25 +156,22 @@ func (w *waiter) claim(ctx context.Context, contenders []string, listed bool) (b
 	return won, err
 }
 
-// ownChanged decides on an event of our own node: its deletion ends the
-// attempt; any other change means a new listing.
-func (w *waiter) ownChanged(ev zk.Event) ([]string, error) {
+// ownEvent takes an event of our own node's watch, which is then spent: its
+// deletion ends the attempt, any other change means a new listing.
+func (w *waiter) ownEvent(ev zk.Event) error {
 	w.own = nil
 	if ev.Type == zk.EventNodeDeleted {
-		return nil, vanished(w.n.path)
-	}
-	return nil, nil
-}
-
-// signalCame decides on an event of the release signal we watch: a signal
-// hands us the lock, with no one before us; anything else means a new
-// listing.
-func (w *waiter) signalCame(ev zk.Event) []string {
-	w.signal, w.released = "", nil
-	if ev.Type == zk.EventNodeCreated {
-		return []string{w.name}
+		return vanished(w.n.path)
 	}
 	return nil
+}
+
+// signalEvent takes an event of the release signal we watch, which is then
+// spent, and reports whether it is the signal: that hands us the lock, with
+// no one before us; anything else means a new listing.
+func (w *waiter) signalEvent(ev zk.Event) bool {
+	w.signal, w.released = "", nil
+	return ev.Type == zk.EventNodeCreated
 }
 
 // watchedChanged decides on an event of the watched node. A release fires
@@ -211,11 +212,7 @@ func (w *waiter) stillOurs() (bool, error) {
 	}
 	select {
 	case ev := <-w.own:
-		w.own = nil
-		if ev.Type == zk.EventNodeDeleted {
-			return false, vanished(w.n.path)
-		}
-		return false, nil
+		return false, w.ownEvent(ev)
 	default:
 		return true, nil
 	}
@@ -226,8 +223,7 @@ func (w *waiter) stillOurs() (bool, error) {
 func (w *waiter) signalled() bool {
 	select {
 	case ev := <-w.released:
-		w.signal, w.released = "", nil
-		return ev.Type == zk.EventNodeCreated
+		return w.signalEvent(ev)
 	default:
 		return false
 	}
