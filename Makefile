@@ -3,7 +3,7 @@ GO ?= go
 SEED ?= 1
 SECS ?= 300
 
-.PHONY: deps vet test demo bench interop chaos
+.PHONY: deps vet test stress-test demo bench interop chaos
 
 deps:
 	@bash scripts/install-zookeeper.sh
@@ -14,7 +14,7 @@ ADAPTERS := metrics/prometheus metrics/otel
 
 vet:
 	$(GO) vet ./...
-	for m in $(ADAPTERS); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	for m in $(ADAPTERS) scripts/testreport; do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # The README's test command; CI runs it through .ci/run. Every package runs
 # with the race detector, the fault campaign too: the framework orders
@@ -23,8 +23,12 @@ vet:
 # library's own data race (framework/rewatch.go,
 # TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
 test: deps vet
-	$(GO) test -race -count=1 -timeout 25m ./...
-	for m in $(ADAPTERS); do (cd $$m && $(GO) test -race -count=1 -timeout 5m ./...) || exit 1; done
+	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/test.sh
+
+# make test's suite beside two CPU-burning processes, PASSES times in a row (default 3):
+# finds the tests whose outcome depends on how fast the machine is. make stress-test PASSES=5
+stress-test: deps vet
+	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/stress-test.sh
 
 # The newcomer's first command: a tour of the recipes against an embedded ZooKeeper
 # (or the ensemble named by ZK_CONNECT).

@@ -1,0 +1,3 @@
+module github.com/zkcurator/zkcurator/scripts/testreport
+
+go 1.22
