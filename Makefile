@@ -3,10 +3,16 @@ GO ?= go
 SEED ?= 1
 SECS ?= 300
 
-.PHONY: deps vet test stress-test demo bench interop chaos
+.PHONY: deps test-deps vet test stress-test demo bench interop chaos
 
+# ZooKeeper and Java: what the demo, the benchmarks and the campaign need.
 deps:
 	@bash scripts/install-zookeeper.sh
+
+# Also a JDK, Apache Curator (with curator-x-discovery) and Kazoo, for the tests
+# that drive them beside zkcurator.
+test-deps:
+	@bash scripts/install-zookeeper.sh --test
 
 # The metrics adapters are modules of their own (the core keeps its
 # dependencies); each is vetted and tested in its directory.
@@ -22,12 +28,12 @@ vet:
 # that records a zxid on a reconnected connection, which closes that
 # library's own data race (framework/rewatch.go,
 # TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
-test: deps vet
+test: test-deps vet
 	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/test.sh
 
 # make test's suite beside two CPU-burning processes, PASSES times in a row (default 3):
 # finds the tests whose outcome depends on how fast the machine is. make stress-test PASSES=5
-stress-test: deps vet
+stress-test: test-deps vet
 	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/stress-test.sh
 
 # The newcomer's first command: a tour of the recipes against an embedded ZooKeeper
@@ -40,7 +46,7 @@ bench: deps
 	@bash scripts/bench.sh
 
 # Only the suites that drive real Apache Curator and Python Kazoo beside zkcurator.
-interop: deps
+interop: test-deps
 	$(GO) test -race -count=1 -v ./testing/interop/...
 
 # A longer seeded fault campaign: make chaos SEED=7 SECS=600
