@@ -15,7 +15,7 @@
 // and SIGKILL after --grace; zkcurator then exits with status 79. SIGINT,
 // SIGTERM and SIGHUP are passed on to it. Otherwise zkcurator exits with the
 // command's status; its own statuses (64 usage, 69 ZooKeeper unreachable,
-// 75 --wait elapsed, 79 lost) are listed by -h and in the README.
+// 75 --wait elapsed, 79 lost) are listed by -h and in docs/cli.md.
 //
 // Each subcommand is one file defining a command; the commands table in
 // main.go lists them.

@@ -29,7 +29,7 @@ const (
 	exitCommandNotFound = 127
 )
 
-// statusTable is the exit status table printed by -h and kept in the README.
+// statusTable is the exit status table printed by -h and kept in docs/cli.md.
 const statusTable = `Exit status:
   0-255  the command's own status when it ran and the lock stayed held
          (128+N when signal N killed it; 130 and 143 when zkcurator was

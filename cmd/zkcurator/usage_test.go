@@ -88,16 +88,16 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestReadmeListsStatuses checks that the README's table has a row for
+// TestDocsListStatuses checks that docs/cli.md's table has a row for
 // every status zkcurator itself uses.
-func TestReadmeListsStatuses(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestDocsListStatuses(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitTimeout, exitLost} {
 		if row := fmt.Sprintf("\n| %d |", code); !strings.Contains(string(readme), row) {
-			t.Errorf("README.md has no exit status row %q", strings.TrimSpace(row))
+			t.Errorf("docs/cli.md has no exit status row %q", strings.TrimSpace(row))
 		}
 	}
 }

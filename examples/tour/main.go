@@ -129,7 +129,7 @@ func run(ctx context.Context, connect string, out io.Writer, steps []step) error
 	if len(failed) > 0 {
 		return fmt.Errorf("tour: %d of %d demos failed or did not run: %s", len(failed), len(steps), strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(out, "\nall %d demos passed. Next: read README.md, run any demo alone (go run ./examples/<name>),\n", len(steps))
+	fmt.Fprintf(out, "\nall %d demos passed. Next: read README.md and docs/, run any demo alone (go run ./examples/<name>),\n", len(steps))
 	fmt.Fprintf(out, "or see a lock driver of your own: go run ./examples/customdriver\n")
 	return nil
 }

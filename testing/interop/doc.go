@@ -58,7 +58,7 @@
 //   - TestExclusionTable: for every ordered pair of zkcurator, Curator,
 //     go-zookeeper and Kazoo (with extra_lock_patterns, by default, and under
 //     Curator's node name), whether the second waits while the first holds,
-//     which the README's table states. A waiter counts as waiting once it
+//     which docs/interop.md's table states. A waiter counts as waiting once it
 //     watches the holder's node (the server's "wchp"), and must then get the
 //     lock after the release.
 //   - Kazoo's Lock and zkcurator's mutex hand over in arrival order, each

@@ -17,7 +17,7 @@ type library struct {
 	make func(t *testing.T, ctx context.Context, path string) contender
 }
 
-// Column and row names of the README's exclusion table.
+// Column and row names of the exclusion table in docs/interop.md.
 const (
 	libZkcurator    = "zkcurator"
 	libCurator      = "Curator"
@@ -44,7 +44,7 @@ var overlapsByDesign = map[string]bool{
 
 // TestExclusionTable measures, for every ordered pair of mutex libraries on
 // one lock path, whether a contender of the second waits while one of the
-// first holds, and checks the README's table (overlapsByDesign). A waiter
+// first holds, and checks docs/interop.md's table (overlapsByDesign). A waiter
 // that waits is seen watching the holder's node, then gets the lock once the
 // holder releases.
 func TestExclusionTable(t *testing.T) {
@@ -137,7 +137,7 @@ func holdThenContend(t *testing.T, ctx context.Context, srv *zktest.Server, obs 
 	return got
 }
 
-// exclusionTable formats the measured outcomes as the README's Markdown table.
+// exclusionTable formats the measured outcomes as docs/interop.md's Markdown table.
 func exclusionTable(libs []library, measured map[string]outcome) string {
 	var b strings.Builder
 	b.WriteString("| holds \\ waits |")
