@@ -56,7 +56,13 @@ type core struct {
 }
 
 // NewClient checks its arguments and makes a client for the comma-separated servers in
-// connectString ("127.0.0.1:2181,127.0.0.1:2182"). It does no network I/O; call Start.
+// connectString ("127.0.0.1:2181,127.0.0.1:2182"; a server without a port uses 2181,
+// an IPv6 host goes in brackets). It does no network I/O; call Start. An argument it
+// cannot use (a port outside 1..65535, an empty host, a chroot suffix, a session or
+// connection timeout outside 1ms..2^31-1 ms, an invalid policy or namespace) fails
+// with an error matching ErrInvalidArgument that names the value. ZooKeeper's chroot
+// suffix ("host:2181/app") is rejected because go-zookeeper cannot apply it; use
+// WithNamespace("app").
 func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Client, error) {
 	cfg, err := newConfig(connectString, policy, opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -97,7 +98,7 @@ func (k *core) connectLocked() error {
 		})),
 	)
 	if err != nil {
-		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
+		return wrapf(err, "connect to %s", strings.Join(k.cfg.servers, ","))
 	}
 	// go-zookeeper closes ec when its goroutines are done; Close waits for that.
 	k.spawnLocked(func() {

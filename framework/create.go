@@ -69,7 +69,8 @@ func WithACL(acl ...zk.ACL) CreateOption {
 
 // WithTTL sets the TTL of a PersistentWithTTL or PersistentSequentialWithTTL node
 // (from 1 ms to ZooKeeper's maximum of 2^40-1 ms). The server must run with
-// zookeeper.extendedTypesEnabled=true.
+// zookeeper.extendedTypesEnabled=true; a server without it fails the create with an
+// error matching ErrTTLNotEnabled.
 func WithTTL(ttl time.Duration) CreateOption {
 	return func(o *createOptions) { o.ttl, o.ttlSet = ttl, true }
 }
@@ -172,7 +173,8 @@ func (k *core) createNode(ctx context.Context, conn *zk.Conn, full string, data 
 		case o.mode == Container:
 			return conn.CreateContainer(full, data, zk.FlagContainer, acl)
 		case o.mode.IsTTL():
-			return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
+			p, err := conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
+			return p, ttlError(err)
 		}
 		return conn.Create(full, data, o.mode.flags(), acl)
 	})

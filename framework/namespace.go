@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -103,8 +102,5 @@ func (k *core) createDir(ctx context.Context, conn *zk.Conn, path string, contai
 // wrapErr names the operation and path in err, keeping errors.Is on go-zookeeper's
 // sentinels (and ctx errors) working.
 func wrapErr(op, path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("framework: %s %q: %w", op, path, err)
+	return wrapf(err, "%s %q", op, path)
 }

@@ -170,7 +170,7 @@ func (c *Client) fixOps(ops []any) ([]any, error) {
 	for i, op := range ops {
 		f, err := c.fixOp(op)
 		if err != nil {
-			return nil, fmt.Errorf("framework: transaction op %d: %w", i, err)
+			return nil, wrapf(err, "transaction op %d", i)
 		}
 		fixed[i] = f
 	}
@@ -185,7 +185,7 @@ func (c *Client) multiResult(res []zk.MultiResponse, err error, n int) ([]zk.Mul
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("framework: transaction of %d ops: %w", n, err)
+		return res, wrapf(err, "transaction of %d ops", n)
 	}
 	return res, nil
 }
