@@ -251,7 +251,9 @@ func (c *Client) SessionTimeout() time.Duration {
 }
 
 // BlockUntilConnected waits until the client is connected (with auth applied) or ctx
-// ends. It returns ErrNotStarted before Start and ErrClosed after Close.
+// ends, then with an error matching ErrNotConnected and ctx's error that names the
+// servers and the time waited. It returns ErrNotStarted before Start and ErrClosed
+// after Close.
 func (c *Client) BlockUntilConnected(ctx context.Context) error {
 	_, err := c.core.waitReady(ctx, 0, false)
 	return err

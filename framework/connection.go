@@ -310,14 +310,16 @@ func (k *core) sessionTimeoutLocked() time.Duration {
 }
 
 // waitReady waits for a usable connection. With a positive timeout it gives up after
-// it with an error matching zk.ErrConnectionClosed (a connection loss, which the retry
-// policy may retry), as Curator does after its connection timeout.
+// it with an error matching ErrNotConnected and zk.ErrConnectionClosed (a connection
+// loss, which the retry policy may retry), as Curator does after its connection
+// timeout; when ctx ends first the error matches ErrNotConnected and ctx's error.
 // Background work passes background=true to keep waiting while Close drains it.
 func (k *core) waitReady(ctx context.Context, timeout time.Duration, background bool) (*zk.Conn, error) {
 	closing := k.closing
 	if background {
 		closing = nil
 	}
+	var began time.Time
 	var expired <-chan time.Time // armed only once we have to wait
 	for {
 		k.mu.Lock()
@@ -331,19 +333,29 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 		case ready:
 			return conn, nil
 		}
-		if expired == nil && timeout > 0 {
-			t := time.NewTimer(timeout)
-			defer t.Stop()
-			expired = t.C
+		if began.IsZero() {
+			began = time.Now()
+			if timeout > 0 {
+				t := time.NewTimer(timeout)
+				defer t.Stop()
+				expired = t.C
+			}
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, k.notConnected(time.Since(began), ctx.Err())
 		case <-closing:
 			return nil, ErrClosed
 		case <-expired:
-			return nil, fmt.Errorf("framework: not connected within the connection timeout %v: %w", timeout, zk.ErrConnectionClosed)
+			return nil, k.notConnected(timeout, zk.ErrConnectionClosed)
 		}
 	}
+}
+
+// notConnected is the error of a wait for a connection that ended after waited
+// because of cause.
+func (k *core) notConnected(waited time.Duration, cause error) error {
+	return fmt.Errorf("%w: waited %v for a connection to %s: %w",
+		ErrNotConnected, waited.Round(time.Millisecond), strings.Join(k.cfg.servers, ","), cause)
 }
