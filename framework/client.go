@@ -39,7 +39,7 @@ type core struct {
 	bg            *background
 
 	closing  chan struct{} // closed when Close begins
-	loopStop chan struct{} // closed when the event loop and dispatcher must stop
+	loopStop chan struct{} // closed when the event loop and node event dispatcher must stop
 
 	// losses counts dropped connections; see ConnectionLosses.
 	losses atomic.Uint64
@@ -106,7 +106,7 @@ func (c *Client) Start() error {
 	}
 	k.started = true
 	k.spawnLocked(k.eventLoop)
-	k.spawnLocked(func() { k.dispatch(k.loopStop) })
+	k.spawnLocked(func() { k.dispatch(k.closing) }) // no state is reported once Close begins
 	k.spawnLocked(func() { k.dispatchNodeEvents(k.loopStop) })
 	k.spawnLocked(k.bg.run)
 	return nil
@@ -115,8 +115,10 @@ func (c *Client) Start() error {
 // Close stops the client: it gives pending guaranteed deletes up to
 // min(5 s, connection timeout) to finish, closes the session (its ephemeral nodes go)
 // and waits for the client's goroutines to end, including a listener call under way.
-// It is idempotent; every namespace view closes the same shared client. Connection
-// states are not reported during or after Close.
+// From the moment Close is called no connection state is reported to listeners or by
+// State (a reconnect or an expiry while the deletes drain included), and every
+// operation returns ErrClosed. Close always returns nil; calling it again (or on
+// another namespace view of the same client) does nothing more and returns nil.
 func (c *Client) Close() error {
 	k := c.core
 	k.closeOnce.Do(k.close)
@@ -215,7 +217,7 @@ func (c *Client) Conn() *zk.Conn {
 }
 
 // State returns the last connection state reported to listeners (zero before the first
-// connection).
+// connection); it no longer changes once Close has been called.
 func (c *Client) State() ConnectionState {
 	c.core.mu.Lock()
 	defer c.core.mu.Unlock()

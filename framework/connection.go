@@ -237,7 +237,13 @@ func (k *core) notReadyLocked() {
 	}
 }
 
+// publishLocked reports st to listeners, unless Close has begun: from then on the
+// state stays as it was and nothing is reported (see Close).
 func (k *core) publishLocked(st ConnectionState) {
+	if k.closed {
+		k.log.Debug("connection state not reported: the client is closing", zap.Stringer("state", st))
+		return
+	}
 	k.endStateLocked()
 	k.sess.state, k.sess.stateSince = st, time.Now()
 	k.met.transitions[st].Add(1)

@@ -92,7 +92,9 @@ func (o *createOptions) validate(path string) error {
 }
 
 // Create creates a node and returns its path (with the server's sequence number for
-// sequential modes, and without the namespace). Nil data means the default data
+// sequential modes, and without the namespace). A sequential path ending in "/" names
+// a child of that node: Create(ctx, "/", nil, WithMode(PersistentSequential)) makes
+// "/0000000001" inside the namespace root, never a sibling of it. Nil data means the default data
 // (WithDefaultData); pass []byte{} for empty data. The create runs under the retry
 // policy; without WithProtection a create whose reply was lost may fail on retry with
 // zk.ErrNodeExists, or leave a sequential node behind, as in ZooKeeper itself. If ctx

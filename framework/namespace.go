@@ -10,6 +10,8 @@ import (
 )
 
 // fullPath validates a namespace-relative path and returns the path on the server.
+// A sequential create of "/" names children of the namespace root ("/ns/"), as it
+// names children of the server's root without a namespace, never siblings of it.
 func (c *Client) fullPath(path string, sequential bool) (string, error) {
 	if c.nsErr != nil {
 		return "", c.nsErr
@@ -20,7 +22,7 @@ func (c *Client) fullPath(path string, sequential bool) (string, error) {
 	switch {
 	case c.ns == "":
 		return path, nil
-	case path == "/":
+	case path == "/" && !sequential:
 		return c.ns, nil
 	}
 	return c.ns + path, nil
