@@ -139,14 +139,14 @@ func (k *core) close() {
 	}
 
 	k.mu.Lock()
-	conn := k.sess.conn
+	conn, gate := k.sess.conn, k.sess.gate
 	k.connClosed = true
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.stopRewatchLocked()
 	k.mu.Unlock()
 	if conn != nil {
-		conn.Close()
+		closeConn(conn, gate)
 	}
 	close(k.loopStop)
 

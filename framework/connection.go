@@ -286,8 +286,8 @@ func (k *core) replaceConnLocked() {
 	if s.gate != nil {
 		s.gate.Retire() // no new connection resumes the old session
 	}
-	if old := s.conn; old != nil {
-		k.spawnLocked(old.Close)
+	if old, gate := s.conn, s.gate; old != nil {
+		k.spawnLocked(func() { closeConn(old, gate) })
 	}
 	k.notReadyLocked()
 	if err := k.connectLocked(); err != nil {
@@ -296,6 +296,16 @@ func (k *core) replaceConnLocked() {
 		gen := s.gen
 		t := time.AfterFunc(time.Second, func() { k.events.push(loopEvent{kind: evReconnect, gen: gen}) })
 		s.suspendTimer = t
+	}
+}
+
+// closeConn closes a go-zookeeper connection (which ends its session) and then the
+// sockets its gate still holds, so that a silent server cannot hold the close for
+// go-zookeeper's read deadline.
+func closeConn(conn *zk.Conn, gate *gozk.Gate) {
+	conn.Close()
+	if gate != nil {
+		gate.Shut()
 	}
 }
 

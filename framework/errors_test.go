@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // prefixedOnce fails the test unless err names the package exactly once.
@@ -155,4 +156,24 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 		t.Fatalf("Exists in an invalid namespace = %v, want ErrInvalidArgument", err)
 	}
 	prefixedOnce(t, "Exists in an invalid namespace", err)
+}
+
+// Close is bounded while the server is silent: go-zookeeper's own wait for the
+// reply to closeSession (a second), not its read deadline (two thirds of the
+// 20s session here).
+func TestCloseBoundedWhileServerSilent(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithTickTime(time.Second))
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
+	p.Pause()
+	defer p.Resume()
+	began := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	took := time.Since(began)
+	t.Logf("Close with the server silent took %v", took)
+	if took > 5*time.Second {
+		t.Fatalf("Close with the server silent took %v", took)
+	}
 }
