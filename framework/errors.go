@@ -62,6 +62,16 @@ func wrapf(err error, format string, args ...any) error {
 	return &wrapped{context: fmt.Sprintf(format, args...), err: err}
 }
 
+// closedError is the error of an operation that Close interrupted after an attempt
+// failed with last: it matches ErrClosed and last, and names the package once.
+type closedError struct{ last error }
+
+func (e closedError) Error() string {
+	return ErrClosed.Error() + " (the last attempt failed: " + strings.TrimPrefix(e.last.Error(), pkgPrefix) + ")"
+}
+
+func (e closedError) Unwrap() []error { return []error{ErrClosed, e.last} }
+
 // invalidArg returns an error matching ErrInvalidArgument (and any error args wrap
 // with %w) that reads "framework: invalid argument: " and the formatted text.
 func invalidArg(format string, args ...any) error {

@@ -177,3 +177,32 @@ func TestCloseBoundedWhileServerSilent(t *testing.T) {
 		t.Fatalf("Close with the server silent took %v", took)
 	}
 }
+
+// An operation under way when Close begins returns ErrClosed too (here a read held
+// by a silent server, which go-zookeeper fails as it closes).
+func TestOperationUnderWayAtClose(t *testing.T) {
+	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	ctx := testCtx(t)
+	p.Pause()
+	defer p.Resume()
+	p.ResetCounts()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.GetData(ctx, "/x")
+		done <- err
+	}()
+	eventually(t, "the read to reach the server", func() bool { return p.RequestCount(zktest.OpGetData) == 1 })
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("GetData under way at Close = %v, want ErrClosed", err)
+		}
+		prefixedOnce(t, "GetData under way at Close", err)
+	case <-time.After(testWait):
+		t.Fatal("GetData did not return after Close")
+	}
+}

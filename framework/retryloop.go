@@ -56,6 +56,9 @@ func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			return errors.Join(err, ctxErr)
 		}
+		if k.isClosing() && (retry.IsRetryable(err) || errors.Is(err, zk.ErrClosing)) {
+			return closedError{last: err}
+		}
 		if !retry.IsRetryable(err) {
 			return err
 		}
@@ -66,9 +69,21 @@ func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc
 		sleep = max(sleep, 0)
 		k.met.retries.Add(1)
 		k.log.Debug("retrying after a retryable error", zap.Int("attempt", n+1), zap.Duration("sleep", sleep), zap.Error(err))
-		if serr := sleepCtx(ctx, k.closing, sleep); serr != nil {
+		if serr := sleepCtx(ctx, k.closing, sleep); errors.Is(serr, ErrClosed) {
+			return closedError{last: err}
+		} else if serr != nil {
 			return errors.Join(err, serr)
 		}
+	}
+}
+
+// isClosing reports whether Close has begun.
+func (k *core) isClosing() bool {
+	select {
+	case <-k.closing:
+		return true
+	default:
+		return false
 	}
 }
 
