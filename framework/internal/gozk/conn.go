@@ -87,7 +87,7 @@ func (g *Gate) Shut() {
 	}
 }
 
-// track records c as open, or closes it when g is shut already.
+// track records c as open; it reports false, recording nothing, once g is shut.
 func (g *Gate) track(c *conn) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
