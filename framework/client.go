@@ -39,7 +39,7 @@ type core struct {
 	bg            *background
 
 	closing  chan struct{} // closed when Close begins
-	loopStop chan struct{} // closed when the event loop and dispatcher must stop
+	loopStop chan struct{} // closed when the event loop and node event dispatcher must stop
 
 	// losses counts dropped connections; see ConnectionLosses.
 	losses atomic.Uint64
@@ -56,7 +56,13 @@ type core struct {
 }
 
 // NewClient checks its arguments and makes a client for the comma-separated servers in
-// connectString ("127.0.0.1:2181,127.0.0.1:2182"). It does no network I/O; call Start.
+// connectString ("127.0.0.1:2181,127.0.0.1:2182"; a server without a port uses 2181,
+// an IPv6 host goes in brackets). It does no network I/O; call Start. An argument it
+// cannot use (a port outside 1..65535, an empty host, a chroot suffix, a session or
+// connection timeout outside 1ms..2^31-1 ms, an invalid policy or namespace) fails
+// with an error matching ErrInvalidArgument that names the value. ZooKeeper's chroot
+// suffix ("host:2181/app") is rejected because go-zookeeper cannot apply it; use
+// WithNamespace("app").
 func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Client, error) {
 	cfg, err := newConfig(connectString, policy, opts)
 	if err != nil {
@@ -100,7 +106,7 @@ func (c *Client) Start() error {
 	}
 	k.started = true
 	k.spawnLocked(k.eventLoop)
-	k.spawnLocked(func() { k.dispatch(k.loopStop) })
+	k.spawnLocked(func() { k.dispatch(k.closing) }) // no state is reported once Close begins
 	k.spawnLocked(func() { k.dispatchNodeEvents(k.loopStop) })
 	k.spawnLocked(k.bg.run)
 	return nil
@@ -109,8 +115,10 @@ func (c *Client) Start() error {
 // Close stops the client: it gives pending guaranteed deletes up to
 // min(5 s, connection timeout) to finish, closes the session (its ephemeral nodes go)
 // and waits for the client's goroutines to end, including a listener call under way.
-// It is idempotent; every namespace view closes the same shared client. Connection
-// states are not reported during or after Close.
+// From the moment Close is called no connection state is reported to listeners or by
+// State (a reconnect or an expiry while the deletes drain included), and every
+// operation returns ErrClosed. Close always returns nil; calling it again (or on
+// another namespace view of the same client) does nothing more and returns nil.
 func (c *Client) Close() error {
 	k := c.core
 	k.closeOnce.Do(k.close)
@@ -131,14 +139,14 @@ func (k *core) close() {
 	}
 
 	k.mu.Lock()
-	conn := k.sess.conn
+	conn, gate := k.sess.conn, k.sess.gate
 	k.connClosed = true
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.stopRewatchLocked()
 	k.mu.Unlock()
 	if conn != nil {
-		conn.Close()
+		closeConn(conn, gate)
 	}
 	close(k.loopStop)
 
@@ -209,7 +217,7 @@ func (c *Client) Conn() *zk.Conn {
 }
 
 // State returns the last connection state reported to listeners (zero before the first
-// connection).
+// connection); it no longer changes once Close has been called.
 func (c *Client) State() ConnectionState {
 	c.core.mu.Lock()
 	defer c.core.mu.Unlock()
@@ -245,7 +253,9 @@ func (c *Client) SessionTimeout() time.Duration {
 }
 
 // BlockUntilConnected waits until the client is connected (with auth applied) or ctx
-// ends. It returns ErrNotStarted before Start and ErrClosed after Close.
+// ends, then with an error matching ErrNotConnected and ctx's error that names the
+// servers and the time waited. It returns ErrNotStarted before Start and ErrClosed
+// after Close.
 func (c *Client) BlockUntilConnected(ctx context.Context) error {
 	_, err := c.core.waitReady(ctx, 0, false)
 	return err

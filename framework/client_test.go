@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,25 +26,58 @@ func TestNewClientValidation(t *testing.T) {
 		opts    []framework.Option
 		want    string
 	}{
-		{"", testPolicy, nil, "connect string must not be empty"},
+		{"", testPolicy, nil, "connect string is empty"},
 		{"127.0.0.1:2181/chroot", testPolicy, nil, `"127.0.0.1:2181/chroot"`},
 		{"127.0.0.1:2181,,127.0.0.1:2182", testPolicy, nil, "empty server"},
-		{"127.0.0.1:2181", nil, nil, "retry policy must not be nil"},
+		{"127.0.0.1:2181,127.0.0.1:abc", testPolicy, nil, `port "abc"`},
+		{"127.0.0.1:65536", testPolicy, nil, `port "65536"`},
+		{"127.0.0.1:0", testPolicy, nil, `port "0"`},
+		{"127.0.0.1:-1", testPolicy, nil, `port "-1"`},
+		{":2181", testPolicy, nil, `":2181" has an empty host`},
+		{"[::1:2181", testPolicy, nil, `"[::1:2181"`},
+		{"127.0.0.1:2181", nil, nil, "retry policy"},
 		{"127.0.0.1:2181", retry.NTimes{N: -1}, nil, "NTimes.N"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSessionTimeout(0)}, "session timeout"},
-		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithConnectionTimeout(-time.Second)}, "-1s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSessionTimeout(-time.Second)}, "session timeout -1s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSessionTimeout(597 * time.Hour)}, "session timeout 597h0m0s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSessionTimeout(1 << 31 * time.Millisecond)}, "session timeout 596h31m23.648s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithConnectionTimeout(-time.Second)}, "connection timeout -1s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithConnectionTimeout(0)}, "connection timeout 0s"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithConnectionTimeout(597 * time.Hour)}, "connection timeout 597h0m0s"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithNamespace("a//b")}, `"a//b"`},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSimulatedSessionExpirationPercent(101)}, "101"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithSimulatedSessionExpirationPercent(-1)}, "-1"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithErrorPolicy(framework.ErrorPolicy(7))}, "7"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithACLProvider(nil)}, "ACL provider"},
 		{"127.0.0.1:2181", testPolicy, []framework.Option{framework.WithAuth("", nil)}, "auth scheme"},
-		{"127.0.0.1:2181", testPolicy, []framework.Option{nil}, "nil Option"},
+		{"127.0.0.1:2181", testPolicy, []framework.Option{nil}, "option 0 is nil"},
 	} {
 		c, err := framework.NewClient(tc.connect, tc.policy, tc.opts...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewClient(%q, %#v, ...) = %v, %v; want an error containing %q", tc.connect, tc.policy, c, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, framework.ErrInvalidArgument) {
+			t.Errorf("NewClient(%q, %#v, ...) = %v, %v; want an ErrInvalidArgument containing %q", tc.connect, tc.policy, c, err, tc.want)
 		}
+	}
+}
+
+// The limits themselves, a server without a port (go-zookeeper's 2181) and an IPv6
+// host in brackets are accepted.
+func TestNewClientAcceptsLimits(t *testing.T) {
+	for _, tc := range []struct {
+		connect string
+		opts    []framework.Option
+	}{
+		{"localhost", nil},
+		{"[::1]:2181,127.0.0.1:65535", nil},
+		{"127.0.0.1:1", []framework.Option{framework.WithSessionTimeout(time.Millisecond), framework.WithConnectionTimeout(time.Millisecond)}},
+		{"127.0.0.1:1", []framework.Option{framework.WithSessionTimeout(math.MaxInt32 * time.Millisecond),
+			framework.WithConnectionTimeout(math.MaxInt32 * time.Millisecond)}},
+	} {
+		c, err := framework.NewClient(tc.connect, testPolicy, tc.opts...)
+		if err != nil {
+			t.Errorf("NewClient(%q) = %v", tc.connect, err)
+			continue
+		}
+		c.Close()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -97,7 +98,7 @@ func (k *core) connectLocked() error {
 		})),
 	)
 	if err != nil {
-		return fmt.Errorf("framework: connect to %v: %w", k.cfg.servers, err)
+		return wrapf(err, "connect to %s", strings.Join(k.cfg.servers, ","))
 	}
 	// go-zookeeper closes ec when its goroutines are done; Close waits for that.
 	k.spawnLocked(func() {
@@ -236,7 +237,13 @@ func (k *core) notReadyLocked() {
 	}
 }
 
+// publishLocked reports st to listeners, unless Close has begun: from then on the
+// state stays as it was and nothing is reported (see Close).
 func (k *core) publishLocked(st ConnectionState) {
+	if k.closed {
+		k.log.Debug("connection state not reported: the client is closing", zap.Stringer("state", st))
+		return
+	}
 	k.endStateLocked()
 	k.sess.state, k.sess.stateSince = st, time.Now()
 	k.met.transitions[st].Add(1)
@@ -279,8 +286,8 @@ func (k *core) replaceConnLocked() {
 	if s.gate != nil {
 		s.gate.Retire() // no new connection resumes the old session
 	}
-	if old := s.conn; old != nil {
-		k.spawnLocked(old.Close)
+	if old, gate := s.conn, s.gate; old != nil {
+		k.spawnLocked(func() { closeConn(old, gate) })
 	}
 	k.notReadyLocked()
 	if err := k.connectLocked(); err != nil {
@@ -289,6 +296,16 @@ func (k *core) replaceConnLocked() {
 		gen := s.gen
 		t := time.AfterFunc(time.Second, func() { k.events.push(loopEvent{kind: evReconnect, gen: gen}) })
 		s.suspendTimer = t
+	}
+}
+
+// closeConn closes a go-zookeeper connection (which ends its session) and then the
+// sockets its gate still holds, so that a silent server cannot hold the close for
+// go-zookeeper's read deadline.
+func closeConn(conn *zk.Conn, gate *gozk.Gate) {
+	conn.Close()
+	if gate != nil {
+		gate.Shut()
 	}
 }
 
@@ -309,14 +326,16 @@ func (k *core) sessionTimeoutLocked() time.Duration {
 }
 
 // waitReady waits for a usable connection. With a positive timeout it gives up after
-// it with an error matching zk.ErrConnectionClosed (a connection loss, which the retry
-// policy may retry), as Curator does after its connection timeout.
+// it with an error matching ErrNotConnected and zk.ErrConnectionClosed (a connection
+// loss, which the retry policy may retry), as Curator does after its connection
+// timeout; when ctx ends first the error matches ErrNotConnected and ctx's error.
 // Background work passes background=true to keep waiting while Close drains it.
 func (k *core) waitReady(ctx context.Context, timeout time.Duration, background bool) (*zk.Conn, error) {
 	closing := k.closing
 	if background {
 		closing = nil
 	}
+	var began time.Time
 	var expired <-chan time.Time // armed only once we have to wait
 	for {
 		k.mu.Lock()
@@ -330,19 +349,29 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 		case ready:
 			return conn, nil
 		}
-		if expired == nil && timeout > 0 {
-			t := time.NewTimer(timeout)
-			defer t.Stop()
-			expired = t.C
+		if began.IsZero() {
+			began = time.Now()
+			if timeout > 0 {
+				t := time.NewTimer(timeout)
+				defer t.Stop()
+				expired = t.C
+			}
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, k.notConnected(time.Since(began), ctx.Err())
 		case <-closing:
 			return nil, ErrClosed
 		case <-expired:
-			return nil, fmt.Errorf("framework: not connected within the connection timeout %v: %w", timeout, zk.ErrConnectionClosed)
+			return nil, k.notConnected(timeout, zk.ErrConnectionClosed)
 		}
 	}
+}
+
+// notConnected is the error of a wait for a connection that ended after waited
+// because of cause.
+func (k *core) notConnected(waited time.Duration, cause error) error {
+	return fmt.Errorf("%w: waited %v for a connection to %s: %w",
+		ErrNotConnected, waited.Round(time.Millisecond), strings.Join(k.cfg.servers, ","), cause)
 }

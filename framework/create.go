@@ -69,7 +69,8 @@ func WithACL(acl ...zk.ACL) CreateOption {
 
 // WithTTL sets the TTL of a PersistentWithTTL or PersistentSequentialWithTTL node
 // (from 1 ms to ZooKeeper's maximum of 2^40-1 ms). The server must run with
-// zookeeper.extendedTypesEnabled=true.
+// zookeeper.extendedTypesEnabled=true; a server without it fails the create with an
+// error matching ErrTTLNotEnabled.
 func WithTTL(ttl time.Duration) CreateOption {
 	return func(o *createOptions) { o.ttl, o.ttlSet = ttl, true }
 }
@@ -91,7 +92,9 @@ func (o *createOptions) validate(path string) error {
 }
 
 // Create creates a node and returns its path (with the server's sequence number for
-// sequential modes, and without the namespace). Nil data means the default data
+// sequential modes, and without the namespace). A sequential path ending in "/" names
+// a child of that node: Create(ctx, "/", nil, WithMode(PersistentSequential)) makes
+// "/0000000001" inside the namespace root, never a sibling of it. Nil data means the default data
 // (WithDefaultData); pass []byte{} for empty data. The create runs under the retry
 // policy; without WithProtection a create whose reply was lost may fail on retry with
 // zk.ErrNodeExists, or leave a sequential node behind, as in ZooKeeper itself. If ctx
@@ -172,7 +175,8 @@ func (k *core) createNode(ctx context.Context, conn *zk.Conn, full string, data 
 		case o.mode == Container:
 			return conn.CreateContainer(full, data, zk.FlagContainer, acl)
 		case o.mode.IsTTL():
-			return conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
+			p, err := conn.CreateTTL(full, data, o.mode.flags(), acl, o.ttl)
+			return p, ttlError(err)
 		}
 		return conn.Create(full, data, o.mode.flags(), acl)
 	})

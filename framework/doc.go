@@ -38,6 +38,28 @@
 // and the like work; paths ZooKeeper would reject fail with ErrInvalidPath before any
 // request is sent.
 //
+// A wait means the whole wait: ctx bounds every call, its waits for a connection and
+// its retries included. Background work (guaranteed deletes, the clean-up of a failed
+// protected create) ends with Close, which waits for it at most
+// min(5 s, connection timeout).
+//
+// # Errors
+//
+// Errors name the package once (framework: create "/a": client is closed) and
+// wrap what caused them, so that errors.Is matches through every layer:
+//
+//	ErrInvalidArgument  NewClient or an option got a value it cannot use (named)
+//	ErrInvalidPath      a path ZooKeeper would reject (named), before any request
+//	ErrNotStarted       an operation before Start
+//	ErrClosed           an operation after Close
+//	ErrNotConnected     no connection within the connection timeout (also a
+//	                    retryable zk.ErrConnectionClosed) or before ctx ended (also
+//	                    ctx's error); names the servers and the time waited
+//	ErrTTLNotEnabled    a TTL create on a server without extendedTypesEnabled
+//
+// When the retry policy gives up, the last error is returned, prefixed with the
+// number of attempts and the time since the first began.
+//
 // # Curator names
 //
 //	Curator                                            zkcurator

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"sync"
@@ -78,11 +79,17 @@ func newClient(t *testing.T, connect string, opts ...framework.Option) *framewor
 
 func newUnstartedClient(t *testing.T, connect string, opts ...framework.Option) *framework.Client {
 	t.Helper()
+	return newUnstartedClientPolicy(t, connect, testPolicy, opts...)
+}
+
+// newUnstartedClientPolicy is newUnstartedClient with a retry policy of its own.
+func newUnstartedClientPolicy(t *testing.T, connect string, policy retry.Policy, opts ...framework.Option) *framework.Client {
+	t.Helper()
 	base := []framework.Option{
 		framework.WithSessionTimeout(testSessionTimeout),
 		framework.WithConnectionTimeout(testConnectionTimeout),
 	}
-	c, err := framework.NewClient(connect, testPolicy, append(base, opts...)...)
+	c, err := framework.NewClient(connect, policy, append(base, opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
@@ -113,4 +120,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// deadAddr returns a 127.0.0.1 address where nothing listens.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }

@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -11,6 +10,8 @@ import (
 )
 
 // fullPath validates a namespace-relative path and returns the path on the server.
+// A sequential create of "/" names children of the namespace root ("/ns/"), as it
+// names children of the server's root without a namespace, never siblings of it.
 func (c *Client) fullPath(path string, sequential bool) (string, error) {
 	if c.nsErr != nil {
 		return "", c.nsErr
@@ -21,7 +22,7 @@ func (c *Client) fullPath(path string, sequential bool) (string, error) {
 	switch {
 	case c.ns == "":
 		return path, nil
-	case path == "/":
+	case path == "/" && !sequential:
 		return c.ns, nil
 	}
 	return c.ns + path, nil
@@ -103,8 +104,5 @@ func (k *core) createDir(ctx context.Context, conn *zk.Conn, path string, contai
 // wrapErr names the operation and path in err, keeping errors.Is on go-zookeeper's
 // sentinels (and ctx errors) working.
 func wrapErr(op, path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("framework: %s %q: %w", op, path, err)
+	return wrapf(err, "%s %q", op, path)
 }

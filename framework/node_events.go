@@ -55,3 +55,25 @@ func (k *core) dispatchNodeEvents(stop <-chan struct{}) {
 		}
 	}
 }
+
+// relWatch returns a watch channel whose event carries its path relative to the
+// view's namespace, as every path the client hands out. go-zookeeper sends one event
+// on a watch channel and closes it (at the latest when its connection closes, before
+// Close returns), so the forwarding goroutine ends with it.
+func (c *Client) relWatch(ch <-chan zk.Event) <-chan zk.Event {
+	if c.ns == "" || ch == nil {
+		return ch
+	}
+	out := make(chan zk.Event, 1)
+	forward := func() {
+		defer close(out)
+		if ev, ok := <-ch; ok {
+			ev.Path = c.relPath(ev.Path)
+			out <- ev
+		}
+	}
+	if !c.core.spawn(forward) {
+		go forward() // Close is already waiting; its closing connection ends ch
+	}
+	return out
+}

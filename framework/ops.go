@@ -49,7 +49,8 @@ func (c *Client) Exists(ctx context.Context, path string) (*zk.Stat, error) {
 }
 
 // ExistsW is Exists that also leaves a watch: on creation when the node is absent (the
-// Stat is nil), else on change or deletion. The channel receives one event; it also
+// Stat is nil), else on change or deletion. The channel receives one event, whose
+// Path is path as given (relative to the namespace), and is then closed; it also
 // fires (EventNotWatching) when the session ends.
 func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.Event, error) {
 	r, err := query(ctx, c, "exists", path, func(conn *zk.Conn, full string) (nodeResult, error) {
@@ -59,7 +60,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 		}
 		return nodeResult{stat: st, watch: ch}, err
 	})
-	return r.stat, r.watch, err
+	return r.stat, c.relWatch(r.watch), err
 }
 
 // GetData returns the node's data and Stat; errors.Is(err, zk.ErrNoNode) when absent.
@@ -71,13 +72,14 @@ func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, er
 	return r.data, r.stat, err
 }
 
-// GetDataW is GetData that also leaves a watch for the node's next change or deletion.
+// GetDataW is GetData that also leaves a watch for the node's next change or deletion;
+// the event's Path is relative to the namespace, as in ExistsW.
 func (c *Client) GetDataW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	r, err := query(ctx, c, "get data", path, func(conn *zk.Conn, full string) (nodeResult, error) {
 		data, st, ch, err := conn.GetW(full)
 		return nodeResult{data: data, stat: st, watch: ch}, err
 	})
-	return r.data, r.stat, r.watch, err
+	return r.data, r.stat, c.relWatch(r.watch), err
 }
 
 // SetData sets the node's data if its version is version (-1 for any) and returns the
@@ -98,13 +100,13 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 }
 
 // ChildrenW is Children that also leaves a watch for the next change of the children
-// (or the node's deletion).
+// (or the node's deletion); the event's Path is relative to the namespace, as in ExistsW.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	r, err := query(ctx, c, "get children", path, func(conn *zk.Conn, full string) (nodeResult, error) {
 		children, st, ch, err := conn.ChildrenW(full)
 		return nodeResult{children: children, stat: st, watch: ch}, err
 	})
-	return r.children, r.stat, r.watch, err
+	return r.children, r.stat, c.relWatch(r.watch), err
 }
 
 // CreateContainers creates path and its missing ancestors as containers, as Curator's
@@ -122,7 +124,8 @@ func (c *Client) CreateContainers(ctx context.Context, path string) error {
 
 // Transaction runs ops atomically (all or none). Each op is a *zk.CreateRequest,
 // *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest with a
-// namespace-relative path; the ops are copied, never modified. A create with a nil ACL
+// namespace-relative path (a sequential create of "/" makes a child of the namespace
+// root); the ops are copied, never modified. A create with a nil ACL
 // gets the ACL provider's, and nil data gets the default data. Created paths in the
 // results have the namespace stripped. The per-op errors are in the results.
 // Like every operation it is retried after a connection loss, so a transaction
@@ -170,7 +173,7 @@ func (c *Client) fixOps(ops []any) ([]any, error) {
 	for i, op := range ops {
 		f, err := c.fixOp(op)
 		if err != nil {
-			return nil, fmt.Errorf("framework: transaction op %d: %w", i, err)
+			return nil, wrapf(err, "transaction op %d", i)
 		}
 		fixed[i] = f
 	}
@@ -185,7 +188,7 @@ func (c *Client) multiResult(res []zk.MultiResponse, err error, n int) ([]zk.Mul
 		}
 	}
 	if err != nil {
-		return res, fmt.Errorf("framework: transaction of %d ops: %w", n, err)
+		return res, wrapf(err, "transaction of %d ops", n)
 	}
 	return res, nil
 }

@@ -3,6 +3,9 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"math"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,9 +117,9 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		simulatedPercent:  defaultSimulatedPercent,
 		aclProvider:       openACLProvider{},
 	}
-	for _, opt := range opts {
+	for i, opt := range opts {
 		if opt == nil {
-			return config{}, errors.New("framework: nil Option")
+			return config{}, invalidArg("option %d is nil", i)
 		}
 		opt(&cfg)
 	}
@@ -125,33 +128,30 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		return config{}, err
 	}
 	cfg.servers = servers
-	if policy == nil {
-		return config{}, errors.New("framework: retry policy must not be nil")
-	}
 	if err := retry.Validate(policy); err != nil {
-		return config{}, fmt.Errorf("framework: invalid retry policy %#v: %w", policy, err)
+		return config{}, invalidArg("retry policy %#v: %w", policy, err)
 	}
-	if cfg.sessionTimeout < time.Millisecond {
-		return config{}, fmt.Errorf("framework: session timeout must be at least 1ms, got %v", cfg.sessionTimeout)
+	if err := checkTimeout("session timeout", cfg.sessionTimeout); err != nil {
+		return config{}, err
 	}
-	if cfg.connectionTimeout <= 0 {
-		return config{}, fmt.Errorf("framework: connection timeout must be positive, got %v", cfg.connectionTimeout)
+	if err := checkTimeout("connection timeout", cfg.connectionTimeout); err != nil {
+		return config{}, err
 	}
 	if err := validateNamespace(cfg.namespace); err != nil {
 		return config{}, err
 	}
 	if cfg.simulatedPercent < 0 || cfg.simulatedPercent > 100 {
-		return config{}, fmt.Errorf("framework: simulated session expiration percent must be within 0..100, got %d", cfg.simulatedPercent)
+		return config{}, invalidArg("simulated session expiration percent %d is outside 0..100", cfg.simulatedPercent)
 	}
 	if cfg.errorPolicy != StandardErrorPolicy && cfg.errorPolicy != SessionErrorPolicy {
-		return config{}, fmt.Errorf("framework: unknown error policy %d", int(cfg.errorPolicy))
+		return config{}, invalidArg("unknown error policy %d", int(cfg.errorPolicy))
 	}
 	if cfg.aclProvider == nil {
-		return config{}, errors.New("framework: ACL provider must not be nil")
+		return config{}, invalidArg("ACL provider is nil")
 	}
 	for _, a := range cfg.auth {
 		if a.scheme == "" {
-			return config{}, errors.New("framework: auth scheme must not be empty")
+			return config{}, invalidArg("auth scheme is empty")
 		}
 	}
 	if cfg.defaultData == nil {
@@ -166,22 +166,61 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	return cfg, nil
 }
 
-// parseConnectString splits "host:port,host:port". ZooKeeper's chroot suffix is not
-// supported by go-zookeeper; WithNamespace does the same job.
+// maxTimeout is the longest timeout ZooKeeper's protocol carries: a signed 32-bit
+// count of milliseconds.
+const maxTimeout = math.MaxInt32 * time.Millisecond
+
+// checkTimeout rejects a timeout below 1ms or beyond maxTimeout, naming it.
+func checkTimeout(what string, d time.Duration) error {
+	if d < time.Millisecond || d/time.Millisecond > math.MaxInt32 {
+		return invalidArg("%s %v is outside 1ms..%v (ZooKeeper counts it in 32-bit milliseconds)", what, d, maxTimeout)
+	}
+	return nil
+}
+
+// parseConnectString splits "host:port,host:port" and checks each server: a host, and
+// a port within 1..65535 (2181 when left out, as go-zookeeper does; an IPv6 host is
+// written in brackets, "[::1]:2181"). ZooKeeper's chroot suffix ("host:2181/app") is
+// rejected because go-zookeeper does not support it: WithNamespace("app") does the
+// same job (and creates the root it needs, where a chroot must already exist).
 func parseConnectString(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("framework: connect string must not be empty")
+		return nil, invalidArg("connect string is empty")
 	}
-	if strings.Contains(s, "/") {
-		return nil, fmt.Errorf("framework: connect string %q has a chroot suffix, which is not supported; use WithNamespace", s)
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return nil, invalidArg("connect string %q has a chroot suffix %q, which go-zookeeper does not support; use WithNamespace(%q)",
+			s, s[i:], strings.Trim(s[i:], "/"))
 	}
 	var servers []string
 	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			return nil, fmt.Errorf("framework: connect string %q has an empty server", s)
+		server, err := parseServer(strings.TrimSpace(part))
+		if err != nil {
+			return nil, invalidArg("connect string %q: %w", s, err)
 		}
-		servers = append(servers, part)
+		servers = append(servers, server)
 	}
 	return servers, nil
+}
+
+// parseServer checks one "host:port" (or "host") and returns it as go-zookeeper
+// dials it.
+func parseServer(hostport string) (string, error) {
+	if hostport == "" {
+		return "", errors.New("empty server")
+	}
+	if !strings.Contains(hostport, ":") {
+		hostport = net.JoinHostPort(hostport, strconv.Itoa(zk.DefaultPort))
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", fmt.Errorf("server %q: %w", hostport, err)
+	}
+	if host == "" {
+		return "", fmt.Errorf("server %q has an empty host", hostport)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("server %q has port %q, want a number within 1..65535", hostport, port)
+	}
+	return hostport, nil
 }

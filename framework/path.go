@@ -98,10 +98,10 @@ func validateNamespace(ns string) error {
 		return nil
 	}
 	if strings.HasPrefix(ns, "/") {
-		return fmt.Errorf("framework: invalid namespace %q: a namespace has no leading slash (use %q)", ns, strings.TrimLeft(ns, "/"))
+		return invalidArg("namespace %q: a namespace has no leading slash (use %q)", ns, strings.TrimLeft(ns, "/"))
 	}
 	if reason := invalidPathReason("/" + ns); reason != "" {
-		return fmt.Errorf("framework: invalid namespace %q: %s", ns, reason)
+		return invalidArg("namespace %q: %s", ns, reason)
 	}
 	return nil
 }

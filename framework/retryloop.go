@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
@@ -15,8 +14,10 @@ import (
 
 // RetryLoop runs fn until it succeeds, fails with an error retry.IsRetryable rejects,
 // the retry policy gives up, or ctx ends, as Curator's RetryLoop. Before each attempt it
-// waits up to the connection timeout for a connection (a timeout counts as a retryable
-// connection loss). It returns fn's last error, joined with ctx's error when ctx ended.
+// waits up to the connection timeout for a connection (a timeout is an ErrNotConnected
+// that counts as a retryable connection loss). The elapsed time the policy sees counts
+// from before the first attempt, its wait for a connection included. It returns fn's
+// last error, joined with ctx's error when ctx ended; ctx bounds the whole call.
 func (c *Client) RetryLoop(ctx context.Context, fn func(ctx context.Context) error) error {
 	if c.nsErr != nil {
 		return c.nsErr
@@ -29,14 +30,17 @@ func (c *Client) RetryLoop(ctx context.Context, fn func(ctx context.Context) err
 // attemptFunc is one attempt of an operation on a connected conn; attempt counts from 0.
 type attemptFunc func(ctx context.Context, conn *zk.Conn, attempt int) error
 
-// retryLoop runs attempt under the retry policy (through backoff/v4, stopped by ctx),
-// and records the whole run as operation op (none when op is ""). Errors are returned
-// as they are; callers wrap them with the operation and path.
+// retryLoop runs attempt under the retry policy, stopped by ctx, and records the whole
+// run as operation op (none when op is ""). The policy's elapsed time counts from
+// before the first attempt, its wait for a connection included, as Curator's
+// RetryLoop does. Errors are returned as they are (the last one named with the
+// number of attempts when the policy gives up); callers wrap them with the operation
+// and path.
 func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc) (err error) {
+	began := time.Now()
 	if op != "" {
-		defer func(began time.Time) { k.met.operation(op, began, err) }(time.Now())
+		defer func() { k.met.operation(op, began, err) }()
 	}
-	var b backoff.BackOff // built at the first retry: most operations need none
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -52,24 +56,34 @@ func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			return errors.Join(err, ctxErr)
 		}
+		if k.isClosing() && (retry.IsRetryable(err) || errors.Is(err, zk.ErrClosing)) {
+			return closedError{last: err}
+		}
 		if !retry.IsRetryable(err) {
 			return err
 		}
-		if b == nil {
-			b = backoff.WithContext(retry.NewBackOff(k.cfg.policy), ctx)
+		sleep, ok := k.cfg.policy.AllowRetry(n, time.Since(began))
+		if !ok {
+			return wrapf(err, "retry policy gave up after attempt %d (%v since the first began)", n+1, time.Since(began).Round(time.Millisecond))
 		}
-		sleep := b.NextBackOff()
-		if sleep == backoff.Stop {
-			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-				return errors.Join(err, ctxErr)
-			}
-			return fmt.Errorf("gave up after %d attempts: %w", n+1, err)
-		}
+		sleep = max(sleep, 0)
 		k.met.retries.Add(1)
 		k.log.Debug("retrying after a retryable error", zap.Int("attempt", n+1), zap.Duration("sleep", sleep), zap.Error(err))
-		if serr := sleepCtx(ctx, k.closing, sleep); serr != nil {
+		if serr := sleepCtx(ctx, k.closing, sleep); errors.Is(serr, ErrClosed) {
+			return closedError{last: err}
+		} else if serr != nil {
 			return errors.Join(err, serr)
 		}
+	}
+}
+
+// isClosing reports whether Close has begun.
+func (k *core) isClosing() bool {
+	select {
+	case <-k.closing:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -6,7 +6,9 @@
 //
 // A [Policy] is asked after each retryable failure. It receives the number of
 // retries already made (0 before the first retry) and the time elapsed since
-// the operation first started, and answers with a sleep and a yes or no. The
+// the operation first started (in the framework's retry loop, from before the
+// first attempt, its wait for a connection included, as in Curator's
+// RetryLoop), and answers with a sleep and a yes or no. The
 // policies are plain structs, safe for concurrent use, and map one to one onto
 // Curator's classes:
 //

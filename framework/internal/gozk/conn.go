@@ -45,10 +45,16 @@ type Gate struct {
 	armed   atomic.Int64
 	retired chan struct{} // closed by Retire
 	retire  sync.Once
+
+	mu    sync.Mutex
+	conns map[*conn]struct{} // open connections, until Shut; nil after it
+	shut  bool
 }
 
 // NewGate returns a Gate for one go-zookeeper Conn.
-func NewGate() *Gate { return &Gate{retired: make(chan struct{})} }
+func NewGate() *Gate {
+	return &Gate{retired: make(chan struct{}), conns: make(map[*conn]struct{})}
+}
 
 // SetConn records the go-zookeeper connection whose dials go through g.
 func (g *Gate) SetConn(c *zk.Conn) {
@@ -66,6 +72,38 @@ func (g *Gate) Retire() {
 	g.retire.Do(func() { close(g.retired) })
 }
 
+// Shut retires g and closes its open connections. go-zookeeper's Close sends
+// closeSession and waits at most a second for the reply, but its receive loop
+// then waits for its read deadline (two thirds of the session timeout) on a
+// server that went silent; after Close, Shut ends that wait at once.
+func (g *Gate) Shut() {
+	g.Retire()
+	g.mu.Lock()
+	conns := g.conns
+	g.conns, g.shut = nil, true
+	g.mu.Unlock()
+	for c := range conns {
+		c.Conn.Close()
+	}
+}
+
+// track records c as open; it reports false, recording nothing, once g is shut.
+func (g *Gate) track(c *conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shut {
+		return false
+	}
+	g.conns[c] = struct{}{}
+	return true
+}
+
+func (g *Gate) untrack(c *conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.conns, c)
+}
+
 // Dialer wraps dial so that each connection calls rewatched once when
 // go-zookeeper writes SetWatches on it and, on a connection that resumes the
 // armed session, holds back the first reply that records a zxid until then.
@@ -81,12 +119,23 @@ func (g *Gate) Dialer(dial zk.Dialer, rewatched func()) zk.Dialer {
 			return nil, ErrRetired
 		default:
 		}
-		c, err := dial(network, address, timeout)
+		nc, err := dial(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
-		return &conn{Conn: c, gate: g, report: rewatched, written: make(chan struct{})}, nil
+		c := &conn{Conn: nc, gate: g, report: rewatched, written: make(chan struct{})}
+		if !g.track(c) {
+			nc.Close()
+			return nil, ErrRetired
+		}
+		return c, nil
 	}
+}
+
+// Close closes the connection and forgets it.
+func (c *conn) Close() error {
+	c.gate.untrack(c)
+	return c.Conn.Close()
 }
 
 // resumesArmed reports whether go-zookeeper's connection is in the armed
