@@ -112,6 +112,9 @@ func runCommand(ctx context.Context, c *command, args []string, stdout io.Writer
 	case !c.runsCommand && len(rest) > 0:
 		return fail(exitUsage, "%s: unexpected argument %q (run 'zkcurator %s -h')", c.name, rest[0], c.name)
 	}
+	if err := conn.check(); err != nil {
+		return fail(exitUsage, "%s: %v", c.name, err)
+	}
 	return body(ctx, stdout, append(pos, rest...))
 }
 
