@@ -40,18 +40,43 @@ func newChild(args []string) (*exec.Cmd, error) {
 
 // hold is what the command runs under.
 type hold struct {
-	what    string          // "lock /jobs/backup", for messages
-	node    string          // the lock or lease node
-	token   int64           // its fencing token (czxid)
-	lost    <-chan struct{} // closed when holding is no longer certain
-	revoked <-chan struct{} // closed on a revocation request, or nil
+	what     string          // "lock /jobs/backup", for messages
+	node     string          // the lock or lease node
+	token    int64           // its fencing token (czxid), 0 when it could not be read
+	tokenErr error           // why the token could not be read, if known
+	lost     <-chan struct{} // closed when holding is no longer certain
+	revoked  <-chan struct{} // closed on a revocation request, or nil
 }
 
-// runChild runs cmd while h is held and returns its exit status. A signal
-// from sigs is passed on to the command. When h is lost (or revoked) the
-// command gets SIGTERM, and SIGKILL after grace; runChild then returns an
-// exitLost error once the command has exited.
+// usable reports why the command must not start under h: h was lost or
+// revoked already, or has no fencing token to give the command.
+func (h hold) usable() error {
+	select {
+	case <-h.lost:
+		return fail(exitLost, "%s was lost before the command started; the command did not run", h.what)
+	case <-h.revoked:
+		return fail(exitLost, "%s was revoked before the command started; the command did not run", h.what)
+	default:
+	}
+	if h.token <= 0 {
+		why := "it could not be read"
+		if h.tokenErr != nil {
+			why = h.tokenErr.Error()
+		}
+		return fail(exitUnavailable, "%s acquired without a fencing token (%s); the command did not run", h.what, why)
+	}
+	return nil
+}
+
+// runChild runs cmd while h is held and returns its exit status. It does
+// not start cmd under a hold that is already lost or revoked (an exitLost
+// error). A signal from sigs is passed on to the command. When h is lost
+// (or revoked) the command gets SIGTERM, and SIGKILL after grace; runChild
+// then returns an exitLost error once the command has exited.
 func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal, log *zap.Logger) error {
+	if err := h.usable(); err != nil {
+		return err
+	}
 	cmd.Env = append(os.Environ(),
 		envLockNode+"="+h.node,
 		envFencingToken+"="+strconv.FormatInt(h.token, 10),
