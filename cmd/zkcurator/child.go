@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -23,11 +24,14 @@ const (
 // any lock is taken.
 func newChild(args []string) (*exec.Cmd, error) {
 	cmd := exec.Command(args[0], args[1:]...)
-	if cmd.Err != nil {
-		if errors.Is(cmd.Err, exec.ErrNotFound) {
-			return nil, fail(exitCommandNotFound, "command %q not found", args[0])
-		}
-		return nil, fail(exitCannotRun, "command %q: %v", args[0], cmd.Err)
+	err := cmd.Err
+	if err == nil {
+		// A path (exec.Command looks up only bare names): is it there and
+		// executable?
+		_, err = exec.LookPath(cmd.Path)
+	}
+	if err != nil {
+		return nil, cannotStart(args[0], err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// Off a terminal the command gets a process group of its own, so that a
@@ -36,6 +40,19 @@ func newChild(args []string) (*exec.Cmd, error) {
 	// terminal, and the terminal's Ctrl-C reaches it directly.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !interactive()}
 	return cmd, nil
+}
+
+// cannotStart is the error for a command that cannot be started, with a
+// shell's status: 127 when it is not found, 126 when it cannot be run.
+func cannotStart(name string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return fail(exitCommandNotFound, "command %q not found", name)
+	}
+	var e *exec.Error
+	if errors.As(err, &e) {
+		err = e.Err
+	}
+	return fail(exitCannotRun, "command %q cannot be run: %v", name, err)
 }
 
 // hold is what the command runs under.
@@ -82,7 +99,7 @@ func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal,
 		envFencingToken+"="+strconv.FormatInt(h.token, 10),
 	)
 	if err := cmd.Start(); err != nil {
-		return fail(exitCannotRun, "start %q: %v", cmd.Path, err)
+		return cannotStart(cmd.Path, err)
 	}
 	log.Info("command started", zap.Int("pid", cmd.Process.Pid))
 	exited := make(chan error, 1)

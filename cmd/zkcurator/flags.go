@@ -193,8 +193,8 @@ func parseDuration(s string) (time.Duration, error) {
 type positiveInt struct{ n *int }
 
 func (f positiveInt) String() string {
-	if f.n == nil {
-		return ""
+	if f.n == nil || *f.n == 0 {
+		return "" // unset: PrintDefaults shows no default
 	}
 	return strconv.Itoa(*f.n)
 }
