@@ -20,20 +20,14 @@ func TestParticipantsAndRevoke(t *testing.T) {
 	waiter := start(t, append(append([]string{"lock", "--data", "waiter-data"}, conn...), path, "--", "sh", "-c", `echo "start $0" >> "$1"`, "waiter", file)...)
 	eventually(t, "the waiter to queue", func() bool { return countParticipants(t, srv.ConnectString(), path) == 2 })
 
-	p := start(t, append(append([]string{"participants"}, conn...), path)...)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("participants exited with %d: %s", code, p.stderr.String())
+	rows, code, stderr := participants(t, srv.ConnectString(), path)
+	if code != 0 || len(rows) != 2 || rows[0] != (row{"1", "HOLDS", rows[0].node, rows[0].session, rows[0].token, "holder-data"}) ||
+		rows[1].state != "WAITS" || rows[1].data != "waiter-data" {
+		t.Fatalf("participants: status %d, rows %q, stderr %q; want the holder first, then the waiter, with their data", code, rows, stderr)
 	}
-	lines := readLinesOf(p.stdout.String())
-	if len(lines) != 3 {
-		t.Fatalf("participants printed %q, want a header and two nodes", lines)
-	}
-	first, second := strings.Fields(lines[1]), strings.Fields(lines[2])
-	if len(first) != 5 || first[0] != "1" || first[4] != "holder-data" || len(second) != 5 || second[4] != "waiter-data" {
-		t.Fatalf("participants printed %q, want the holder first, then the waiter, with their data", lines)
-	}
+	first := rows[0].node
 
-	code, stderr := runTool(t, append(append([]string{"revoke"}, conn...), first[1])...)
+	code, stderr = runTool(t, append(append([]string{"revoke"}, conn...), first)...)
 	if code != 0 {
 		t.Fatalf("revoke exited with %d: %s", code, stderr)
 	}
@@ -51,8 +45,8 @@ func TestParticipantsAndRevoke(t *testing.T) {
 		t.Errorf("lines %q, want %q", got, want)
 	}
 
-	code, stderr = runTool(t, append(append([]string{"revoke"}, conn...), first[1])...)
-	if code != exitNotFound || !strings.Contains(stderr, "no node "+first[1]) {
+	code, stderr = runTool(t, append(append([]string{"revoke"}, conn...), first)...)
+	if code != exitNotFound || !strings.Contains(stderr, "no node "+first) {
 		t.Errorf("revoking a missing node: status %d, stderr %q; want %d and a line naming the node", code, stderr, exitNotFound)
 	}
 }
