@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -79,12 +80,17 @@ whole group.`,
 					var once sync.Once
 					m.MakeRevocable(func() { once.Do(func() { close(revoked) }) })
 				}
+				acquired := true
+				var err error
 				if f.wait.set {
-					ok, err := m.TryAcquire(ctx, f.wait.d)
-					if err != nil || !ok {
-						return hold{}, nil, err
-					}
-				} else if err := m.Acquire(ctx); err != nil {
+					acquired, err = m.TryAcquire(ctx, f.wait.d)
+				} else {
+					err = m.Acquire(ctx)
+				}
+				if ttl.set && lacksTTL(err) {
+					return hold{}, nil, fail(exitUnavailable, "the lock %s needs TTL nodes, which the ZooKeeper server does not offer: start it with zookeeper.extendedTypesEnabled=true, or drop --ttl", path)
+				}
+				if err != nil || !acquired {
 					return hold{}, nil, err
 				}
 				h := hold{node: m.LockPath(), token: m.FencingToken(), lost: m.Lost(), revoked: revoked}
@@ -109,4 +115,12 @@ func newMutex(c *framework.Client, path string, data []byte, driver locks.LockIn
 		opts = append(opts, locks.WithDriver(driver))
 	}
 	return locks.NewInterProcessMutex(c, path, opts...)
+}
+
+// lacksTTL reports whether err is a server's refusal of a TTL create: the
+// UNIMPLEMENTED code (-6) that a server without
+// zookeeper.extendedTypesEnabled returns, which go-zookeeper reports only as
+// "unknown error: -6".
+func lacksTTL(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "unknown error: -6")
 }
