@@ -146,3 +146,21 @@ func TestCommandStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRootRefusedEverywhere: every subcommand refuses "/" as its path with
+// status 64 before connecting, with or without a namespace.
+func TestRootRefusedEverywhere(t *testing.T) {
+	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}}
+	for _, c := range commands {
+		for _, ns := range [][]string{nil, {"--namespace", "app"}} {
+			args := append(append(append([]string{c.name, "--connect", closedAddr(t)}, ns...), required[c.name]...), "/")
+			if c.runsCommand {
+				args = append(args, "--", "true")
+			}
+			code, stderr := runTool(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, `"/": the root cannot be used`) {
+				t.Errorf("zkcurator %q: status %d, stderr %q; want %d and a line refusing the root", args, code, stderr, exitUsage)
+			}
+		}
+	}
+}
