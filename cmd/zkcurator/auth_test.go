@@ -20,19 +20,8 @@ func TestAuthFromFileAndEnvironment(t *testing.T) {
 	srv := sharedServer(t)
 	path := testPath(t)
 	const secret = "s3cret-pw"
-	c, err := framework.NewClient(srv.ConnectString(), retryPolicy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx := testCtx(t)
-	if err := c.BlockUntilConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Create(ctx, framework.JoinPath(path, protection.Name(protection.NewID(), "lock-")), []byte("alice-only"),
+	c := testClient(t, srv.ConnectString())
+	if _, err := c.Create(testCtx(t), framework.JoinPath(path, protection.Name(protection.NewID(), "lock-")), []byte("alice-only"),
 		framework.WithMode(framework.EphemeralSequential), framework.CreatingParentsIfNeeded(),
 		framework.WithACL(zk.DigestACL(zk.PermAll, "alice", secret)...)); err != nil {
 		t.Fatal(err)

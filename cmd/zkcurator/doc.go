@@ -16,7 +16,7 @@
 // SIGTERM and SIGHUP are passed on to it. Otherwise zkcurator exits with the
 // command's status; its own statuses (64 usage, 69 ZooKeeper unreachable,
 // 75 --wait elapsed, 79 lost, 126 and 127 as a shell's) are listed by
-// 'zkcurator help exit-codes' and in the README.
+// 'zkcurator help exit-codes' and in docs/cli.md.
 //
 // Each subcommand is one file defining a command; the commands table in
 // main.go lists them.

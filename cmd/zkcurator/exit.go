@@ -11,17 +11,17 @@ import (
 const (
 	exitOK = 0
 	// exitNotFound: the PATH of participants or the NODE of revoke does not
-	// exist.
+	// exist, or no one holds the lock path given to revoke.
 	exitNotFound = 1
 	// exitUsage: bad flag, connect string, path, duration or lease count, no
 	// command, or a revoke NODE that is not a contender.
 	exitUsage = 64
-	// exitInternal: an error zkcurator did not expect, such as a failed write
-	// of its output (sysexits' EX_SOFTWARE).
-	exitInternal = 70
 	// exitUnavailable: no session with ZooKeeper within --connect-timeout, or
 	// ZooKeeper failed a request (sysexits' EX_UNAVAILABLE).
 	exitUnavailable = 69
+	// exitInternal: an error zkcurator did not expect, such as a failed write
+	// of its output (sysexits' EX_SOFTWARE).
+	exitInternal = 70
 	// exitTimeout: --wait elapsed before the lock or lease was granted
 	// (sysexits' EX_TEMPFAIL: try again later).
 	exitTimeout = 75
@@ -36,12 +36,12 @@ const (
 )
 
 // statusTable is the exit status table printed by 'zkcurator help
-// exit-codes'; the README keeps the same rows.
+// exit-codes'; docs/cli.md keeps the same rows.
 const statusTable = `Exit status:
   0-255  the command's own status when it ran and the lock stayed held
          (128+N when signal N killed it; 130 and 143 when zkcurator was
          interrupted by SIGINT or SIGTERM while it waited)
-  1      participants, revoke: no such node
+  1      participants, revoke: no such node (revoke: or no one holds it)
   64     usage: bad flag, connect string, path ("/" included), duration or
          --leases, no command, or a revoke NODE that is not a contender
   69     cannot reach ZooKeeper within --connect-timeout, or it failed a request
