@@ -18,6 +18,10 @@
 // 75 --wait elapsed, 79 lost, 126 and 127 as a shell's) are listed by
 // 'zkcurator help exit-codes' and in docs/cli.md.
 //
+// Credentials come from --auth-file or ZK_AUTH (one scheme:credentials a
+// line); --auth works too, but other local users see it in the process
+// list. No credential appears in zkcurator's messages or its --verbose log.
+//
 // Each subcommand is one file defining a command; the commands table in
 // main.go lists them.
 package main

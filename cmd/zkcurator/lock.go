@@ -25,10 +25,11 @@ environment.
 
 When holding the lock is no longer certain (the connection to ZooKeeper is
 suspended, or the session expired), COMMAND gets SIGTERM, and SIGKILL after
---grace; zkcurator then exits with status 79. SIGINT, SIGTERM and SIGHUP
-are passed on to COMMAND, and the lock is released after it exits. Off a
-terminal COMMAND runs in a process group of its own and signals go to the
-whole group.`,
+--grace; zkcurator then exits with status 79, as it does without starting
+COMMAND when the lock is lost between its grant and COMMAND's start.
+SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the lock is
+released after it exits. Off a terminal COMMAND runs in a process group of
+its own and signals go to the whole group.`,
 	positional:  1,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
