@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,6 +72,7 @@ func TestRevokeOnlyContenders(t *testing.T) {
 		if _, err := c.Create(ctx, p, []byte(data), framework.WithMode(mode), framework.CreatingParentsIfNeeded()); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), p, framework.Quietly()) })
 	}
 	config := testPath(t) + "/config"
 	create(config, "important", framework.Persistent)
