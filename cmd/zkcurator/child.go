@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -23,11 +24,14 @@ const (
 // any lock is taken.
 func newChild(args []string) (*exec.Cmd, error) {
 	cmd := exec.Command(args[0], args[1:]...)
-	if cmd.Err != nil {
-		if errors.Is(cmd.Err, exec.ErrNotFound) {
-			return nil, fail(exitCommandNotFound, "command %q not found", args[0])
-		}
-		return nil, fail(exitCannotRun, "command %q: %v", args[0], cmd.Err)
+	err := cmd.Err
+	if err == nil {
+		// A path (exec.Command looks up only bare names): is it there and
+		// executable?
+		_, err = exec.LookPath(cmd.Path)
+	}
+	if err != nil {
+		return nil, cannotStart(args[0], err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// Off a terminal the command gets a process group of its own, so that a
@@ -38,26 +42,64 @@ func newChild(args []string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// hold is what the command runs under.
-type hold struct {
-	what    string          // "lock /jobs/backup", for messages
-	node    string          // the lock or lease node
-	token   int64           // its fencing token (czxid)
-	lost    <-chan struct{} // closed when holding is no longer certain
-	revoked <-chan struct{} // closed on a revocation request, or nil
+// cannotStart is the error for a command that cannot be started, with a
+// shell's status: 127 when it is not found, 126 when it cannot be run.
+func cannotStart(name string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return fail(exitCommandNotFound, "command %q not found", name)
+	}
+	var e *exec.Error
+	if errors.As(err, &e) {
+		err = e.Err
+	}
+	return fail(exitCannotRun, "command %q cannot be run: %v", name, err)
 }
 
-// runChild runs cmd while h is held and returns its exit status. A signal
-// from sigs is passed on to the command. When h is lost (or revoked) the
-// command gets SIGTERM, and SIGKILL after grace; runChild then returns an
-// exitLost error once the command has exited.
+// hold is what the command runs under.
+type hold struct {
+	what     string          // "lock /jobs/backup", for messages
+	node     string          // the lock or lease node
+	token    int64           // its fencing token (czxid), 0 when it could not be read
+	tokenErr error           // why the token could not be read, if known
+	lost     <-chan struct{} // closed when holding is no longer certain
+	revoked  <-chan struct{} // closed on a revocation request, or nil
+}
+
+// usable reports why the command must not start under h: h was lost or
+// revoked already, or has no fencing token to give the command.
+func (h hold) usable() error {
+	select {
+	case <-h.lost:
+		return fail(exitLost, "%s was lost before the command started; the command did not run", h.what)
+	case <-h.revoked:
+		return fail(exitLost, "%s was revoked before the command started; the command did not run", h.what)
+	default:
+	}
+	if h.token <= 0 {
+		why := "it could not be read"
+		if h.tokenErr != nil {
+			why = h.tokenErr.Error()
+		}
+		return fail(exitUnavailable, "%s acquired without a fencing token (%s); the command did not run", h.what, why)
+	}
+	return nil
+}
+
+// runChild runs cmd while h is held and returns its exit status. It does
+// not start cmd under a hold that is already lost or revoked (an exitLost
+// error). A signal from sigs is passed on to the command. When h is lost
+// (or revoked) the command gets SIGTERM, and SIGKILL after grace; runChild
+// then returns an exitLost error once the command has exited.
 func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal, log *zap.Logger) error {
+	if err := h.usable(); err != nil {
+		return err
+	}
 	cmd.Env = append(os.Environ(),
 		envLockNode+"="+h.node,
 		envFencingToken+"="+strconv.FormatInt(h.token, 10),
 	)
 	if err := cmd.Start(); err != nil {
-		return fail(exitCannotRun, "start %q: %v", cmd.Path, err)
+		return cannotStart(cmd.Path, err)
 	}
 	log.Info("command started", zap.Int("pid", cmd.Process.Pid))
 	exited := make(chan error, 1)

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,32 +18,48 @@ import (
 // Curator's usual exponential backoff.
 var retryPolicy = retry.ExponentialBackoff{BaseSleep: 100 * time.Millisecond, MaxSleep: 2 * time.Second, MaxRetries: 10}
 
-// newLogger returns a logger to stderr for --verbose, or one that logs nothing.
+// newLogger returns a logger to stderr for --verbose, or one that logs
+// nothing. Besides zkcurator's and the client's messages it shows
+// go-zookeeper's own ("zk: failed to connect to ..."), which say why a
+// connection fails.
 func newLogger(verbose bool) *zap.Logger {
 	if !verbose {
 		return zap.NewNop()
 	}
 	cfg := zap.NewDevelopmentConfig()
-	cfg.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
+	cfg.Level = zap.NewAtomicLevelAt(zapcore.DebugLevel)
 	cfg.DisableStacktrace = true
 	cfg.DisableCaller = true
 	cfg.OutputPaths = []string{"stderr"}
 	cfg.ErrorOutputPaths = []string{"stderr"}
-	l, err := cfg.Build()
+	l, err := cfg.Build(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return goZKDebug{c} }))
 	if err != nil {
 		return zap.NewNop()
 	}
 	return l.Named("zkcurator")
 }
 
-// dial checks the connection flags (a usage error), starts a client and waits for its first session, at most
-// --connect-timeout; failing that it returns an exitUnavailable error (or
-// ctx's error). The caller closes the client with closeClient.
-func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Client, error) {
-	if err := c.check(); err != nil {
-		return nil, fail(exitUsage, "%v", err)
+// goZKDebug passes entries at Info and above, and go-zookeeper's own
+// messages, which the client logs at Debug with a "zk: " prefix.
+type goZKDebug struct{ zapcore.Core }
+
+func (c goZKDebug) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if e.Level < zapcore.InfoLevel && !strings.HasPrefix(e.Message, "zk: ") {
+		return ce
 	}
+	return c.Core.Check(e, ce)
+}
+
+func (c goZKDebug) With(fields []zapcore.Field) zapcore.Core { return goZKDebug{c.Core.With(fields)} }
+
+// dial starts a client on the checked flags and waits for its first
+// session, at most --connect-timeout; failing that it returns an
+// exitUnavailable error that says why (or ctx's error). The caller closes
+// the client with closeClient.
+func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Client, error) {
+	report := new(dialReport)
 	opts := []framework.Option{
+		framework.WithDialer(report.dial),
 		framework.WithSessionTimeout(c.sessionTimeout),
 		framework.WithConnectionTimeout(c.connectTimeout),
 		framework.WithLogger(log),
@@ -49,7 +67,7 @@ func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Clien
 	if c.namespace != "" {
 		opts = append(opts, framework.WithNamespace(c.namespace))
 	}
-	for _, a := range c.auth {
+	for _, a := range c.auths {
 		opts = append(opts, framework.WithAuth(a.scheme, []byte(a.credentials)))
 	}
 	client, err := framework.NewClient(c.connect, retryPolicy, opts...)
@@ -68,14 +86,21 @@ func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Clien
 	wctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
 	defer cancel()
 	if err := client.BlockUntilConnected(wctx); err != nil {
-		closeClient(client, time.Second, log)
+		// Nothing was created: do not wait for go-zookeeper's close.
+		closeClient(client, 100*time.Millisecond, log)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		msg := fmt.Sprintf("cannot reach ZooKeeper at %s", c.connect)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fail(exitUnavailable, "cannot reach ZooKeeper at %s within %v", c.connect, c.connectTimeout)
+			msg += fmt.Sprintf(" within %v", c.connectTimeout)
+		} else {
+			msg += fmt.Sprintf(": %v", err)
 		}
-		return nil, fail(exitUnavailable, "cannot reach ZooKeeper at %s: %v", c.connect, err)
+		if why := report.String(); why != "" {
+			msg += "; last attempt: " + why
+		}
+		return nil, fail(exitUnavailable, "%s", msg)
 	}
 	return client, nil
 }

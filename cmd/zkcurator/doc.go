@@ -15,7 +15,12 @@
 // and SIGKILL after --grace; zkcurator then exits with status 79. SIGINT,
 // SIGTERM and SIGHUP are passed on to it. Otherwise zkcurator exits with the
 // command's status; its own statuses (64 usage, 69 ZooKeeper unreachable,
-// 75 --wait elapsed, 79 lost) are listed by -h and in docs/cli.md.
+// 75 --wait elapsed, 79 lost, 126 and 127 as a shell's) are listed by
+// 'zkcurator help exit-codes' and in docs/cli.md.
+//
+// Credentials come from --auth-file or ZK_AUTH (one scheme:credentials a
+// line); --auth works too, but other local users see it in the process
+// list. No credential appears in zkcurator's messages or its --verbose log.
 //
 // Each subcommand is one file defining a command; the commands table in
 // main.go lists them.

@@ -32,6 +32,7 @@ Signals are handled as by 'zkcurator lock'.`,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
 		f.add(fs, false)
+		fs.Lookup("wait").Usage = "give up (status 75) when not leading within this `duration`; 0 leads only if no one else takes part in the election now (default: wait for as long as it takes)"
 		id := fs.String("id", "", "this participant's id, stored in its latch node (`NAME`, required)")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
 			path := args[0]
@@ -40,9 +41,6 @@ Signals are handled as by 'zkcurator lock'.`,
 			}
 			if *id == "" {
 				return fail(exitUsage, "elect: missing --id NAME (this participant's id)")
-			}
-			if f.wait.set && f.wait.d <= 0 {
-				return fail(exitUsage, "elect: bad --wait %v: an election has no single try; give a duration above 0", f.wait.d)
 			}
 			what := "leadership of " + path
 			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
@@ -57,9 +55,19 @@ const leaveTimeout = 2 * time.Second
 
 // lead joins the election at path and waits for a term, at most wait when
 // it is set. It returns the term as a hold and Close as its release, or a
-// nil release when the wait elapsed.
+// nil release when the wait elapsed. A wait of 0 is one try: it joins only
+// when no one else takes part, and gives up unless it leads within the
+// session timeout (another participant that joined at the same moment may
+// lead instead).
 func lead(ctx context.Context, c *framework.Client, path, id string, wait optionalDuration) (hold, func(context.Context) error, error) {
 	latch := leader.NewLeaderLatch(c, path, id)
+	if wait.set && wait.d == 0 {
+		others, err := latch.Participants(ctx)
+		if err != nil || len(others) > 0 {
+			return hold{}, nil, err
+		}
+		wait.d = c.SessionTimeout()
+	}
 	if err := latch.Start(); err != nil {
 		return hold{}, nil, err
 	}

@@ -56,7 +56,7 @@ func TestElectRunsOneLeaderAtATime(t *testing.T) {
 	t.Logf("the leader stepped down %v after SIGTERM", time.Since(began))
 }
 
-// TestElectBadInput: a missing --id and a --wait of 0 are usage errors.
+// TestElectBadInput: a missing --id is a usage error.
 func TestElectBadInput(t *testing.T) {
 	conn := connArgs("127.0.0.1:1")
 	for _, tc := range []struct {
@@ -64,11 +64,37 @@ func TestElectBadInput(t *testing.T) {
 		want string
 	}{
 		{append(append([]string{"elect"}, conn...), "/jobs", "--", "true"), "missing --id"},
-		{append(append([]string{"elect", "--id", "a", "--wait", "0s"}, conn...), "/jobs", "--", "true"), "bad --wait 0s"},
 	} {
 		code, stderr := runTool(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("zkcurator %s: status %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, exitUsage, tc.want)
 		}
 	}
+}
+
+// TestElectWaitZero: --wait 0 leads when no one else takes part, and gives
+// up at once with status 75, running nothing, while another leads.
+func TestElectWaitZero(t *testing.T) {
+	srv := sharedServer(t)
+	path := testPath(t)
+	file := filepath.Join(t.TempDir(), "log")
+	conn := connArgs(srv.ConnectString())
+	if code, stderr := runTool(t, append(append([]string{"elect", "--id", "alone", "--wait", "0"}, conn...), path, "--", "sh", "-c", holdScript, "alone", file)...); code != 0 {
+		t.Fatalf("--wait 0 with no one else: status %d, want 0; stderr: %s", code, stderr)
+	}
+	leader := start(t, append(append([]string{"elect", "--id", "leader"}, conn...), path, "--", "sh", "-c", loopScript, "leader", file)...)
+	eventually(t, "the leader's command to start", func() bool { return hasLine(t, file, "start leader") })
+	began := time.Now()
+	code, stderr := runTool(t, append(append([]string{"elect", "--id", "late", "--wait", "0s"}, conn...), path, "--", "sh", "-c", holdScript, "late", file)...)
+	if code != exitTimeout || !strings.Contains(stderr, "not acquired within 0s") {
+		t.Errorf("--wait 0 while another leads: status %d, stderr %q; want %d", code, stderr, exitTimeout)
+	}
+	t.Logf("gave up after %v", time.Since(began))
+	if hasLine(t, file, "start late") {
+		t.Error("the late participant ran its command while another led")
+	}
+	if err := leader.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	leader.wait(t)
 }

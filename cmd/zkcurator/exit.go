@@ -10,18 +10,24 @@ import (
 // (128+N when a signal N killed it), as flock(1) does.
 const (
 	exitOK = 0
-	// exitNotFound is for revoke: the node does not exist.
+	// exitNotFound: the PATH of participants or the NODE of revoke does not
+	// exist, or no one holds the lock path given to revoke.
 	exitNotFound = 1
-	// exitUsage: bad flag, path, duration or lease count, or no command.
+	// exitUsage: bad flag, connect string, path, duration or lease count, no
+	// command, or a revoke NODE that is not a contender.
 	exitUsage = 64
 	// exitUnavailable: no session with ZooKeeper within --connect-timeout, or
 	// ZooKeeper failed a request (sysexits' EX_UNAVAILABLE).
 	exitUnavailable = 69
+	// exitInternal: an error zkcurator did not expect, such as a failed write
+	// of its output (sysexits' EX_SOFTWARE).
+	exitInternal = 70
 	// exitTimeout: --wait elapsed before the lock or lease was granted
 	// (sysexits' EX_TEMPFAIL: try again later).
 	exitTimeout = 75
 	// exitLost: the lock or lease was lost (or, with --revocable, revoked)
-	// while the command ran; the command was stopped.
+	// before or while the command ran; the command did not start, or was
+	// stopped.
 	exitLost = 79
 	// exitCannotRun: the command was found but could not be started.
 	exitCannotRun = 126
@@ -29,19 +35,26 @@ const (
 	exitCommandNotFound = 127
 )
 
-// statusTable is the exit status table printed by -h and kept in docs/cli.md.
+// statusTable is the exit status table printed by 'zkcurator help
+// exit-codes'; docs/cli.md keeps the same rows.
 const statusTable = `Exit status:
   0-255  the command's own status when it ran and the lock stayed held
          (128+N when signal N killed it; 130 and 143 when zkcurator was
          interrupted by SIGINT or SIGTERM while it waited)
-  1      revoke: no such node
-  64     usage: bad flag, path, duration or --leases, or no command
+  1      participants, revoke: no such node (revoke: or no one holds it)
+  64     usage: bad flag, connect string, path ("/" included), duration or
+         --leases, no command, or a revoke NODE that is not a contender
   69     cannot reach ZooKeeper within --connect-timeout, or it failed a request
+  70     an unexpected error, such as a failed write of zkcurator's output
   75     --wait elapsed before the lock or lease was granted
-  79     the lock or lease was lost (or revoked, with --revocable) while the
-         command ran; the command got SIGTERM, and SIGKILL after --grace
-  126    the command could not be started
+  79     the lock or lease was lost (or revoked, with --revocable): before
+         the command started (it did not run), or while it ran (it got
+         SIGTERM, and SIGKILL after --grace)
+  126    the command was found but could not be run (not executable)
   127    the command was not found`
+
+// exitCodesHelp is how -h points to the table.
+const exitCodesHelp = "Exit statuses: run 'zkcurator help exit-codes'."
 
 // exitError is an error that ends zkcurator with a given status; its message
 // is printed on one line.
@@ -58,13 +71,13 @@ func fail(code int, format string, args ...any) error {
 	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// exitCode is the status for err: its exitError's code, or 1.
+// exitCode is the status for err: its exitError's code, or exitInternal.
 func exitCode(err error) int {
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code
 	}
-	return 1
+	return exitInternal
 }
 
 // exitStatus is an error that carries the command's status, which zkcurator

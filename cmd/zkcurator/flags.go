@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -21,7 +22,12 @@ type connFlags struct {
 	connectTimeout time.Duration
 	namespace      string
 	auth           authFlags
+	authFile       string
 	verbose        bool
+
+	// auths is the authentication to send, from --auth, --auth-file or
+	// ZK_AUTH; check fills it.
+	auths []authFlag
 }
 
 // newFlagSet returns c's flag set with the connection flags; parse errors are
@@ -32,30 +38,98 @@ func newFlagSet(c *command, conn *connFlags) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&conn.connect, "connect", os.Getenv("ZK_CONNECT"), "ZooKeeper ensemble, `host:port,...` (default $ZK_CONNECT)")
 	conn.sessionTimeout = 30 * time.Second
-	fs.Var(positiveDuration{&conn.sessionTimeout}, "session-timeout", "ZooKeeper session `timeout`: a crashed zkcurator's lock is freed this long after it died")
+	fs.Var(sessionTimeout{&conn.sessionTimeout}, "session-timeout", "ZooKeeper session `timeout` (1ms to 596h): a crashed zkcurator's lock is freed this long after it died")
 	conn.connectTimeout = 15 * time.Second
 	fs.Var(positiveDuration{&conn.connectTimeout}, "connect-timeout", "give up (status 69) when no connection to ZooKeeper is made within this `duration`")
 	fs.StringVar(&conn.namespace, "namespace", "", "prefix every path with /`ns`, as a Curator namespace")
-	fs.Var(&conn.auth, "auth", "add authentication, `scheme:credentials` such as digest:user:password (repeatable)")
-	fs.BoolVar(&conn.verbose, "verbose", false, "log connection and lock state changes to stderr")
+	fs.StringVar(&conn.authFile, "auth-file", "", "add the authentication in `FILE`, one scheme:credentials a line (default $ZK_AUTH, in the same format)")
+	fs.Var(&conn.auth, "auth", "add authentication, `scheme:credentials` such as digest:user:password (repeatable); other local users can read it in the process list, so prefer --auth-file or $ZK_AUTH")
+	fs.BoolVar(&conn.verbose, "verbose", false, "log connection attempts and their failures, and lock state changes, to stderr")
 	return fs
 }
 
-// check reports connection flags that cannot work.
+// check reports connection flags that cannot work, naming the value, and
+// reads the authentication to send. It does no network I/O.
 func (c *connFlags) check() error {
-	if strings.TrimSpace(c.connect) == "" {
-		return errors.New("no ZooKeeper ensemble: set --connect or ZK_CONNECT")
-	}
-	for _, s := range strings.Split(c.connect, ",") {
-		if s = strings.TrimSpace(s); s == "" || strings.ContainsAny(s, " \t/") {
-			return fmt.Errorf("bad --connect %q: want host:port,host:port", c.connect)
-		}
+	if err := checkConnect(c.connect); err != nil {
+		return err
 	}
 	if c.namespace != "" {
 		if err := framework.ValidatePath("/" + c.namespace); err != nil || strings.HasPrefix(c.namespace, "/") {
 			return fmt.Errorf("bad --namespace %q: want a relative path such as app or app/prod", c.namespace)
 		}
 	}
+	auths, err := c.readAuth()
+	if err != nil {
+		return err
+	}
+	c.auths = auths
+	return nil
+}
+
+// checkConnect reports a connect string that names no server or a server
+// that is not host:port, with a port from 1 to 65535 (a host alone gets
+// ZooKeeper's 2181).
+func checkConnect(connect string) error {
+	if strings.TrimSpace(connect) == "" {
+		return errors.New("no ZooKeeper ensemble: set --connect or ZK_CONNECT")
+	}
+	for _, server := range strings.Split(connect, ",") {
+		if err := checkServer(strings.TrimSpace(server)); err != nil {
+			return fmt.Errorf("bad --connect %q: %v", connect, err)
+		}
+	}
+	return nil
+}
+
+func checkServer(s string) error {
+	switch {
+	case s == "":
+		return errors.New("an empty server; want host:port,host:port")
+	case strings.Contains(s, "/"):
+		return fmt.Errorf("server %q has a chroot suffix; use --namespace instead", s)
+	case strings.ContainsAny(s, " \t"):
+		return fmt.Errorf("server %q: want host:port", s)
+	case !strings.Contains(s, ":"):
+		return nil // a host alone: port 2181
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("server %q: want host:port ([host]:port for IPv6)", s)
+	}
+	if host == "" {
+		return fmt.Errorf("server %q has an empty host", s)
+	}
+	n, err := strconv.Atoi(port)
+	switch {
+	case err != nil && strings.Trim(port, "0123456789") != "":
+		return fmt.Errorf("server %q: port %q is not a number", s, port)
+	case err != nil || n < 1 || n > 65535:
+		return fmt.Errorf("server %q: port %s is outside 1..65535", s, port)
+	}
+	return nil
+}
+
+// maxSessionTimeout is the longest session timeout ZooKeeper's protocol
+// carries: a signed 32-bit count of milliseconds.
+const maxSessionTimeout = (1<<31 - 1) * time.Millisecond
+
+// sessionTimeout is the --session-timeout flag: 1ms to maxSessionTimeout.
+type sessionTimeout struct{ d *time.Duration }
+
+func (f sessionTimeout) String() string { return positiveDuration(f).String() }
+
+func (f sessionTimeout) Set(s string) error {
+	d, err := parseDuration(s)
+	switch {
+	case err != nil:
+		return err
+	case d < time.Millisecond:
+		return errors.New("must be at least 1ms")
+	case d > maxSessionTimeout:
+		return fmt.Errorf("must be below %v (2^31 ms)", maxSessionTimeout+time.Millisecond)
+	}
+	*f.d = d
 	return nil
 }
 
@@ -119,8 +193,8 @@ func parseDuration(s string) (time.Duration, error) {
 type positiveInt struct{ n *int }
 
 func (f positiveInt) String() string {
-	if f.n == nil {
-		return ""
+	if f.n == nil || *f.n == 0 {
+		return "" // unset: PrintDefaults shows no default
 	}
 	return strconv.Itoa(*f.n)
 }
@@ -131,22 +205,6 @@ func (f positiveInt) Set(s string) error {
 		return errors.New("want a whole number of at least 1")
 	}
 	*f.n = n
-	return nil
-}
-
-// authFlags collects --auth scheme:credentials pairs.
-type authFlags []authFlag
-
-type authFlag struct{ scheme, credentials string }
-
-func (a *authFlags) String() string { return "" }
-
-func (a *authFlags) Set(s string) error {
-	scheme, cred, ok := strings.Cut(s, ":")
-	if !ok || scheme == "" || cred == "" {
-		return errors.New("want scheme:credentials, such as digest:user:password")
-	}
-	*a = append(*a, authFlag{scheme, cred})
 	return nil
 }
 

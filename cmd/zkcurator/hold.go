@@ -81,7 +81,10 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 		}
 		return fail(signalStatus(sig), "interrupted by %s while waiting for the %s", signalName(sig), what)
 	}
+	var exit *exitError
 	switch {
+	case errors.As(err, &exit):
+		return err
 	case err != nil:
 		return fail(exitUnavailable, "acquire the %s: %v", what, err)
 	case release == nil:

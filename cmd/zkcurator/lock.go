@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
 	"sync"
@@ -24,10 +25,11 @@ environment.
 
 When holding the lock is no longer certain (the connection to ZooKeeper is
 suspended, or the session expired), COMMAND gets SIGTERM, and SIGKILL after
---grace; zkcurator then exits with status 79. SIGINT, SIGTERM and SIGHUP
-are passed on to COMMAND, and the lock is released after it exits. Off a
-terminal COMMAND runs in a process group of its own and signals go to the
-whole group.`,
+--grace; zkcurator then exits with status 79, as it does without starting
+COMMAND when the lock is lost between its grant and COMMAND's start.
+SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the lock is
+released after it exits. Off a terminal COMMAND runs in a process group of
+its own and signals go to the whole group.`,
 	positional:  1,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
@@ -79,12 +81,17 @@ whole group.`,
 					var once sync.Once
 					m.MakeRevocable(func() { once.Do(func() { close(revoked) }) })
 				}
+				acquired := true
+				var err error
 				if f.wait.set {
-					ok, err := m.TryAcquire(ctx, f.wait.d)
-					if err != nil || !ok {
-						return hold{}, nil, err
-					}
-				} else if err := m.Acquire(ctx); err != nil {
+					acquired, err = m.TryAcquire(ctx, f.wait.d)
+				} else {
+					err = m.Acquire(ctx)
+				}
+				if ttl.set && errors.Is(err, framework.ErrTTLNotEnabled) {
+					return hold{}, nil, fail(exitUnavailable, "the lock %s needs TTL nodes, which the ZooKeeper server does not offer: start it with zookeeper.extendedTypesEnabled=true, or drop --ttl", path)
+				}
+				if err != nil || !acquired {
 					return hold{}, nil, err
 				}
 				h := hold{node: m.LockPath(), token: m.FencingToken(), lost: m.Lost(), revoked: revoked}

@@ -165,14 +165,42 @@ func TestSessionExpiryStopsCommand(t *testing.T) {
 	t.Logf("the waiter's command started %v after the pause", took)
 }
 
-// countParticipants returns the number of nodes zkcurator participants lists.
+// countParticipants returns the number of nodes zkcurator participants
+// lists, 0 when the path does not exist.
 func countParticipants(t *testing.T, connect, path string) int {
 	t.Helper()
-	p := start(t, append([]string{"participants"}, append(connArgs(connect), path)...)...)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("participants exited with %d; stderr: %s", code, p.stderr.String())
+	rows, code, stderr := participants(t, connect, path)
+	if code != 0 && code != exitNotFound {
+		t.Fatalf("participants exited with %d; stderr: %s", code, stderr)
 	}
-	return len(readLinesOf(p.stdout.String())) - 1
+	return len(rows)
+}
+
+// row is one line of participants' output.
+type row struct{ pos, state, node, session, token, data string }
+
+// participants runs zkcurator participants on path and returns its rows,
+// status and stderr.
+func participants(t *testing.T, connect, path string) ([]row, int, string) {
+	t.Helper()
+	p := start(t, append([]string{"participants"}, append(connArgs(connect), path)...)...)
+	code := p.wait(t)
+	var rows []row
+	for i, l := range readLinesOf(p.stdout.String()) {
+		f := strings.Fields(l)
+		switch {
+		case l == "":
+		case i == 0:
+			if strings.Join(f, " ") != "# STATE NODE SESSION TOKEN DATA" {
+				t.Fatalf("participants printed the header %q", l)
+			}
+		case len(f) < 6:
+			t.Fatalf("participants printed the row %q, want six columns", l)
+		default:
+			rows = append(rows, row{f[0], f[1], f[2], f[3], f[4], strings.Join(f[5:], " ")})
+		}
+	}
+	return rows, code, p.stderr.String()
 }
 
 func readLinesOf(s string) []string {

@@ -65,6 +65,10 @@ func dispatch(ctx context.Context, args []string, stdout io.Writer) error {
 	switch name {
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && name == "help" {
+			if args[1] == "exit-codes" {
+				fmt.Fprintln(stdout, statusTable)
+				return nil
+			}
 			if c := lookup(args[1]); c != nil {
 				printCommandUsage(stdout, c, newFlagSet(c, new(connFlags)))
 				return nil
@@ -111,6 +115,9 @@ func runCommand(ctx context.Context, c *command, args []string, stdout io.Writer
 		return fail(exitUsage, "%s: missing the command to run after %s (run 'zkcurator %s -h')", c.name, pos[len(pos)-1], c.name)
 	case !c.runsCommand && len(rest) > 0:
 		return fail(exitUsage, "%s: unexpected argument %q (run 'zkcurator %s -h')", c.name, rest[0], c.name)
+	}
+	if err := conn.check(); err != nil {
+		return fail(exitUsage, "%s: %v", c.name, err)
 	}
 	return body(ctx, stdout, append(pos, rest...))
 }
@@ -163,10 +170,10 @@ Subcommands:
 	fmt.Fprintf(w, `
 Run 'zkcurator SUBCOMMAND -h' for its flags. Every subcommand takes
 --connect (default $ZK_CONNECT), --session-timeout, --connect-timeout,
---namespace, --auth scheme:credentials and --verbose.
+--namespace, --auth-file FILE (default $ZK_AUTH), --auth and --verbose.
 
 %s
-`, statusTable)
+`, exitCodesHelp)
 }
 
 func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
@@ -174,5 +181,5 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-	fmt.Fprintf(w, "\n%s\n", statusTable)
+	fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
 }

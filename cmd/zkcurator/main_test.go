@@ -106,6 +106,12 @@ func (o output) String() string {
 // process group of its own). The test's end kills it if it still runs.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, nil, args...)
+}
+
+// startEnv is start with env added to zkcurator's environment.
+func startEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary, args...), done: make(chan struct{})}
 	dir := t.TempDir()
 	for _, o := range []*output{&p.stdout, &p.stderr} {
@@ -117,7 +123,7 @@ func start(t *testing.T, args ...string) *proc {
 		o.f = f
 	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout.f, p.stderr.f
-	p.cmd.Env = append(os.Environ(), "ZK_CONNECT=")
+	p.cmd.Env = append(append(os.Environ(), "ZK_CONNECT=", "ZK_AUTH="), env...)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", binary, err)
 	}

@@ -5,21 +5,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
 var revokeCommand = &command{
 	name:     "revoke",
 	synopsis: "[flags] NODE",
-	summary:  "ask the holder of a lock node to release it",
-	help: `Asks the holder of the lock node NODE (a path that 'zkcurator participants'
-prints) to release the lock, as Curator's Revoker does: it sets the node's
-data to __REVOKE__. Holders that agreed to be revoked let go: 'zkcurator
+	summary:  "ask the holder of a lock to release it",
+	help: `Asks a contender to release what it holds, as Curator's Revoker does: it
+sets the data of the contender's node to __REVOKE__. NODE is a contender's
+ephemeral node of a lock, semaphore or leader path (a path that 'zkcurator
+participants' prints), or such a path itself, which stands for the node of
+its one current holder. Holders that agreed to be revoked let go: 'zkcurator
 lock --revocable' stops its command, and Curator or zkcurator programs run
 the callback they gave to makeRevocable/MakeRevocable. Other holders keep
-the lock. Exits with status 1 when NODE does not exist.`,
+the lock.
+
+Any other node is refused (status 64) and its data left alone: a plain
+node, the unfair driver's holder node, a TTL lock's persistent node, a path
+with several holders (revoke one of their nodes). A NODE that does not
+exist, or a path that no one holds, exits with status 1.`,
 	positional: 1,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		return func(ctx context.Context, out io.Writer, args []string) error {
@@ -34,18 +43,54 @@ the lock. Exits with status 1 when NODE does not exist.`,
 				return err
 			}
 			defer closeClient(c, 6*time.Second, log)
-			st, err := c.Exists(ctx, node)
-			switch {
-			case err != nil:
-				return fail(exitUnavailable, "revoke: read %s: %v", node, err)
-			case st == nil:
-				return fail(exitNotFound, "revoke: no node %s", node)
+			target, err := revokeTarget(ctx, c, node)
+			if err != nil {
+				return err
 			}
-			if err := locks.AttemptRevoke(ctx, c, node); err != nil {
-				return fail(exitUnavailable, "revoke %s: %v", node, err)
+			if err := locks.AttemptRevoke(ctx, c, target.path); err != nil {
+				return fail(exitUnavailable, "revoke %s: %v", target.path, err)
 			}
-			fmt.Fprintf(out, "asked the holder of %s (session %s, fencing token %d) to release it\n", node, sessionHex(st.EphemeralOwner), st.Czxid)
+			fmt.Fprintf(out, "asked the holder of %s (session %s, fencing token %d) to release it\n", target.path, sessionHex(target.stat.EphemeralOwner), target.token)
 			return nil
 		}
 	},
+}
+
+// revokeTarget returns the contender node that revoking node asks: node
+// itself when it is an ephemeral contender node of its parent, or the one
+// holder of the lock, semaphore or election at node. Anything else is an
+// error; nothing is written.
+func revokeTarget(ctx context.Context, c *framework.Client, node string) (contender, error) {
+	if parent := path.Dir(node); parent != "/" {
+		cs, err := readContenders(ctx, c, parent)
+		if err != nil && exitCode(err) != exitNotFound {
+			return contender{}, err
+		}
+		if n, ok := cs.find(node); ok {
+			return n, ephemeral(n)
+		}
+	}
+	cs, err := readContenders(ctx, c, node)
+	if err != nil {
+		return contender{}, fmt.Errorf("revoke: %w", err)
+	}
+	holders := cs.holders()
+	switch {
+	case len(cs.nodes) == 0:
+		return contender{}, fail(exitUsage, "revoke: %s is neither a contender's node of a lock, semaphore or leader path nor such a path; its data was left alone", node)
+	case len(holders) == 0:
+		return contender{}, fail(exitNotFound, "revoke: no one holds %s now", node)
+	case len(holders) > 1:
+		return contender{}, fail(exitUsage, "revoke: %s has %d holders; revoke one of their nodes ('zkcurator participants %s' lists them)", node, len(holders), node)
+	}
+	return holders[0], ephemeral(holders[0])
+}
+
+// ephemeral refuses a contender node that no session owns, such as a TTL
+// lock's: it is not a holder that a revocation can reach through its session.
+func ephemeral(n contender) error {
+	if n.stat.EphemeralOwner == 0 {
+		return fail(exitUsage, "revoke: %s is not an ephemeral node; its data was left alone", n.path)
+	}
+	return nil
 }

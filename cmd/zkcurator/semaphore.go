@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -54,11 +55,32 @@ Signals and a lost lease are handled as by 'zkcurator lock'.`,
 					}
 				}
 				h := hold{node: lease.Path(), lost: lease.Lost()}
-				if st, err := c.Exists(ctx, lease.Path()); err == nil && st != nil {
-					h.token = st.Czxid
-				}
+				h.token, h.tokenErr = leaseToken(ctx, c, lease)
 				return h, lease.Close, nil
 			})
 		}
 	},
+}
+
+// leaseToken reads the fencing token (czxid) of a lease node that this
+// session owns. The read ends when the lease is lost, so that a command is
+// never started on a token read after the loss.
+func leaseToken(ctx context.Context, c *framework.Client, lease *locks.Lease) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-lease.Lost():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	_, st, err := c.GetData(ctx, lease.Path())
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("read %s: %w", lease.Path(), err)
+	case st.EphemeralOwner != c.SessionID():
+		return 0, fmt.Errorf("%s belongs to session %s, not this one", lease.Path(), sessionHex(st.EphemeralOwner))
+	}
+	return st.Czxid, nil
 }

@@ -30,18 +30,14 @@ func TestSemaphoreLeases(t *testing.T) {
 	if code != exitTimeout || !strings.Contains(stderr, "lease of semaphore "+path+" not acquired within 200ms") {
 		t.Errorf("a third lease: status %d, stderr %q; want %d and a line saying it was not acquired", code, stderr, exitTimeout)
 	}
-	p := start(t, append(append([]string{"participants"}, connArgs(srv.ConnectString())...), path)...)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("participants exited with %d: %s", code, p.stderr.String())
+	rows, code, stderr := participants(t, srv.ConnectString(), path)
+	if code != 0 || len(rows) != 2 {
+		t.Fatalf("participants: status %d, rows %q, stderr %q; want two lease nodes", code, rows, stderr)
 	}
-	lines := readLinesOf(p.stdout.String())
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "#") {
-		t.Fatalf("participants printed %q, want a header and two lease nodes", lines)
-	}
-	for _, l := range lines[1:] {
-		if f := strings.Fields(l); len(f) < 5 || !strings.HasPrefix(f[1], path+"/leases/_c_") || !strings.Contains(f[1], "-lease-") ||
-			!strings.HasPrefix(f[2], "0x") || f[3] == "0" || f[4] != "zkcurator" {
-			t.Errorf("participants line %q, want: position, lease node, session, token, data", l)
+	for _, r := range rows {
+		if r.state != "HOLDS" || !strings.HasPrefix(r.node, path+"/leases/_c_") || !strings.Contains(r.node, "-lease-") ||
+			!strings.HasPrefix(r.session, "0x") || r.token == "0" || !strings.HasPrefix(r.data, "zkcurator on ") {
+			t.Errorf("participants row %q, want: position, HOLDS, lease node, session, token, data", r)
 		}
 	}
 

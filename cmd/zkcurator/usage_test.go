@@ -71,19 +71,32 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestHelp checks that -h on every level prints the exit status table to
-// stdout and exits 0.
+// TestHelp checks that -h on every level exits 0 and points to 'zkcurator
+// help exit-codes', which prints the exit status table, and that no flag
+// reads both "required" and a default.
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"help"}, {"lock", "-h"}, {"semaphore", "--help"}, {"participants", "-h"}, {"revoke", "-h"}, {"help", "lock"}} {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"lock", "-h"}, {"semaphore", "--help"}, {"elect", "-h"}, {"participants", "-h"}, {"revoke", "-h"}, {"help", "lock"}} {
 		p := start(t, args...)
 		if code := p.wait(t); code != 0 {
 			t.Errorf("zkcurator %q exited with %d, want 0", args, code)
 		}
 		out := p.stdout.String()
-		for _, want := range []string{"Usage:", "Exit status:", "75 ", "79 ", "64 ", "69 "} {
+		for _, want := range []string{"Usage:", "zkcurator help exit-codes"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("zkcurator %q prints no %q:\n%s", args, want, out)
 			}
+		}
+		if strings.Contains(out, "required) (default") {
+			t.Errorf("zkcurator %q shows a default for a required flag:\n%s", args, out)
+		}
+	}
+	p := start(t, "help", "exit-codes")
+	if code := p.wait(t); code != 0 {
+		t.Errorf("zkcurator help exit-codes exited with %d, want 0", code)
+	}
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitLost, exitCannotRun, exitCommandNotFound} {
+		if row := fmt.Sprintf("\n  %d ", code); !strings.Contains(p.stdout.String(), row) {
+			t.Errorf("zkcurator help exit-codes has no row for %d:\n%s", code, p.stdout.String())
 		}
 	}
 }
@@ -95,9 +108,59 @@ func TestDocsListStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitTimeout, exitLost} {
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitLost, exitCannotRun, exitCommandNotFound} {
 		if row := fmt.Sprintf("\n| %d |", code); !strings.Contains(string(readme), row) {
 			t.Errorf("docs/cli.md has no exit status row %q", strings.TrimSpace(row))
+		}
+	}
+}
+
+// TestCommandStatuses: a command that cannot be found exits 127 and one
+// that is not executable 126, as a shell reports them, before any lock is
+// taken.
+func TestCommandStatuses(t *testing.T) {
+	srv := sharedServer(t)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "script")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\ntrue\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		command string
+		code    int
+		want    string
+	}{
+		{"no-such-command-zkcurator", exitCommandNotFound, "not found"},
+		{filepath.Join(dir, "none"), exitCommandNotFound, "not found"},
+		{notExec, exitCannotRun, "cannot be run: permission denied"},
+		{dir, exitCannotRun, "cannot be run"},
+	} {
+		p := start(t, append(append([]string{"lock", "--verbose"}, connArgs(srv.ConnectString())...), testPath(t), "--", tc.command)...)
+		code := p.wait(t)
+		stderr := p.stderr.String()
+		if code != tc.code || !strings.Contains(stderr, fmt.Sprintf("command %q %s", tc.command, tc.want)) {
+			t.Errorf("command %s: status %d, stderr %q; want %d and %q", tc.command, code, stderr, tc.code, tc.want)
+		}
+		if strings.Contains(stderr, "acquired") {
+			t.Errorf("command %s: the lock was taken for a command that cannot run:\n%s", tc.command, stderr)
+		}
+	}
+}
+
+// TestRootRefusedEverywhere: every subcommand refuses "/" as its path with
+// status 64 before connecting, with or without a namespace.
+func TestRootRefusedEverywhere(t *testing.T) {
+	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}}
+	for _, c := range commands {
+		for _, ns := range [][]string{nil, {"--namespace", "app"}} {
+			args := append(append(append([]string{c.name, "--connect", closedAddr(t)}, ns...), required[c.name]...), "/")
+			if c.runsCommand {
+				args = append(args, "--", "true")
+			}
+			code, stderr := runTool(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, `"/": the root cannot be used`) {
+				t.Errorf("zkcurator %q: status %d, stderr %q; want %d and a line refusing the root", args, code, stderr, exitUsage)
+			}
 		}
 	}
 }
