@@ -55,6 +55,9 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 	if err := framework.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("%w: shared value path: %w", ErrInvalidArgument, err)
 	}
+	if path == "/" {
+		return nil, fmt.Errorf("%w: shared value path %q: the root cannot hold a value", ErrInvalidArgument, path)
+	}
 	if seed == nil {
 		seed = []byte{}
 	}
@@ -78,6 +81,11 @@ func (k *core[T]) start(ctx context.Context) error {
 		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
 	}
 	k.mu.Unlock()
+	select {
+	case <-k.c.Done():
+		return fmt.Errorf("shared: start %s: %w", k.path, framework.ErrClosed)
+	default:
+	}
 	_, err := k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("shared: create %s: %w", k.path, err)
