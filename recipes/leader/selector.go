@@ -179,20 +179,18 @@ func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) {
 // Close waits until the function has returned and the lock node is deleted,
 // or until ctx ends (the node is then deleted when the function returns),
 // with an error that says which of the two it was still waiting for. Close
-// is idempotent: a second Close waits the same way and returns nil once the
-// selector has stopped; a Close before Start (after which Start returns
-// ErrClosed), or of a selector built with invalid arguments, returns nil at
-// once.
+// is idempotent: a second Close, a Close before Start (after which Start
+// returns ErrClosed) and a Close of a selector built with invalid arguments
+// return nil at once and do nothing.
 func (s *LeaderSelector) Close(ctx context.Context) error {
 	s.mu.Lock()
-	switch s.state {
-	case idle:
-		close(s.done) // no loop will
-	case started:
-		s.stop()
-	}
+	was := s.state
 	s.state = closed
 	s.mu.Unlock()
+	if was != started {
+		return nil
+	}
+	s.stop()
 	select {
 	case <-s.done:
 		return nil

@@ -76,17 +76,17 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 // starts following it.
 func (k *core[T]) start(ctx context.Context) error {
 	k.mu.Lock()
-	if k.started || k.closed {
-		k.mu.Unlock()
-		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
-	}
+	err := k.unstartableLocked()
 	k.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	select {
 	case <-k.c.Done():
 		return fmt.Errorf("shared: start %s: %w", k.path, framework.ErrClosed)
 	default:
 	}
-	_, err := k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
+	_, err = k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("shared: create %s: %w", k.path, err)
 	}
@@ -100,8 +100,8 @@ func (k *core[T]) start(ctx context.Context) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.started || k.closed {
-		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
+	if err := k.unstartableLocked(); err != nil {
+		return err
 	}
 	k.started = true
 	k.cur, k.mzxid, k.czxid = VersionedValue[T]{Version: stat.Version, Value: v}, stat.Mzxid, stat.Czxid
@@ -115,6 +115,18 @@ func (k *core[T]) start(ctx context.Context) error {
 	k.wg.Add(2)
 	go k.follow(runCtx, watch)
 	go k.pump(runCtx)
+	return nil
+}
+
+// unstartableLocked says why start cannot run: ErrClosed after close,
+// ErrAlreadyStarted after start; nil when it can. k.mu must be held.
+func (k *core[T]) unstartableLocked() error {
+	switch {
+	case k.closed:
+		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
+	case k.started:
+		return fmt.Errorf("%w: %s", ErrAlreadyStarted, k.path)
+	}
 	return nil
 }
 

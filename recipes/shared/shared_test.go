@@ -23,6 +23,9 @@ func TestSharedCountSeedAndBytes(t *testing.T) {
 	must(t, err)
 	must(t, a.Start(ctx))
 	defer a.Close()
+	if err := a.Start(ctx); !errors.Is(err, shared.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
+	}
 	data, _, err := c.GetData(ctx, "/shared/seed")
 	must(t, err)
 	if !bytes.Equal(data, []byte{0, 0, 1, 2}) {
