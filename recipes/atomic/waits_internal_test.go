@@ -171,3 +171,37 @@ func TestCallsOnAClosedClient(t *testing.T) {
 		t.Errorf("the promoted phase on a closed client: %v, want framework.ErrClosed", err)
 	}
 }
+
+// A sleep before the next optimistic try ends with ctx, and the error says
+// the update was waiting to retry after a conflict.
+func TestRetrySleepEndsWithCtx(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	other, err := NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/waits/retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewDistributedAtomicValue(c, "/waits/retry", WithRetryPolicy(retry.NTimes{N: 1, Sleep: time.Minute}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := other.Initialize(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Another client writes between the read and the write: a conflict.
+	conflicting := func([]byte, bool) ([]byte, error) {
+		if _, err := other.Increment(ctx); err != nil {
+			return nil, err
+		}
+		return encodeLong(100), nil
+	}
+	const wait = 1500 * time.Millisecond
+	bounded(t, "an update sleeping to retry", wait, "atomic: update /waits/retry: waiting 1m0s to retry after a conflict", false, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		_, err := v.update(ctx, conflicting)
+		return err
+	})
+}
