@@ -34,7 +34,7 @@ type PromotedToLock struct {
 	// LockPath is the mutex's path; it must differ from the value's path.
 	LockPath string
 	// MaxLockTime bounds the whole second phase: connecting, the wait for
-	// the lock, the tries under it and their sleeps, with promotedSlack
+	// the lock, the tries under it and their sleeps, with half a second
 	// more for the lock to give its node back when its wait runs out. A
 	// release of the lock still under way then goes on in the background.
 	// Zero waits as long as ctx allows.

@@ -73,7 +73,7 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 }
 
 // start creates the node with the seed if needed, reads it with a watch and
-// starts following it.
+// starts following it until close or the client's Close.
 func (k *core[T]) start(ctx context.Context) error {
 	k.mu.Lock()
 	err := k.unstartableLocked()
@@ -112,7 +112,15 @@ func (k *core[T]) start(ctx context.Context) error {
 			signal(k.reread)
 		}
 	})
-	k.wg.Add(2)
+	k.wg.Add(3)
+	go func() { // the client's Close ends the following too
+		defer k.wg.Done()
+		select {
+		case <-k.c.Done():
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
 	go k.follow(runCtx, watch)
 	go k.pump(runCtx)
 	return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/shared"
 	"github.com/zkcurator/zkcurator/retry"
@@ -141,4 +143,27 @@ func TestSharedOnAClosedClient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A started value stops following its node when its client closes: no
+// goroutine of it outlives the client's Close.
+func TestFollowingEndsWithTheClient(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	before := goleak.IgnoreCurrent()
+	c := locktest.NewClient(t, srv.ConnectString())
+	v, err := shared.NewSharedValue(c, "/closed/following", []byte("x"))
+	must(t, err)
+	must(t, v.Start(ctx))
+	must(t, c.Close())
+	var left error
+	for range 3 { // goleak.Find itself retries for a while
+		if left = goleak.Find(before); left == nil {
+			break
+		}
+	}
+	if left != nil {
+		t.Fatalf("goroutines left after the client's Close: %v", left)
+	}
+	must(t, v.Close())
 }
