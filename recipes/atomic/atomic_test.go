@@ -139,8 +139,15 @@ func TestAtomicBadInput(t *testing.T) {
 	if _, err := atomic.NewDistributedAtomicLong(nil, "/x"); !errors.Is(err, atomic.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
 	}
-	if _, err := atomic.NewDistributedAtomicLong(c, "no-slash"); !errors.Is(err, framework.ErrInvalidPath) || !strings.Contains(err.Error(), "no-slash") {
+	if _, err := atomic.NewDistributedAtomicLong(c, "no-slash"); !errors.Is(err, atomic.ErrInvalidArgument) || !errors.Is(err, framework.ErrInvalidPath) || !strings.Contains(err.Error(), "no-slash") {
 		t.Errorf("bad path: %v", err)
+	}
+	// The root is refused as the other recipes refuse it.
+	if _, err := atomic.NewDistributedAtomicLong(c, "/"); !errors.Is(err, atomic.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("the root as the value's path: %v", err)
+	}
+	if _, err := atomic.NewDistributedAtomicValue(c, "/x", atomic.WithPromotedToLock(atomic.PromotedToLock{LockPath: "/"})); !errors.Is(err, atomic.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("the root as the lock path: %v", err)
 	}
 	if _, err := atomic.NewDistributedAtomicValue(c, "/x", atomic.WithRetryPolicy(nil)); !errors.Is(err, retry.ErrInvalidPolicy) {
 		t.Errorf("nil policy: %v", err)

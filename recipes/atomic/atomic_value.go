@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/versioned"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -30,8 +29,8 @@ func NewDistributedAtomicValue(c *framework.Client, path string, opts ...Option)
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil client for the atomic value at %q", ErrInvalidArgument, path)
 	}
-	if err := framework.ValidatePath(path); err != nil {
-		return nil, fmt.Errorf("%w: atomic value path: %w", ErrInvalidArgument, err)
+	if err := validatePath("atomic value path", path); err != nil {
+		return nil, err
 	}
 	o, err := newOptions(path, opts)
 	if err != nil {
@@ -161,36 +160,6 @@ func (v *DistributedAtomicValue) update(ctx context.Context, mk makeFunc) (res A
 	return res, err
 }
 
-// underLock runs the promoted tries while holding the lock. The mutex handle
-// is per call: handles are reentrant, and concurrent callers must exclude
-// each other.
-func (v *DistributedAtomicValue) underLock(ctx context.Context, res *AtomicValue[[]byte], mk makeFunc) error {
-	p := v.opts.promoted
-	m := locks.NewInterProcessMutex(v.c, p.LockPath)
-	if p.MaxLockTime > 0 {
-		ok, err := m.TryAcquire(ctx, p.MaxLockTime)
-		if err != nil {
-			return fmt.Errorf("atomic: promoted lock %s: %w", p.LockPath, err)
-		}
-		if !ok {
-			return nil
-		}
-	} else if err := m.Acquire(ctx); err != nil {
-		return fmt.Errorf("atomic: promoted lock %s: %w", p.LockPath, err)
-	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-		defer cancel()
-		if err := m.Release(rctx); err != nil {
-			v.c.Logger().Sugar().Warnw("atomic: releasing the promoted lock failed", "lockPath", p.LockPath, "error", err)
-		}
-	}()
-	return v.tries(ctx, res, p.RetryPolicy, mk, &res.Stats.PromotedLockTries)
-}
-
-// releaseTimeout bounds the release of the promoted lock.
-const releaseTimeout = 10 * time.Second
-
 // tries runs tryOnce until it succeeds or policy allows no more, counting
 // each try in *count. It returns an error only when a try failed other than
 // by a conflict, or ctx ended; the error matches ErrOutcomeUnknown when a
@@ -209,7 +178,7 @@ func (v *DistributedAtomicValue) tries(ctx context.Context, res *AtomicValue[[]b
 			return nil
 		}
 		if err := sleepCtx(ctx, sleep); err != nil {
-			return fmt.Errorf("atomic: update %s: %w", v.path, err)
+			return fmt.Errorf("atomic: update %s: waiting %v to retry after a conflict: %w", v.path, sleep, err)
 		}
 	}
 }

@@ -33,6 +33,21 @@
 // holding someone else's value, proves that ours never applied) or else
 // reported as unknown.
 //
+// # Waits and errors
+//
+// Every call takes a ctx and returns by its deadline, connecting and retries
+// included. With a MaxLockTime, the promoted phase (connecting, the wait for
+// the lock, the tries under it and their sleeps) ends within MaxLockTime
+// plus half a second, even under a ctx without a deadline: when the lock's
+// own wait runs out the update did not succeed and the error is nil, as in
+// Curator; when the client could not reach the ensemble meanwhile, the
+// error says that it was waiting for the promoted lock. A release of the
+// lock that the phase's end cuts short goes on in the background. Errors say
+// what the call was doing (a read, a write, a wait to retry after a
+// conflict, the promoted lock) and carry the "atomic: " prefix once; calls
+// on a closed client return an error matching framework.ErrClosed. Bad
+// arguments, the root as a path among them, match ErrInvalidArgument.
+//
 // A node without data counts as 0 for DistributedAtomicLong, as in Curator;
 // data of any length but 0 or 8 is an error matching ErrBadValue that names
 // the length.

@@ -33,7 +33,11 @@ func WithRetryPolicy(p retry.Policy) Option {
 type PromotedToLock struct {
 	// LockPath is the mutex's path; it must differ from the value's path.
 	LockPath string
-	// MaxLockTime bounds the wait for the lock; zero waits as long as ctx allows.
+	// MaxLockTime bounds the whole second phase: connecting, the wait for
+	// the lock, the tries under it and their sleeps, with half a second
+	// more for the lock to give its node back when its wait runs out. A
+	// release of the lock still under way then goes on in the background.
+	// Zero waits as long as ctx allows.
 	MaxLockTime time.Duration
 	// RetryPolicy governs the tries under the lock; nil means one try.
 	RetryPolicy retry.Policy
@@ -57,8 +61,8 @@ func newOptions(path string, opts []Option) (options, error) {
 		return o, fmt.Errorf("%w: retry policy: %w", ErrInvalidArgument, err)
 	}
 	if p := o.promoted; p != nil {
-		if err := framework.ValidatePath(p.LockPath); err != nil {
-			return o, fmt.Errorf("%w: promoted lock path: %w", ErrInvalidArgument, err)
+		if err := validatePath("promoted lock path", p.LockPath); err != nil {
+			return o, err
 		}
 		if p.LockPath == path {
 			return o, fmt.Errorf("%w: promoted lock path %q is the value's own path", ErrInvalidArgument, p.LockPath)
@@ -73,4 +77,17 @@ func newOptions(path string, opts []Option) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+// validatePath checks a path the package writes under: one ZooKeeper
+// accepts, and not the root. Its errors match ErrInvalidArgument and name
+// the path.
+func validatePath(what, path string) error {
+	if err := framework.ValidatePath(path); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidArgument, what, err)
+	}
+	if path == "/" {
+		return fmt.Errorf("%w: %s %q: the root cannot be the node of a value or a lock", ErrInvalidArgument, what, path)
+	}
+	return nil
 }

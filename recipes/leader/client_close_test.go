@@ -128,3 +128,42 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 		t.Fatalf("Close took %v after the client closed", took)
 	}
 }
+
+// A latch or selector started on a closed client says so at Start, with
+// the client's ErrClosed, and is not started; a Close of it, and a second
+// Close, return nil.
+func TestStartOnAClosedClient(t *testing.T) {
+	srv := sharedServer(t)
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	must(t, c.Close())
+
+	l := leader.NewLeaderLatch(c, "/latch/closed-client", "a")
+	if err := l.Start(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("latch Start on a closed client: %v, want framework.ErrClosed", err)
+	}
+	if _, err := l.Await(ctx); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Await on a closed client: %v, want framework.ErrClosed", err)
+	}
+	s := leader.NewLeaderSelector(c, "/selector/closed-client", "a", func(ctx context.Context, _ leader.Term) error { return nil })
+	if err := s.Start(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("selector Start on a closed client: %v, want framework.ErrClosed", err)
+	}
+	if _, err := s.Requeue(); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("Requeue on a closed client: %v, want framework.ErrClosed", err)
+	}
+	for i := range 2 {
+		if err := l.Close(ctx); err != nil {
+			t.Fatalf("latch Close %d: %v, want nil", i+1, err)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatalf("selector Close %d: %v, want nil", i+1, err)
+		}
+	}
+	if _, open := <-l.Leadership(); open {
+		t.Fatal("the Leadership channel is open after Close")
+	}
+	if err := l.Start(); !errors.Is(err, leader.ErrClosed) {
+		t.Fatalf("latch Start after Close: %v, want ErrClosed", err)
+	}
+}

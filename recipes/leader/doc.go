@@ -60,4 +60,16 @@
 //
 // Participants and Leader read the ids from the nodes, so they list Java
 // participants too.
+//
+// # Waits, lifecycle and errors
+//
+// Every call that can wait takes a ctx and returns within a few
+// milliseconds of its deadline, whether the client is connecting, retrying
+// or cut off; the error matches ctx's error and says what the call waited
+// for (leadership, a node's deletion, the leader function). Bad arguments
+// (a nil client or function, an empty id, an invalid path or the root) are
+// reported by Start, as ErrInvalidArgument naming the value, before any
+// request. Start on a closed client returns framework.ErrClosed. Close is
+// idempotent: a second Close, or one before Start, returns nil. Errors carry
+// the "leader: " prefix once.
 package leader

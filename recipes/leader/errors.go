@@ -3,6 +3,12 @@ package leader
 import "errors"
 
 var (
+	// ErrInvalidArgument reports a bad argument to a constructor or option
+	// (a nil client, an empty id, a path that is invalid or the root), named
+	// in the error. NewLeaderLatch and NewLeaderSelector make no call that
+	// can fail, so Start and every later call return it.
+	ErrInvalidArgument = errors.New("leader: invalid argument")
+
 	// ErrClosed is returned by a call on a latch or selector that has been
 	// closed, and is the cause of a term's context when Close ends the term.
 	ErrClosed = errors.New("leader: closed")

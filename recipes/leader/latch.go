@@ -68,8 +68,8 @@ type LeaderLatch struct {
 }
 
 // NewLeaderLatch returns a latch for the participant id on path. It makes no
-// network call; an invalid path, an empty id or a nil client is reported by
-// Start.
+// network call; an invalid path (the root included), an empty id or a nil
+// client is reported by Start, as an error matching ErrInvalidArgument.
 func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) *LeaderLatch {
 	l := &LeaderLatch{
 		met:     newTermMetrics(c, "latch"),
@@ -86,7 +86,7 @@ func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) *
 		o(l)
 	}
 	if l.err == nil && l.mode != CloseSilent && l.mode != CloseNotifyLeader {
-		l.err = fmt.Errorf("leader: latch %q: unknown close mode %d", path, l.mode)
+		l.err = fmt.Errorf("%w: unknown close mode %d for the latch at %q", ErrInvalidArgument, l.mode, path)
 	}
 	return l
 }
@@ -98,18 +98,22 @@ func (l *LeaderLatch) ID() string { return l.id }
 func (l *LeaderLatch) Path() string { return l.path }
 
 // Start queues the latch in the background and returns at once. It returns
-// ErrAlreadyStarted the second time and ErrClosed after Close.
+// ErrAlreadyStarted the second time, ErrClosed after Close and
+// framework.ErrClosed once the client is closed (the latch is then not
+// started).
 func (l *LeaderLatch) Start() error {
 	if l.err != nil {
 		return l.err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch l.state {
-	case started:
+	switch {
+	case l.state == started:
 		return fmt.Errorf("%w: latch %q (%s)", ErrAlreadyStarted, l.path, l.id)
-	case closed:
+	case l.state == closed:
 		return fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+	case clientClosed(l.client):
+		return fmt.Errorf("leader: start latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
 	}
 	l.state = started
 	ctx, stop := context.WithCancel(context.Background())
@@ -120,21 +124,27 @@ func (l *LeaderLatch) Start() error {
 }
 
 // Await blocks until the latch leads with certainty (as HasLeadership
-// says) and returns the term. It returns ctx's error when ctx ends first
-// (the latch stays queued), ErrClosed when the latch is closed and
-// framework.ErrClosed when its client is.
+// says) and returns the term. When ctx ends first it returns within a few
+// milliseconds of ctx's deadline, whether or not the client is connected,
+// with an error that matches ctx's error and says that it waited for
+// leadership and whether the client was connected (the latch stays
+// queued). It returns ErrClosed when the latch is closed, framework.ErrClosed
+// when its client is, and ErrNotStarted before Start.
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
+	if l.err != nil {
+		return Term{}, l.err
+	}
 	for {
 		l.mu.Lock()
 		t, state, changed := l.term, l.state, l.changed
 		l.mu.Unlock()
 		switch {
-		case state == idle:
-			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
 		case state == closed:
 			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
 		case clientClosed(l.client):
 			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
+		case state == idle:
+			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
 		case t.certain(l.client):
 			return t.Term, nil
 		}
@@ -144,7 +154,7 @@ func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 		case <-changed:
 		case <-l.client.Done():
 		case <-ctx.Done():
-			return Term{}, ctx.Err()
+			return Term{}, fmt.Errorf("leader: latch %q (%s): waiting for leadership%s: %w", l.path, l.id, connectionNote(l.client), ctx.Err())
 		}
 	}
 }
@@ -192,22 +202,22 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
 // ErrClosed, the loop stops and the latch node is deleted (guaranteed: if
 // the connection is down the client keeps deleting it in the background;
 // once the client is closed, the node goes with its session). The
-// Leadership channel is closed as the close mode says. Close returns
-// ErrNotStarted before Start and ErrClosed the second time.
+// Leadership channel is closed as the close mode says. Close is idempotent:
+// a second Close, or a Close before Start (after which Start returns
+// ErrClosed), returns nil at once, as does every Close of a latch built
+// with invalid arguments.
 func (l *LeaderLatch) Close(ctx context.Context) error {
-	if l.err != nil {
-		return l.err
-	}
 	l.mu.Lock()
-	switch l.state {
-	case idle:
-		l.mu.Unlock()
-		return fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
-	case closed:
-		l.mu.Unlock()
-		return fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
-	}
+	was := l.state
 	l.state = closed
+	if was != started {
+		if !l.changesClosed {
+			l.changesClosed = true
+			close(l.changes)
+		}
+		l.mu.Unlock()
+		return nil
+	}
 	l.stop()
 	l.mu.Unlock()
 	l.unlisten()

@@ -22,6 +22,18 @@ func clientClosed(c *framework.Client) bool {
 	}
 }
 
+// connectionNote says, for an error of a wait that ended, that the client
+// could not talk to the ensemble meanwhile: "" when it is connected.
+func connectionNote(c *framework.Client) string {
+	switch s := c.State(); {
+	case s == 0:
+		return " (the client has not connected yet)"
+	case !s.IsConnected():
+		return " (the client's connection is " + s.String() + ")"
+	}
+	return ""
+}
+
 // untilClientCloses returns a context that ends with ctx or, with the cause
 // errClientClosed, when c is closed, after calling onClose (if not nil).
 // stop releases it and returns once its goroutine has ended.

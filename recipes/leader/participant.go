@@ -82,19 +82,20 @@ func firstParticipant(ps []Participant, dir string) (Participant, error) {
 	return ps[0], nil
 }
 
-// validate checks what every latch and selector needs before any traffic.
+// validate checks what every latch and selector needs before any traffic;
+// its errors match ErrInvalidArgument and name the value.
 func validate(kind string, c *framework.Client, dir, id string) error {
 	switch {
 	case c == nil:
-		return fmt.Errorf("leader: %s %q: nil client", kind, dir)
+		return fmt.Errorf("%w: nil client for the %s at %q", ErrInvalidArgument, kind, dir)
 	case id == "":
-		return fmt.Errorf("leader: %s %q: empty participant id", kind, dir)
+		return fmt.Errorf("%w: empty participant id for the %s at %q", ErrInvalidArgument, kind, dir)
 	}
 	if err := framework.ValidatePath(dir); err != nil {
-		return fmt.Errorf("leader: %s: %w", kind, err)
+		return fmt.Errorf("%w: %s path: %w", ErrInvalidArgument, kind, err)
 	}
 	if dir == "/" {
-		return fmt.Errorf("leader: %s: %w %q: the election needs a path of its own", kind, framework.ErrInvalidPath, dir)
+		return fmt.Errorf("%w: %s path %q: the election needs a path of its own", ErrInvalidArgument, kind, dir)
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ type LeaderSelector struct {
 
 	mu     sync.Mutex
 	state  lifecycle
+	stage  string        // what the loop is busy with, for Close's error
 	queued bool          // another turn has been asked for
 	kick   chan struct{} // wakes the loop for a turn
 	term   *term
@@ -47,8 +48,9 @@ type LeaderSelector struct {
 }
 
 // NewLeaderSelector returns a selector for the participant id on path that
-// runs fn while it leads. It makes no network call; an invalid path, an
-// empty id, a nil function or a nil client is reported by Start.
+// runs fn while it leads. It makes no network call; an invalid path (the
+// root included), an empty id, a nil function or a nil client is reported
+// by Start, as an error matching ErrInvalidArgument.
 func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts ...SelectorOption) *LeaderSelector {
 	s := &LeaderSelector{
 		met:    newTermMetrics(c, "selector"),
@@ -57,11 +59,12 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		id:     id,
 		fn:     fn,
 		err:    validate("selector", c, path, id),
+		stage:  stageIdle,
 		kick:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
 	if s.err == nil && fn == nil {
-		s.err = fmt.Errorf("leader: selector %q: nil leader function", path)
+		s.err = fmt.Errorf("%w: nil leader function for the selector at %q", ErrInvalidArgument, path)
 	}
 	if s.err == nil {
 		s.mutex = locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
@@ -79,18 +82,22 @@ func (s *LeaderSelector) ID() string { return s.id }
 func (s *LeaderSelector) Path() string { return s.path }
 
 // Start queues the selector for its first turn and returns at once. It
-// returns ErrAlreadyStarted the second time and ErrClosed after Close.
+// returns ErrAlreadyStarted the second time, ErrClosed after Close and
+// framework.ErrClosed once the client is closed (the selector is then not
+// started).
 func (s *LeaderSelector) Start() error {
 	if s.err != nil {
 		return s.err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch s.state {
-	case started:
+	switch {
+	case s.state == started:
 		return fmt.Errorf("%w: selector %q (%s)", ErrAlreadyStarted, s.path, s.id)
-	case closed:
+	case s.state == closed:
 		return fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	case clientClosed(s.client):
+		return fmt.Errorf("leader: start selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
 	}
 	s.state = started
 	ctx, stop := context.WithCancel(context.Background())
@@ -105,15 +112,18 @@ func (s *LeaderSelector) Start() error {
 // for), and ErrNotStarted or ErrClosed outside the selector's life or
 // framework.ErrClosed once its client is closed.
 func (s *LeaderSelector) Requeue() (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.state == idle:
-		return false, fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
 	case s.state == closed:
 		return false, fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
 	case clientClosed(s.client):
 		return false, fmt.Errorf("leader: selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
+	case s.state == idle:
+		return false, fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
 	}
 	return s.requeueLocked(), nil
 }
@@ -167,28 +177,34 @@ func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) {
 // Close ends the selector: a wait for leadership stops and leaves no node
 // behind, a running function's context is cancelled with ErrClosed, and
 // Close waits until the function has returned and the lock node is deleted,
-// or until ctx ends (the node is then deleted when the function returns).
-// Close returns ErrNotStarted before Start and ErrClosed the second time.
+// or until ctx ends (the node is then deleted when the function returns),
+// with an error that says which of the two it was still waiting for. Close
+// is idempotent: a second Close, a Close before Start (after which Start
+// returns ErrClosed) and a Close of a selector built with invalid arguments
+// return nil at once and do nothing.
 func (s *LeaderSelector) Close(ctx context.Context) error {
-	if s.err != nil {
-		return s.err
-	}
 	s.mu.Lock()
-	switch s.state {
-	case idle:
-		s.mu.Unlock()
-		return fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
-	case closed:
-		s.mu.Unlock()
-		return fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
-	}
+	was := s.state
 	s.state = closed
-	s.stop()
 	s.mu.Unlock()
+	if was != started {
+		return nil
+	}
+	s.stop()
 	select {
 	case <-s.done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("leader: close selector %q (%s): the leader function has not returned: %w", s.path, s.id, ctx.Err())
+		s.mu.Lock()
+		stage := s.stage
+		s.mu.Unlock()
+		return fmt.Errorf("leader: close selector %q (%s): still waiting for %s: %w", s.path, s.id, stage, ctx.Err())
 	}
+}
+
+// setStage records what the loop waits for next, for Close's error.
+func (s *LeaderSelector) setStage(stage string) {
+	s.mu.Lock()
+	s.stage = stage
+	s.mu.Unlock()
 }

@@ -8,6 +8,14 @@ import (
 	"go.uber.org/zap"
 )
 
+// What the selector's loop waits for, as Close's error says.
+const (
+	stageIdle      = "the selector's loop to stop"
+	stageAcquiring = "the lock's acquisition to stop"
+	stageLeading   = "the leader function to return"
+	stageReleasing = "the lock node's deletion"
+)
+
 // run takes turns until ctx (the selector's life) ends or the client is
 // closed: each turn acquires the mutex, runs the function in a term and
 // releases the mutex.
@@ -25,6 +33,7 @@ func (s *LeaderSelector) run(ctx context.Context) {
 		if !s.takeTurn() {
 			continue
 		}
+		s.setStage(stageAcquiring)
 		if err := s.mutex.Acquire(ctx); err != nil {
 			if ctx.Err() != nil {
 				return // the mutex deleted its node
@@ -45,12 +54,15 @@ func (s *LeaderSelector) run(ctx context.Context) {
 			continue
 		}
 		pause = minPause
+		s.setStage(stageLeading)
 		ran := s.lead(ctx)
+		s.setStage(stageReleasing)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.client.SessionTimeout())
 		if err := s.mutex.Release(rctx); err != nil {
 			s.client.Logger().Warn("leader selector release failed; the node is deleted in the background", zap.String("path", s.path), zap.Error(err))
 		}
 		cancel()
+		s.setStage(stageIdle)
 		if s.autoRequeue || !ran {
 			// A hold that could not begin a term is not a turn either.
 			s.mu.Lock()

@@ -55,6 +55,9 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 	if err := framework.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("%w: shared value path: %w", ErrInvalidArgument, err)
 	}
+	if path == "/" {
+		return nil, fmt.Errorf("%w: shared value path %q: the root cannot hold a value", ErrInvalidArgument, path)
+	}
 	if seed == nil {
 		seed = []byte{}
 	}
@@ -70,15 +73,20 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 }
 
 // start creates the node with the seed if needed, reads it with a watch and
-// starts following it.
+// starts following it until close or the client's Close.
 func (k *core[T]) start(ctx context.Context) error {
 	k.mu.Lock()
-	if k.started || k.closed {
-		k.mu.Unlock()
-		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
-	}
+	err := k.unstartableLocked()
 	k.mu.Unlock()
-	_, err := k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
+	if err != nil {
+		return err
+	}
+	select {
+	case <-k.c.Done():
+		return fmt.Errorf("shared: start %s: %w", k.path, framework.ErrClosed)
+	default:
+	}
+	_, err = k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("shared: create %s: %w", k.path, err)
 	}
@@ -92,8 +100,8 @@ func (k *core[T]) start(ctx context.Context) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.started || k.closed {
-		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
+	if err := k.unstartableLocked(); err != nil {
+		return err
 	}
 	k.started = true
 	k.cur, k.mzxid, k.czxid = VersionedValue[T]{Version: stat.Version, Value: v}, stat.Mzxid, stat.Czxid
@@ -104,9 +112,29 @@ func (k *core[T]) start(ctx context.Context) error {
 			signal(k.reread)
 		}
 	})
-	k.wg.Add(2)
+	k.wg.Add(3)
+	go func() { // the client's Close ends the following too
+		defer k.wg.Done()
+		select {
+		case <-k.c.Done():
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
 	go k.follow(runCtx, watch)
 	go k.pump(runCtx)
+	return nil
+}
+
+// unstartableLocked says why start cannot run: ErrClosed after close,
+// ErrAlreadyStarted after start; nil when it can. k.mu must be held.
+func (k *core[T]) unstartableLocked() error {
+	switch {
+	case k.closed:
+		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
+	case k.started:
+		return fmt.Errorf("%w: %s", ErrAlreadyStarted, k.path)
+	}
 	return nil
 }
 

@@ -27,6 +27,13 @@
 //   - After a reconnect or a new session the value is read again, since a
 //     change may have happened while the watch could not fire.
 //
+// Start, Set and TrySet return by their ctx's deadline, connecting and
+// retries included, with an error that names the step (create, read, set,
+// try set) and carries the "shared: " prefix once. On a closed client they
+// return an error matching framework.ErrClosed. Bad arguments, the root as
+// the path among them, match ErrInvalidArgument. A second Start returns
+// ErrAlreadyStarted, a Start after Close ErrClosed. Close is idempotent.
+//
 // A node whose data is not a valid value (for SharedCount, not 4 bytes) makes
 // Start fail with ErrBadValue; such data written later is skipped and logged.
 package shared

@@ -22,6 +22,9 @@ var (
 	// ErrNotStarted reports a call that needs Start first.
 	ErrNotStarted = errors.New("shared: not started")
 
-	// ErrClosed reports a call after Close, or a second Start.
-	ErrClosed = errors.New("shared: closed or already started")
+	// ErrAlreadyStarted reports a second Start.
+	ErrAlreadyStarted = errors.New("shared: already started")
+
+	// ErrClosed reports a call after Close.
+	ErrClosed = errors.New("shared: closed")
 )

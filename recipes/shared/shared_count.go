@@ -26,7 +26,8 @@ func NewSharedCount(c *framework.Client, path string, seed int32) (*SharedCount,
 }
 
 // Start creates the node with the seed if needed, reads the count and begins
-// following it. It fails with ErrBadValue if the node does not hold 4 bytes.
+// following it. It fails with ErrBadValue if the node does not hold 4 bytes,
+// and with an error matching framework.ErrClosed on a closed client.
 func (s *SharedCount) Start(ctx context.Context) error { return s.k.start(ctx) }
 
 // Count returns the latest count seen.
@@ -51,7 +52,9 @@ func (s *SharedCount) TrySet(ctx context.Context, count int32, version int32) (b
 // the package documentation. Close closes it.
 func (s *SharedCount) Changes() <-chan VersionedValue[int32] { return s.k.changes }
 
-// Close stops following the node and closes Changes. It is idempotent.
+// Close stops following the node and closes Changes. It is idempotent: a
+// second Close, or one before Start (after which Start returns ErrClosed),
+// returns nil.
 func (s *SharedCount) Close() error { return s.k.close() }
 
 func encodeCount(n int32) []byte {

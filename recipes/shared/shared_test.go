@@ -23,6 +23,9 @@ func TestSharedCountSeedAndBytes(t *testing.T) {
 	must(t, err)
 	must(t, a.Start(ctx))
 	defer a.Close()
+	if err := a.Start(ctx); !errors.Is(err, shared.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
+	}
 	data, _, err := c.GetData(ctx, "/shared/seed")
 	must(t, err)
 	if !bytes.Equal(data, []byte{0, 0, 1, 2}) {
@@ -167,8 +170,12 @@ func TestSharedBadInput(t *testing.T) {
 	if _, err := shared.NewSharedCount(nil, "/x", 0); !errors.Is(err, shared.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
 	}
-	if _, err := shared.NewSharedValue(c, "/x/", nil); !errors.Is(err, framework.ErrInvalidPath) || !strings.Contains(err.Error(), `"/x/"`) {
+	if _, err := shared.NewSharedValue(c, "/x/", nil); !errors.Is(err, shared.ErrInvalidArgument) || !errors.Is(err, framework.ErrInvalidPath) || !strings.Contains(err.Error(), `"/x/"`) {
 		t.Errorf("bad path: %v", err)
+	}
+	// The root is refused as the other recipes refuse it.
+	if _, err := shared.NewSharedCount(c, "/", 0); !errors.Is(err, shared.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("the root as the path: %v", err)
 	}
 	_, err := c.Create(ctx, "/shared-bad", []byte{1, 2, 3})
 	must(t, err)

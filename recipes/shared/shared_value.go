@@ -24,7 +24,8 @@ func NewSharedValue(c *framework.Client, path string, seed []byte) (*SharedValue
 }
 
 // Start creates the node with the seed if needed, reads the value and begins
-// following it. It may be called once.
+// following it. It may be called once; on a closed client it returns an
+// error matching framework.ErrClosed.
 func (s *SharedValue) Start(ctx context.Context) error { return s.k.start(ctx) }
 
 // Value returns the latest value seen and its version; zero before Start.
@@ -48,7 +49,9 @@ func (s *SharedValue) TrySet(ctx context.Context, value []byte, version int32) (
 // the package documentation. Close closes it.
 func (s *SharedValue) Changes() <-chan VersionedValue[[]byte] { return s.k.changes }
 
-// Close stops following the node and closes Changes. It is idempotent.
+// Close stops following the node and closes Changes. It is idempotent: a
+// second Close, or one before Start (after which Start returns ErrClosed),
+// returns nil.
 func (s *SharedValue) Close() error { return s.k.close() }
 
 func nonNil(b []byte) []byte {

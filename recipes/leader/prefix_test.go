@@ -1,0 +1,63 @@
+package leader_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// Errors returned under faults carry "leader: " once, however many layers
+// wrapped them: lost replies to the reads of Participants (the client does
+// not retry), a closed client, a closed latch, bad arguments. The waits
+// tests check the errors of partitions and of an unreachable server.
+func TestErrorsCarryThePrefixOnce(t *testing.T) {
+	srv := sharedServer(t)
+	proxy := newProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const dir = "/prefix/latch"
+	obs := locktest.NewClient(t, srv.ConnectString())
+	await(t, startLatch(t, obs, dir, "holder"), 10*time.Second)
+	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(10*time.Second))
+	l := startLatch(t, c, dir, "x")
+	waitChildren(t, obs, dir, 2)
+
+	var errs []error
+	for _, op := range []zktest.Op{zktest.OpGetChildren2, zktest.OpGetData} {
+		proxy.LoseNextReply(op)
+		_, err := l.Participants(ctx)
+		if err == nil {
+			t.Fatalf("Participants with a lost reply to %v: no error", op)
+		}
+		errs = append(errs, err)
+		if err := c.BlockUntilConnected(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := leader.NewLeaderSelector(c, "/prefix/selector", "x", nil)
+	errs = append(errs, s.Start(), leader.NewLeaderLatch(c, "/", "x").Start())
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err := l.Await(short) // queued behind the holder
+	errs = append(errs, err)
+	_, err = leader.NewLeaderLatch(c, dir, "").Await(ctx)
+	errs = append(errs, err)
+	must(t, l.Close(ctx))
+	_, err = l.Await(ctx)
+	errs = append(errs, err, l.Start())
+	must(t, c.Close())
+	_, err = l.Participants(ctx)
+	errs = append(errs, err, leader.NewLeaderLatch(c, dir, "y").Start())
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("case %d: no error", i)
+			continue
+		}
+		prefixOnce(t, err.Error(), err)
+	}
+}
