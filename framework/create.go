@@ -57,7 +57,11 @@ func WithProtection() CreateOption {
 // WithProtectedID is WithProtection with an id the caller keeps (from protection.NewID),
 // so that a restarted owner finds its node again: the create first looks for a node
 // with that id and returns it (an ephemeral one only if the current session owns it;
-// one left by an older session is deleted and made anew).
+// one left by an older session is deleted and made anew). The background clean-up of
+// a failed create deletes only nodes of the id that no one has written since their
+// creation, and a later create with the id waits until that clean-up is done, so it
+// never removes a node that a later create, or an owner that adopted the node by
+// writing it, holds.
 func WithProtectedID(id string) CreateOption {
 	return func(o *createOptions) { o.protected, o.protectedID = true, id }
 }
@@ -126,6 +130,13 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		acl = k.aclFor(full)
 	}
 
+	if o.protectedID != "" {
+		// A clean-up of an earlier failed create with this id must not meet our node.
+		if err := k.bg.awaitCleanup(ctx, JoinPath(parent, protection.Name(id, ""))); err != nil {
+			return "", wrapErr("create", path, err)
+		}
+	}
+
 	var created string
 	var inflight <-chan result[string] // a create still under way when ctx ended
 	err = k.retryLoop(ctx, "create", c.ns, func(ctx context.Context, conn *zk.Conn, attempt int) error {
@@ -145,7 +156,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	})
 	if err != nil {
 		if o.protected {
-			k.bg.add(k.protectedCleanupTask(parent, id, inflight))
+			k.bg.add(k.protectedCleanupTask(parent, id, o.protectedID != "", inflight))
 		}
 		return "", wrapErr("create", path, err)
 	}
