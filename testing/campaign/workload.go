@@ -121,6 +121,8 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 			panic(fmt.Sprintf("campaign: counters of client %d: %v", id, err)) // the paths are the campaign's own, valid
 		}
 		w.counters = cs
+	case TTLMutexLock:
+		w.exclusive = newTTLMutex(c, p.lock)
 	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
