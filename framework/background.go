@@ -222,7 +222,7 @@ func (k *core) deleteTask(full string, o deleteOptions) bgTask {
 // caller-kept id (kept) a later create of this client with the same id waits until the
 // clean-up is done (awaitCleanup), so the clean-up never meets a node a later create made.
 func (k *core) protectedCleanupTask(parent, id string, kept bool, inflight <-chan result[string]) bgTask {
-	t := bgTask{what: "delete protected node", path: JoinPath(parent, protection.Name(id, ""))}
+	t := bgTask{what: "delete protected node", path: protectedPrefix(parent, id)}
 	if kept {
 		t.done = make(chan struct{})
 	}
@@ -261,6 +261,10 @@ func (k *core) protectedCleanupTask(parent, id string, kept bool, inflight <-cha
 	}
 	return t
 }
+
+// protectedPrefix is the path of parent's children with protected id id, up to
+// their names: what a clean-up of a failed create with id in parent is known by.
+func protectedPrefix(parent, id string) string { return JoinPath(parent, protection.Name(id, "")) }
 
 // deleteUnwritten deletes the node at full if it has not been written since its
 // creation; a node that is gone or was written counts as done.

@@ -132,13 +132,14 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 
 	if o.protectedID != "" {
 		// A clean-up of an earlier failed create with this id must not meet our node.
-		if err := k.bg.awaitCleanup(ctx, JoinPath(parent, protection.Name(id, ""))); err != nil {
+		if err := k.bg.awaitCleanup(ctx, protectedPrefix(parent, id)); err != nil {
 			return "", wrapErr("create", path, err)
 		}
 	}
 
 	var created string
 	var inflight <-chan result[string] // a create still under way when ctx ended
+	sent := false                      // a create request may have reached the server
 	err = k.retryLoop(ctx, "create", c.ns, func(ctx context.Context, conn *zk.Conn, attempt int) error {
 		if o.protected && (attempt > 0 || o.protectedID != "") {
 			found, err := k.findProtected(ctx, conn, parent, id, o.mode)
@@ -147,6 +148,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 				return err
 			}
 		}
+		sent = true
 		p, pending, err := k.createWithParents(ctx, conn, full, data, acl, &o)
 		if pending != nil {
 			inflight = pending
@@ -155,7 +157,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		return err
 	})
 	if err != nil {
-		if o.protected {
+		if o.protected && sent {
 			k.bg.add(k.protectedCleanupTask(parent, id, o.protectedID != "", inflight))
 		}
 		return "", wrapErr("create", path, err)
