@@ -71,11 +71,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		admin := locktest.NewClient(t, connect)
 		_, err := admin.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
 		must(t, err)
-		proxy := zktest.StartProxy(t, connect)
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second))
-		resume := testhook.HoldBackground(c)
-		defer resume()
-		m := locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID()))))
+		proxy, _, m, resume := heldQueueTTLMutex(t, connect, path)
 
 		// The Acquire ends while its create is on the wire.
 		proxy.SetLatency(latency)
@@ -109,11 +105,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-orderings/pending-delete"
 		ctx := testCtx(t)
-		proxy := zktest.StartProxy(t, connect)
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second))
-		resume := testhook.HoldBackground(c)
-		defer resume()
-		m := locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID()))))
+		proxy, c, m, resume := heldQueueTTLMutex(t, connect, path)
 		must(t, m.Acquire(ctx))
 		node := m.LockPath()
 
@@ -166,6 +158,19 @@ func TestTTLLockOrderings(t *testing.T) {
 		assertSoleTTLHolder(t, connect, path, again)
 		must(t, again.Release(ctx))
 	})
+}
+
+// heldQueueTTLMutex returns a mutex on path under a TTL driver with a
+// protected id (a TTL long enough never to be refreshed in a test), and its
+// client c, which talks through proxy and has its background queue held until
+// resume.
+func heldQueueTTLMutex(t *testing.T, connect, path string) (*zktest.Proxy, *framework.Client, *locks.InterProcessMutex, func() <-chan struct{}) {
+	proxy := zktest.StartProxy(t, connect)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second))
+	resume := testhook.HoldBackground(c)
+	t.Cleanup(func() { resume() })
+	d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID()))
+	return proxy, c, locks.NewInterProcessMutex(c, path, locks.WithDriver(d)), resume
 }
 
 // assertSoleTTLHolder checks that holder holds the TTL lock at path alone:
