@@ -134,6 +134,39 @@ func TestTTLLockOrderings(t *testing.T) {
 		must(t, m.Release(ctx))
 	})
 
+	t.Run("LostComesAThirdOfATTLBeforeTheNodeMayGo", func(t *testing.T) {
+		t.Parallel()
+		const ttl = 3 * time.Second
+		const path = "/ttl-orderings/margin"
+		ctx := testCtx(t)
+		proxy := zktest.StartProxy(t, connect)
+		// Under the session policy a partition shorter than the session
+		// leaves the lease as the holder's only signal.
+		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+			framework.WithErrorPolicy(framework.SessionErrorPolicy))
+		m := locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl)))
+		must(t, m.Acquire(ctx))
+		node := m.LockPath()
+		proxy.Pause()
+		if !closedWithin(m.Lost(), 2*ttl) {
+			proxy.Resume()
+			t.Fatal("Lost stayed open in a partition longer than the TTL")
+		}
+		lostAt := time.Now()
+		proxy.Sever() // what the partition held, refreshes included, never arrives
+		proxy.Resume()
+		_, stat, err := locktest.NewClient(t, connect).GetData(ctx, node)
+		must(t, err)
+		// The server may delete the node a TTL after the last write it
+		// applied; the holder must know well before (the server runs on
+		// this host's clock).
+		mayGo := time.UnixMilli(stat.Mtime).Add(ttl)
+		if margin := mayGo.Sub(lostAt); margin < ttl/4 {
+			t.Fatalf("Lost closed %v before the server may delete the node; want at least %v", margin, ttl/4)
+		}
+		must(t, m.Release(ctx))
+	})
+
 	t.Run("ClosedClientsClaimLapsesAtOnce", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-orderings/closed-claim"
