@@ -49,7 +49,9 @@
 // (so a worker whose release failed or whose lease ended adopts its node
 // again), and the session error policy on every other client, so that a
 // holder cut off for longer than the TTL learns of it from its lease alone.
-// The same checker applies; lock nodes outlive their clients only until
+// Its workers stop their work as soon as Lost closes and release with a
+// short bound, so a release in a partition goes on in the background while
+// the worker contends again. The same checker applies; lock nodes outlive their clients only until
 // their TTL runs out, which the final state waits for.
 //
 // A campaign is reproducible in its fault schedule: the seed (with the lock

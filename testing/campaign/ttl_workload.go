@@ -15,6 +15,12 @@ import (
 // longer than the TTL.
 const lockTTL = time.Second
 
+// ttlRelease bounds a TTL worker's Release, which comes as soon as the hold's
+// Lost closes: short, so that a release in a partition fails and goes on in
+// the background, and the worker's next hold, adopting its node again, may
+// meet that pending delete.
+const ttlRelease = lockTTL / 4
+
 // newTTLMutex is a worker's mutex under PersistentTTLLockInternalsDriver,
 // with a protected id of the worker's own, kept for all of its holds: a
 // worker whose release failed, or whose lease ended, adopts its node again
