@@ -57,7 +57,11 @@ func WithProtection() CreateOption {
 // WithProtectedID is WithProtection with an id the caller keeps (from protection.NewID),
 // so that a restarted owner finds its node again: the create first looks for a node
 // with that id and returns it (an ephemeral one only if the current session owns it;
-// one left by an older session is deleted and made anew).
+// one left by an older session is deleted and made anew). The background clean-up of
+// a failed create deletes only nodes of the id that no one has written since their
+// creation, and a later create with the id waits until that clean-up is done, so it
+// never removes a node that a later create, or an owner that adopted the node by
+// writing it, holds.
 func WithProtectedID(id string) CreateOption {
 	return func(o *createOptions) { o.protected, o.protectedID = true, id }
 }
@@ -129,8 +133,16 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		acl = k.aclFor(full)
 	}
 
+	if o.protectedID != "" {
+		// A clean-up of an earlier failed create with this id must not meet our node.
+		if err := k.bg.awaitCleanup(ctx, protectedPrefix(parent, id)); err != nil {
+			return "", wrapErr("create", path, err)
+		}
+	}
+
 	var created string
 	var inflight <-chan result[string] // a create still under way when ctx ended
+	sent := false                      // a create request may have reached the server
 	err = k.retryLoop(ctx, "create", c.ns, func(ctx context.Context, conn *zk.Conn, attempt int) error {
 		if o.protected && (attempt > 0 || o.protectedID != "") {
 			found, err := k.findProtected(ctx, conn, parent, id, o.mode)
@@ -139,6 +151,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 				return err
 			}
 		}
+		sent = true
 		p, pending, err := k.createWithParents(ctx, conn, full, data, acl, &o)
 		if pending != nil {
 			inflight = pending
@@ -147,8 +160,8 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 		return err
 	})
 	if err != nil {
-		if o.protected {
-			k.bg.add(k.protectedCleanupTask(parent, id, inflight))
+		if o.protected && sent {
+			k.bg.add(k.protectedCleanupTask(parent, id, o.protectedID != "", inflight))
 		}
 		return "", wrapErr("create", path, err)
 	}

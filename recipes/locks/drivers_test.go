@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -46,6 +47,15 @@ func TestDriverSuite(t *testing.T) {
 	t.Run("PersistentTTL", func(t *testing.T) {
 		locktest.RunDriverSuite(t, connect, func() locks.LockInternalsDriver {
 			d, err := locks.NewPersistentTTLLockInternalsDriver(1500 * time.Millisecond)
+			if err != nil {
+				t.Fatalf("NewPersistentTTLLockInternalsDriver: %v", err)
+			}
+			return d
+		})
+	})
+	t.Run("PersistentTTLWithID", func(t *testing.T) {
+		locktest.RunDriverSuite(t, connect, func() locks.LockInternalsDriver {
+			d, err := locks.NewPersistentTTLLockInternalsDriver(1500*time.Millisecond, locks.WithProtectedID(protection.NewID()))
 			if err != nil {
 				t.Fatalf("NewPersistentTTLLockInternalsDriver: %v", err)
 			}

@@ -35,9 +35,21 @@ const maxTTL = time.Duration(0xFFFFFFFFFF) * time.Millisecond
 // someone else wrote, such as a revocation request). The driver gives a node
 // up, and a waiter starts over while a holder's Lost channel closes, when a
 // refresh finds the node deleted, when the client is closed, or when no
-// refresh has succeeded for a whole TTL, since by then the server may have
-// deleted the node. Every refresh also wakes the contender that watches the
-// node, which then lists the children once more.
+// refresh has succeeded for two thirds of the TTL: the server may delete the
+// node once the TTL has passed since the last refresh it applied, and the
+// last third is the margin in which the holder learns of it first, as a
+// session's Suspended comes at two thirds of its timeout. Every refresh also
+// wakes the contender that watches the node, which then lists the children
+// once more.
+//
+// A release ends only the lease its own acquisition made: it deletes the node
+// only while the node still has the version the lease last wrote (or, for a
+// lease it stops itself, a version it reads back at once), so neither a
+// stale release nor its guaranteed retry in the background removes a node
+// that was adopted since. A hold whose lease the driver gave up still counts
+// as its id's contender until it is released, so release it (the clean-up
+// its Lost channel asks for) before contending again with the same id and
+// driver; only the claim of a closed client lapses at once.
 //
 // So a holder that stops without releasing (a crash, a kill, a Close) keeps
 // the lock for up to the TTL plus the server's check interval, and then the
@@ -54,9 +66,9 @@ const maxTTL = time.Duration(0xFFFFFFFFFF) * time.Millisecond
 // can own. Nor does a session's end free the lock: a holder cut off from the
 // ensemble still holds it, on the server, until the TTL passes, and it learns
 // of that through Lost (on Suspended under the standard error policy, or when
-// a refresh has failed for a whole TTL). Choose a TTL longer than the longest
-// pause a holder should survive, and shorter than the time others can afford
-// to wait for a crashed holder.
+// a refresh has failed for two thirds of the TTL). Choose a TTL longer than
+// the longest pause a holder should survive, and shorter than the time others
+// can afford to wait for a crashed holder.
 //
 // The server must run with zookeeper.extendedTypesEnabled=true. Create a
 // driver with NewPersistentTTLLockInternalsDriver; it is safe for concurrent
@@ -71,10 +83,16 @@ type PersistentTTLLockInternalsDriver struct {
 	ttl time.Duration
 	id  string
 
-	mu      sync.Mutex
-	leases  map[string]*lease // by node path
-	claimed map[string]bool   // lock paths contended with the fixed id
+	mu     sync.Mutex
+	leases map[string]*lease // by node path, from creation until release
+	claims map[string]*claim // by lock path: its contender with the fixed id
 }
+
+// claim is one contention of the driver's fixed id for one lock path, from
+// CreatesTheLock until its node is released (or the create fails). The claim
+// of a closed client no longer counts: that client can neither hold nor
+// release anything.
+type claim struct{ client *framework.Client }
 
 var (
 	_ LockInternalsDriver = (*PersistentTTLLockInternalsDriver)(nil)
@@ -109,9 +127,9 @@ func NewPersistentTTLLockInternalsDriver(ttl time.Duration, opts ...TTLDriverOpt
 		return nil, fmt.Errorf("locks: lock TTL %v: ZooKeeper keeps TTLs in whole milliseconds", ttl)
 	}
 	d := &PersistentTTLLockInternalsDriver{
-		ttl:     ttl,
-		leases:  make(map[string]*lease),
-		claimed: make(map[string]bool),
+		ttl:    ttl,
+		leases: make(map[string]*lease),
+		claims: make(map[string]*claim),
 	}
 	for _, opt := range opts {
 		opt(d)
@@ -138,37 +156,43 @@ func (d *PersistentTTLLockInternalsDriver) CreatesTheLock(ctx context.Context, c
 	if d.leases == nil {
 		return "", errors.New("locks: PersistentTTLLockInternalsDriver used without NewPersistentTTLLockInternalsDriver")
 	}
+	var cl *claim
 	if d.id != "" {
-		if err := d.claim(lockPath); err != nil {
+		var err error
+		if cl, err = d.claim(c, lockPath); err != nil {
 			return "", err
 		}
 	}
 	nodePath, version, renewed, err := d.createOrAdopt(ctx, c, lockPath, data)
 	if err != nil {
-		d.unclaim(lockPath)
+		d.unclaim(lockPath, cl)
 		return "", err
 	}
-	d.keep(c, lockPath, nodePath, data, version, renewed)
+	d.keep(&lease{client: c, claim: cl, lockPath: lockPath, nodePath: nodePath, data: data, version: version}, renewed)
 	return nodePath, nil
 }
 
-func (d *PersistentTTLLockInternalsDriver) claim(lockPath string) error {
+func (d *PersistentTTLLockInternalsDriver) claim(c *framework.Client, lockPath string) (*claim, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.claimed[lockPath] {
-		return fmt.Errorf("locks: protected id %s already contends for %s through this driver (one id is one contender)", d.id, lockPath)
+	if held := d.claims[lockPath]; held != nil && !isClosed(held.client.Done()) {
+		return nil, fmt.Errorf("locks: protected id %s already contends for %s through this driver (one id is one contender; a hold counts until it is released, even after its Lost channel closed)", d.id, lockPath)
 	}
-	d.claimed[lockPath] = true
-	return nil
+	cl := &claim{client: c}
+	d.claims[lockPath] = cl
+	return cl, nil
 }
 
-func (d *PersistentTTLLockInternalsDriver) unclaim(lockPath string) {
-	if d.id == "" {
+// unclaim ends the claim cl on lockPath, unless another has replaced it.
+func (d *PersistentTTLLockInternalsDriver) unclaim(lockPath string, cl *claim) {
+	if cl == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.claimed, lockPath)
+	if d.claims[lockPath] == cl {
+		delete(d.claims, lockPath)
+	}
 }
 
 // createOrAdopt returns our node, the version of its data as we last wrote
@@ -262,142 +286,11 @@ func rewrite(ctx context.Context, c *framework.Client, nodePath string, data []b
 	return 0, err
 }
 
-// ReleasesTheLock stops keeping the node alive and deletes it (guaranteed:
-// retried in the background when the connection is down; should that never
-// succeed, the TTL still removes the node). A node that this driver has since
-// adopted for another client is left alone: it is that contender's now.
-func (d *PersistentTTLLockInternalsDriver) ReleasesTheLock(ctx context.Context, c *framework.Client, nodePath string) error {
-	d.mu.Lock()
-	l := d.leases[nodePath]
-	if l != nil && l.client != c {
-		d.mu.Unlock()
-		return nil
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
-	if l != nil {
-		delete(d.leases, nodePath)
-		if d.id != "" {
-			delete(d.claimed, l.lockPath)
-		}
-	}
-	d.mu.Unlock()
-	if l != nil {
-		l.cancel()
-		<-l.done
-	}
-	return c.Delete(ctx, nodePath, framework.Guaranteed(), framework.Quietly())
-}
-
-// NodeLost returns a channel that is closed when the driver stops keeping the
-// node at nodePath alive without a release; see NodeKeeper.
-func (d *PersistentTTLLockInternalsDriver) NodeLost(nodePath string) <-chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if l := d.leases[nodePath]; l != nil {
-		return l.lost
-	}
-	return closedChan
-}
-
-// lease keeps one node alive.
-type lease struct {
-	client   *framework.Client
-	lockPath string
-	ctx      context.Context // cancelled on release
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the refresh loop has ended
-	lost     chan struct{} // closed when the node was given up without a release
-}
-
-func (d *PersistentTTLLockInternalsDriver) keep(c *framework.Client, lockPath, nodePath string, data []byte, version int32, renewed time.Time) {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &lease{client: c, lockPath: lockPath, ctx: ctx, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{})}
-	d.mu.Lock()
-	d.leases[nodePath] = l
-	d.mu.Unlock()
-	go d.refreshLoop(l, nodePath, data, version, renewed)
-}
-
-// refreshLoop rewrites the node every TTL/3 until the lease is released or the
-// node has to be given up. A failed refresh is retried sooner.
-func (d *PersistentTTLLockInternalsDriver) refreshLoop(l *lease, nodePath string, data []byte, version int32, renewed time.Time) {
-	defer close(l.done)
-	defer l.cancel()
-	interval := max(d.ttl/3, time.Millisecond)
-	retryAfter := max(interval/8, time.Millisecond)
-	t := time.NewTimer(interval - time.Since(renewed))
-	defer t.Stop()
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-		}
-		// A refresh may take until the next one is due, but never past the
-		// moment the server may delete the node.
-		sent := time.Now()
-		deadline := sent.Add(interval)
-		if expiry := renewed.Add(d.ttl); expiry.Before(deadline) {
-			deadline = expiry
-		}
-		ctx, cancel := context.WithDeadline(l.ctx, deadline)
-		var err error
-		data, version, err = refresh(ctx, l.client, nodePath, data, version)
-		cancel()
-		switch {
-		case l.ctx.Err() != nil:
-			return
-		case err == nil:
-			renewed = sent
-			t.Reset(interval)
-		case errors.Is(err, zk.ErrNoNode):
-			d.giveUp(l, nodePath, "lock node deleted")
-			return
-		case errors.Is(err, framework.ErrClosed):
-			d.giveUp(l, nodePath, "client closed")
-			return
-		case !time.Now().Before(renewed.Add(d.ttl)):
-			d.giveUp(l, nodePath, "lock node not refreshed within its TTL")
-			return
-		default:
-			l.client.Logger().Debug("refreshing a TTL lock node failed; retrying",
-				zap.String("path", nodePath), zap.Error(err))
-			t.Reset(retryAfter)
-		}
-	}
-}
-
-// refresh rewrites the node's data if it is still at version, touching its
-// modification time. When someone else has written the node since, their data
-// is what gets rewritten.
-func refresh(ctx context.Context, c *framework.Client, nodePath string, data []byte, version int32) ([]byte, int32, error) {
-	stat, err := c.SetData(ctx, nodePath, data, version)
-	if err == nil {
-		return data, stat.Version, nil
-	}
-	if !errors.Is(err, zk.ErrBadVersion) {
-		return data, version, err
-	}
-	cur, stat, err := c.GetData(ctx, nodePath)
-	if err != nil {
-		return data, version, err
-	}
-	if stat, err = c.SetData(ctx, nodePath, cur, stat.Version); err != nil {
-		return cur, version, err
-	}
-	return cur, stat.Version, nil
-}
-
-// giveUp ends a lease that was not released: its contender learns through
-// NodeLost, and the lock path may be contended for again.
-func (d *PersistentTTLLockInternalsDriver) giveUp(l *lease, nodePath, why string) {
-	l.client.Logger().Warn("no longer keeping a TTL lock node", zap.String("path", nodePath), zap.String("reason", why))
-	d.mu.Lock()
-	if d.leases[nodePath] == l {
-		delete(d.leases, nodePath)
-		if d.id != "" {
-			delete(d.claimed, l.lockPath)
-		}
-	}
-	d.mu.Unlock()
-	close(l.lost)
 }

@@ -37,11 +37,16 @@ const (
 	// Counter is a DistributedAtomicLong (optimistic, or promoted to a lock)
 	// and a SharedCount that every client increments.
 	Counter
+	// TTLMutexLock is InterProcessMutex under PersistentTTLLockInternalsDriver
+	// with a TTL of one second and a protected id per client: every hold
+	// writes, and the nemesis's pauses cut holders off for longer than the
+	// TTL. The ensemble must run with extended types (zktest.WithExtendedTypes).
+	TTLMutexLock
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
-// "semaphore-mutex", "election-latch", "election-selector" or "counter"); it
-// is also the name of the campaign's znode.
+// "semaphore-mutex", "election-latch", "election-selector", "counter" or
+// "ttl-mutex"); it is also the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
@@ -58,6 +63,8 @@ func (k LockKind) String() string {
 		return "election-selector"
 	case Counter:
 		return "counter"
+	case TTLMutexLock:
+		return "ttl-mutex"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -88,7 +95,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -240,7 +247,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	onState := func(client int, s framework.ConnectionState) {
 		history.addState(StateChange{At: clk.now(), Client: client, State: s})
 	}
-	clients, err := startClients(ctx, proxies, cfg.SessionTimeout, onState)
+	clients, err := startClients(ctx, proxies, cfg, onState)
 	defer closeClients(clients)
 	if err != nil {
 		return nil, err
@@ -390,7 +397,7 @@ func simulatedPercent(client int) int {
 
 // startClients starts one client per proxy set, each over its own proxies
 // only, and waits until all are connected.
-func startClients(ctx context.Context, proxies [][]*zktest.Proxy, sessionTimeout time.Duration, onState func(int, framework.ConnectionState)) ([]*framework.Client, error) {
+func startClients(ctx context.Context, proxies [][]*zktest.Proxy, cfg Config, onState func(int, framework.ConnectionState)) ([]*framework.Client, error) {
 	clients := make([]*framework.Client, 0, len(proxies))
 	for i, ps := range proxies {
 		addrs := make([]string, len(ps))
@@ -398,9 +405,10 @@ func startClients(ctx context.Context, proxies [][]*zktest.Proxy, sessionTimeout
 			addrs[j] = px.Addr()
 		}
 		c, err := framework.NewClient(strings.Join(addrs, ","), locktest.TestRetryPolicy,
-			framework.WithSessionTimeout(sessionTimeout),
-			framework.WithConnectionTimeout(2*sessionTimeout),
-			framework.WithSimulatedSessionExpirationPercent(simulatedPercent(i)))
+			framework.WithSessionTimeout(cfg.SessionTimeout),
+			framework.WithConnectionTimeout(2*cfg.SessionTimeout),
+			framework.WithSimulatedSessionExpirationPercent(simulatedPercent(i)),
+			framework.WithErrorPolicy(errorPolicy(cfg.Kind, i)))
 		if err != nil {
 			return clients, fmt.Errorf("campaign: client %d: %w", i, err)
 		}

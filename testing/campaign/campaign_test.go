@@ -13,7 +13,7 @@ import (
 )
 
 // Under plain go test (CI) the campaigns use a fixed seed and short budgets,
-// about three and a half minutes for all seven; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// about three and a half minutes for all eight; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
 // (the fault phase of each campaign) for longer runs.
 const (
 	defaultSeed        = 1
@@ -22,6 +22,7 @@ const (
 	defaultLeaseSecs   = 20
 	defaultElectSecs   = 20
 	defaultCounterSecs = 20
+	defaultTTLSecs     = 4
 	historyTailOnError = 80
 )
 
@@ -62,9 +63,18 @@ func TestCampaignCounter(t *testing.T) {
 	runCampaign(t, campaign.Counter, defaultCounterSecs*time.Second)
 }
 
-func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration) {
+// TestCampaignTTL runs InterProcessMutex under the persistent TTL driver,
+// each client with a protected id of its own, its holds cut off for longer
+// than the one-second TTL; half the clients use the session error policy, so
+// the lease's end is what tells them.
+func TestCampaignTTL(t *testing.T) {
+	runCampaign(t, campaign.TTLMutexLock, defaultTTLSecs*time.Second,
+		zktest.WithExtendedTypes(), zktest.WithContainerCheckInterval(200*time.Millisecond))
+}
+
+func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration, opts ...zktest.ServerOption) {
 	seed, duration := settings(t, defaultDuration)
-	cluster := zktest.StartCluster(t, 3)
+	cluster := zktest.StartCluster(t, 3, opts...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
 	defer cancel()

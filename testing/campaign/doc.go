@@ -43,6 +43,17 @@
 // that no node of the promoted lock outlived the clients, and that every
 // worker applied an increment after the last fault healed.
 //
+// The TTL campaign runs the mutex campaign under
+// PersistentTTLLockInternalsDriver: a TTL of one second, shorter than every
+// pause the nemesis injects, a protected id per client kept across its holds
+// (so a worker whose release failed or whose lease ended adopts its node
+// again), and the session error policy on every other client, so that a
+// holder cut off for longer than the TTL learns of it from its lease alone.
+// Its workers stop their work as soon as Lost closes and release with a
+// short bound, so a release in a partition goes on in the background while
+// the worker contends again. The same checker applies; lock nodes outlive their clients only until
+// their TTL runs out, which the final state waits for.
+//
 // A campaign is reproducible in its fault schedule: the seed (with the lock
 // kind) fixes which faults come, in which order, against whom and for how
 // long; wall-clock timing can only cut a schedule short. A failing run

@@ -96,6 +96,7 @@ type worker struct {
 	acquireWait time.Duration // TryAcquire's bound, so a stalled worker keeps looping
 	opTimeout   time.Duration // bounds the work inside one hold
 	release     time.Duration // bounds Release
+	stopOnLost  bool          // end the work inside a hold as soon as its Lost closes
 }
 
 func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool) *worker {
@@ -121,6 +122,8 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 			panic(fmt.Sprintf("campaign: counters of client %d: %v", id, err)) // the paths are the campaign's own, valid
 		}
 		w.counters = cs
+	case TTLMutexLock:
+		w.exclusive, w.release, w.stopOnLost = newTTLMutex(c, p.lock), ttlRelease, true
 	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
@@ -203,6 +206,15 @@ func (w *worker) section(ctx context.Context, rec Hold, lost <-chan struct{}, wo
 
 	w.holding.Store(true)
 	opCtx, cancel := context.WithTimeout(ctx, w.opTimeout)
+	if w.stopOnLost {
+		go func() {
+			select {
+			case <-lost:
+				cancel()
+			case <-opCtx.Done():
+			}
+		}()
+	}
 	work(opCtx, &rec)
 	cancel()
 

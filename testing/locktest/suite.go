@@ -8,15 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
 // RunDriverSuite runs the checks every LockInternalsDriver must pass against
 // the ZooKeeper at connect: mutual exclusion under contention from several
 // sessions, hand-over, reentrancy, strictly increasing fencing tokens, a Lost
-// channel that closes on release, and cancelled or timed-out waiters that
-// leave no node behind, also when many give up while others hold. newDriver
-// returns the driver for each mutex.
+// channel that closes on release, cancelled or timed-out waiters that leave
+// no node behind, also when many give up while others hold, and a release
+// that never removes a node its own acquisition did not make (a stale hold's
+// release leaves the next holder's hold intact). newDriver returns the driver
+// for each mutex.
 func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInternalsDriver) {
 	opt := func() locks.MutexOption { return locks.WithDriver(newDriver()) }
 	var seq int
@@ -207,6 +210,40 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		case <-time.After(5 * time.Second):
 			t.Fatal("the hold's Lost channel stayed open after Release")
 		}
+		assertNoContenders(t, connect, path, opt)
+	})
+
+	t.Run("StaleReleaseLeavesTheNextHoldAlone", func(t *testing.T) {
+		path := lockPath()
+		ctx := testContext(t)
+		c := NewClient(t, connect)
+		stale := locks.NewInterProcessMutex(c, path, opt())
+		next := locks.NewInterProcessMutex(c, path, opt()) // same client, same session
+		must(t, stale.Acquire(ctx))
+		// Someone removes the holder's nodes; its hold is stale, and the
+		// next contender takes the lock.
+		admin := NewClient(t, connect)
+		children, _, err := admin.Children(ctx, path)
+		must(t, err)
+		for _, child := range children {
+			must(t, admin.Delete(ctx, path+"/"+child, framework.Quietly()))
+		}
+		must(t, next.Acquire(ctx))
+		_ = stale.Release(ctx) // it may report the loss; it must touch nothing of next's
+
+		other := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		if ok, err := other.TryAcquire(ctx, 300*time.Millisecond); ok || err != nil {
+			t.Fatalf("another client's TryAcquire after the stale holder's release = %v, %v; want false, nil: the next holder still holds", ok, err)
+		}
+		select {
+		case <-next.Lost():
+			t.Fatal("the stale holder's release closed the next holder's Lost")
+		default:
+		}
+		if stat, err := admin.Exists(ctx, next.LockPath()); err != nil || stat == nil {
+			t.Fatalf("Exists(%s), the next holder's node, after the stale release = %v, %v", next.LockPath(), stat, err)
+		}
+		must(t, next.Release(ctx))
 		assertNoContenders(t, connect, path, opt)
 	})
 
