@@ -31,12 +31,13 @@ func returnsWithin(t *testing.T, d time.Duration, what string, fn func() error) 
 
 // closer is what every cache has.
 type closer interface {
+	Start(ctx context.Context) error
 	Close() error
 	Events() <-chan cache.Event
 }
 
-// A cache never started closes at once, closes its Events channel, and a
-// second Close reports ErrClosed rather than hanging or panicking.
+// A cache never started closes at once and closes its Events channel; a
+// second Close returns nil at once, and a Start after Close is ErrClosed.
 func TestCloseOfANeverStartedCache(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
@@ -51,9 +52,44 @@ func TestCloseOfANeverStartedCache(t *testing.T) {
 		if _, ok := <-cc.Events(); ok {
 			t.Errorf("%s: an event from a cache never started", name)
 		}
-		if err := returnsWithin(t, 5*time.Second, name+": a second Close", cc.Close); !errors.Is(err, cache.ErrClosed) {
-			t.Errorf("%s: a second Close: %v, want ErrClosed", name, err)
+		if err := returnsWithin(t, 5*time.Second, name+": a second Close", cc.Close); err != nil {
+			t.Errorf("%s: a second Close: %v, want nil", name, err)
 		}
+		if err := cc.Start(testCtx(t)); !errors.Is(err, cache.ErrClosed) {
+			t.Errorf("%s: Start after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+// A started cache closes once; a second Close returns nil.
+func TestCloseTwiceOfAStartedCache(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	tc, err := cache.NewTreeCache(c, "/twice")
+	must(t, err)
+	must(t, tc.Start(testCtx(t)))
+	must(t, returnsWithin(t, 5*time.Second, "Close", tc.Close))
+	must(t, returnsWithin(t, 5*time.Second, "a second Close", tc.Close))
+}
+
+// A cache started on a closed client fails with the client's
+// framework.ErrClosed, at once, and can still be closed.
+func TestStartOnAClosedClient(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	must(t, c.Close())
+	for name, newCache := range map[string]func() (closer, error){
+		"node":     func() (closer, error) { return cache.NewNodeCache(c, "/closed") },
+		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, "/closed") },
+		"tree":     func() (closer, error) { return cache.NewTreeCache(c, "/closed") },
+	} {
+		cc, err := newCache()
+		must(t, err)
+		err = returnsWithin(t, 5*time.Second, name+": Start", func() error { return cc.Start(testCtx(t)) })
+		if !errors.Is(err, framework.ErrClosed) {
+			t.Errorf("%s: Start on a closed client: %v, want framework.ErrClosed", name, err)
+		}
+		must(t, cc.Close())
 	}
 }
 
