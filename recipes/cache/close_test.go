@@ -61,17 +61,6 @@ func TestCloseOfANeverStartedCache(t *testing.T) {
 	}
 }
 
-// A started cache closes once; a second Close returns nil.
-func TestCloseTwiceOfAStartedCache(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	tc, err := cache.NewTreeCache(c, "/twice")
-	must(t, err)
-	must(t, tc.Start(testCtx(t)))
-	must(t, returnsWithin(t, 5*time.Second, "Close", tc.Close))
-	must(t, returnsWithin(t, 5*time.Second, "a second Close", tc.Close))
-}
-
 // A cache started on a closed client fails with the client's
 // framework.ErrClosed, at once, and can still be closed.
 func TestStartOnAClosedClient(t *testing.T) {
