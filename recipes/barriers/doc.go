@@ -38,6 +38,9 @@
 // heals, so that the call itself returns within its ctx. Each Enter after
 // the first takes a new node name, so a delete still pending from an earlier
 // one never removes the new node.
+// A Leave cancelled while its member holds the lowest node deletes that
+// node too, which lets the members waiting for it go: cancel a Leave only to
+// abandon the barrier.
 //
 // go-zookeeper v1.0.4 cannot remove a watch: a Wait or Enter that ends by its
 // ctx leaves its watch registered until the watched node next changes or the

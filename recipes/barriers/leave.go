@@ -72,7 +72,7 @@ func (b *DistributedDoubleBarrier) Leave(ctx context.Context) (err error) {
 		watched, waiting := members[0], fmt.Sprintf("waiting for %s, the lowest member, to leave", members[0])
 		if ours == 0 {
 			watched = members[len(members)-1]
-			waiting = fmt.Sprintf("waiting for the other %d members to leave (watching %s, the highest)", len(members)-1, watched)
+			waiting = fmt.Sprintf("waiting for every other member to leave (%d still in; watching %s, the highest)", len(members)-1, watched)
 		}
 		stat, watch, err := b.c.ExistsW(ctx, framework.JoinPath(b.path, watched))
 		if err != nil {
