@@ -36,16 +36,21 @@ type closer interface {
 	Events() <-chan cache.Event
 }
 
+// eachKind returns a constructor of each kind of cache of path, by name.
+func eachKind(c *framework.Client, path string) map[string]func() (closer, error) {
+	return map[string]func() (closer, error){
+		"node":     func() (closer, error) { return cache.NewNodeCache(c, path) },
+		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, path) },
+		"tree":     func() (closer, error) { return cache.NewTreeCache(c, path) },
+	}
+}
+
 // A cache never started closes at once and closes its Events channel; a
 // second Close returns nil at once, and a Start after Close is ErrClosed.
 func TestCloseOfANeverStartedCache(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	for name, newCache := range map[string]func() (closer, error){
-		"node":     func() (closer, error) { return cache.NewNodeCache(c, "/never") },
-		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, "/never") },
-		"tree":     func() (closer, error) { return cache.NewTreeCache(c, "/never") },
-	} {
+	for name, newCache := range eachKind(c, "/never") {
 		cc, err := newCache()
 		must(t, err)
 		must(t, returnsWithin(t, 5*time.Second, name+": Close", cc.Close))
@@ -67,11 +72,7 @@ func TestStartOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	must(t, c.Close())
-	for name, newCache := range map[string]func() (closer, error){
-		"node":     func() (closer, error) { return cache.NewNodeCache(c, "/closed") },
-		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, "/closed") },
-		"tree":     func() (closer, error) { return cache.NewTreeCache(c, "/closed") },
-	} {
+	for name, newCache := range eachKind(c, "/closed") {
 		cc, err := newCache()
 		must(t, err)
 		err = returnsWithin(t, 5*time.Second, name+": Start", func() error { return cc.Start(testCtx(t)) })
