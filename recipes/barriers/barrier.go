@@ -33,7 +33,7 @@ func NewDistributedBarrier(c *framework.Client, path string) (*DistributedBarrie
 func (b *DistributedBarrier) Set(ctx context.Context) error {
 	_, err := b.c.Create(ctx, b.path, nil, framework.CreatingParentContainersIfNeeded())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return fmt.Errorf("barriers: set %s: %w", b.path, err)
+		return fmt.Errorf("barriers: set %s: creating the barrier node: %w", b.path, err)
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func (b *DistributedBarrier) Set(ctx context.Context) error {
 func (b *DistributedBarrier) Remove(ctx context.Context) error {
 	err := b.c.Delete(ctx, b.path)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("barriers: remove %s: %w", b.path, err)
+		return fmt.Errorf("barriers: remove %s: deleting the barrier node: %w", b.path, err)
 	}
 	return nil
 }
@@ -55,7 +55,7 @@ func (b *DistributedBarrier) Wait(ctx context.Context) error {
 	for {
 		stat, watch, err := b.c.ExistsW(ctx, b.path)
 		if err != nil {
-			return fmt.Errorf("barriers: wait on %s: %w", b.path, err)
+			return fmt.Errorf("barriers: wait on %s: waiting for the barrier node to be removed: %w", b.path, err)
 		}
 		if stat == nil {
 			return nil
@@ -64,7 +64,7 @@ func (b *DistributedBarrier) Wait(ctx context.Context) error {
 		case <-watch:
 		case <-back:
 		case <-ctx.Done():
-			return fmt.Errorf("barriers: wait on %s: %w", b.path, ctx.Err())
+			return fmt.Errorf("barriers: wait on %s: waiting for the barrier node to be removed: %w", b.path, ctx.Err())
 		}
 	}
 }

@@ -28,7 +28,9 @@ func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache,
 // Start loads the subtree, reporting each node as NodeAdded and then
 // Initialized, and follows it until Close. It returns once the load is
 // complete, or ctx's error (the cache can then be started again), or
-// ErrClosed when Close ends the load.
+// ErrClosed when Close ends the load; on a closed client the error matches
+// framework.ErrClosed. A failed Start leaves nothing behind: no goroutine,
+// no listener on the client, no node held, no event queued.
 func (t *TreeCache) Start(ctx context.Context) error { return t.e.start(ctx) }
 
 // Events returns the cache's events: in the order the cache applied them,
@@ -48,7 +50,8 @@ func (t *TreeCache) Snapshot() []Node { return t.e.snapshot() }
 
 // Close stops following the subtree, ending a Start under way, and closes
 // the Events channel (events not yet received are dropped); its goroutines
-// have ended when it returns. A second Close returns ErrClosed.
+// have ended when it returns. Close is idempotent: a second Close returns
+// nil, as framework.Client.Close does.
 func (t *TreeCache) Close() error { return t.e.close() }
 
 // NodeCache holds one node, as Curator's NodeCache: NodeAdded when it is

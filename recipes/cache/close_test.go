@@ -31,29 +31,55 @@ func returnsWithin(t *testing.T, d time.Duration, what string, fn func() error) 
 
 // closer is what every cache has.
 type closer interface {
+	Start(ctx context.Context) error
 	Close() error
 	Events() <-chan cache.Event
 }
 
-// A cache never started closes at once, closes its Events channel, and a
-// second Close reports ErrClosed rather than hanging or panicking.
+// eachKind returns a constructor of each kind of cache of path, by name.
+func eachKind(c *framework.Client, path string) map[string]func() (closer, error) {
+	return map[string]func() (closer, error){
+		"node":     func() (closer, error) { return cache.NewNodeCache(c, path) },
+		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, path) },
+		"tree":     func() (closer, error) { return cache.NewTreeCache(c, path) },
+	}
+}
+
+// A cache never started closes at once and closes its Events channel; a
+// second Close returns nil at once, and a Start after Close is ErrClosed.
 func TestCloseOfANeverStartedCache(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	for name, newCache := range map[string]func() (closer, error){
-		"node":     func() (closer, error) { return cache.NewNodeCache(c, "/never") },
-		"children": func() (closer, error) { return cache.NewPathChildrenCache(c, "/never") },
-		"tree":     func() (closer, error) { return cache.NewTreeCache(c, "/never") },
-	} {
+	for name, newCache := range eachKind(c, "/never") {
 		cc, err := newCache()
 		must(t, err)
 		must(t, returnsWithin(t, 5*time.Second, name+": Close", cc.Close))
 		if _, ok := <-cc.Events(); ok {
 			t.Errorf("%s: an event from a cache never started", name)
 		}
-		if err := returnsWithin(t, 5*time.Second, name+": a second Close", cc.Close); !errors.Is(err, cache.ErrClosed) {
-			t.Errorf("%s: a second Close: %v, want ErrClosed", name, err)
+		if err := returnsWithin(t, 5*time.Second, name+": a second Close", cc.Close); err != nil {
+			t.Errorf("%s: a second Close: %v, want nil", name, err)
 		}
+		if err := cc.Start(testCtx(t)); !errors.Is(err, cache.ErrClosed) {
+			t.Errorf("%s: Start after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+// A cache started on a closed client fails with the client's
+// framework.ErrClosed, at once, and can still be closed.
+func TestStartOnAClosedClient(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	must(t, c.Close())
+	for name, newCache := range eachKind(c, "/closed") {
+		cc, err := newCache()
+		must(t, err)
+		err = returnsWithin(t, 5*time.Second, name+": Start", func() error { return cc.Start(testCtx(t)) })
+		if !errors.Is(err, framework.ErrClosed) {
+			t.Errorf("%s: Start on a closed client: %v, want framework.ErrClosed", name, err)
+		}
+		must(t, cc.Close())
 	}
 }
 

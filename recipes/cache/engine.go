@@ -61,7 +61,7 @@ type engine struct {
 
 	armed map[watchKey]bool // owned by that goroutine too
 	down  bool              // a suspension or loss was reported, and no reconnect since
-	inbox *queue[input]
+	inbox *queue[input]     // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
@@ -119,8 +119,11 @@ func (e *engine) start(ctx context.Context) error {
 	e.life.Unlock()
 	defer e.wg.Done()
 
-	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { e.inbox.push(input{event: ev}) })
-	stopStates := e.c.Listen(e.onConnection)
+	// This attempt's inputs queue apart: a failed load drops them whole, with
+	// any that a listener call already under way still pushes.
+	inbox := newQueue[input]()
+	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { inbox.push(input{event: ev}) })
+	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.onConnection(inbox, s) })
 	loadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopLink := context.AfterFunc(e.ctx, cancel)
@@ -136,15 +139,14 @@ func (e *engine) start(ctx context.Context) error {
 	if err != nil {
 		stopEvents()
 		stopStates()
-		// The notifications of the watches the load set are no longer
-		// heard: a later load must set them again.
-		clear(e.armed)
+		e.forget()
 		if e.closed {
 			return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
 		}
 		return fmt.Errorf("cache: load %s: %w", e.root, err)
 	}
 	e.started = true
+	e.inbox = inbox
 	e.stopInput = []func(){stopEvents, stopStates}
 	e.outbox.push(Event{Type: Initialized})
 	e.loaded.Store(true)
@@ -154,13 +156,24 @@ func (e *engine) start(ctx context.Context) error {
 	return nil
 }
 
+// forget drops what a failed load left: the nodes it read and the events
+// it queued for them, and its watches, whose notifications are no longer
+// heard, so that a later load sets them again.
+func (e *engine) forget() {
+	clear(e.armed)
+	e.mu.Lock()
+	clear(e.nodes)
+	e.mu.Unlock()
+	e.outbox.reset()
+}
+
 // close stops following the tree, ends a load under way and closes the
-// events channel.
+// events channel. Closing again does nothing.
 func (e *engine) close() error {
 	e.life.Lock()
 	if e.closed {
 		e.life.Unlock()
-		return fmt.Errorf("%w: %s", ErrClosed, e.root)
+		return nil
 	}
 	e.closed = true
 	for _, stop := range e.stopInput {
@@ -227,11 +240,11 @@ func (e *engine) step(resync bool) (bool, error) {
 	return err != nil, err
 }
 
-// onConnection queues a connection state for the loop and, when the
-// connection is suspended or lost, ends the loop's reads under way, so that
-// the state is reported at once rather than after a reconnect.
-func (e *engine) onConnection(s framework.ConnectionState) {
-	e.inbox.push(input{state: s, isState: true})
+// onConnection queues a connection state in inbox for the loop and, when
+// the connection is suspended or lost, ends the loop's reads under way, so
+// that the state is reported at once rather than after a reconnect.
+func (e *engine) onConnection(inbox *queue[input], s framework.ConnectionState) {
+	inbox.push(input{state: s, isState: true})
 	if s == framework.Suspended || s == framework.Lost {
 		if stop := e.interrupt.Load(); stop != nil {
 			(*stop)()

@@ -40,6 +40,14 @@ func (o *outbox) pushNode(ev Event, limit int) {
 	o.signal()
 }
 
+// reset drops every event waiting.
+func (o *outbox) reset() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.items = nil
+	o.behind = false
+}
+
 // len returns how many events wait (for tests).
 func (o *outbox) len() int {
 	o.mu.Lock()

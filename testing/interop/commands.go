@@ -118,6 +118,39 @@ func (h *Helper) AttemptRevoke(ctx context.Context, nodePath string) error {
 	return err
 }
 
+// DoubleBarrier defines handle as a member of a Curator
+// DistributedDoubleBarrier on path that opens at memberQty members.
+func (h *Helper) DoubleBarrier(ctx context.Context, handle, path string, memberQty int) error {
+	_, err := h.Do(ctx, KindOK, "barriers.double", handle, path, strconv.Itoa(memberQty))
+	return err
+}
+
+// EnterBarrier starts handle's enter, which gives up after timeout; see
+// Call.Passed.
+func (h *Helper) EnterBarrier(handle string, timeout time.Duration) (*Call, error) {
+	return h.Send("barriers.enter", handle, millis(timeout))
+}
+
+// LeaveBarrier starts handle's leave, which gives up after timeout; see
+// Call.Passed.
+func (h *Helper) LeaveBarrier(handle string, timeout time.Duration) (*Call, error) {
+	return h.Send("barriers.leave", handle, millis(timeout))
+}
+
+// Passed waits for a barrier call's event of kind (KindEntered or KindLeft),
+// stamped when the call returned, and returns an error unless Curator
+// reported it passed within its timeout.
+func (c *Call) Passed(ctx context.Context, kind string) (Event, error) {
+	e, err := c.Await(ctx, kind)
+	if err != nil {
+		return Event{}, err
+	}
+	if e.Field(1) != "true" {
+		return Event{}, fmt.Errorf("interop: %s: the barrier call's timeout passed: %v", c.h.name, e)
+	}
+	return e, nil
+}
+
 // millis formats d as the protocol's whole milliseconds, at least 1.
 func millis(d time.Duration) string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)

@@ -192,7 +192,7 @@ func testDoubleBarrier(t *testing.T, javaFirst bool) {
 	java := StartHelper(t, srv.ConnectString())
 	obs := newObserver(t, srv.ConnectString())
 	ctx := testContext(t, 60*time.Second)
-	if _, err := java.Do(ctx, KindOK, "barriers.double", "j", path, "2"); err != nil {
+	if err := java.DoubleBarrier(ctx, "j", path, 2); err != nil {
 		t.Fatal(err)
 	}
 	member, err := barriers.NewDistributedDoubleBarrier(gc, path, 2)
@@ -203,11 +203,11 @@ func testDoubleBarrier(t *testing.T, javaFirst bool) {
 	var javaEnter *Call
 	goEntered := make(chan error, 1)
 	if javaFirst {
-		if javaEnter, err = java.Send("barriers.enter", "j", "30000"); err != nil {
+		if javaEnter, err = java.EnterBarrier("j", barrierCallTimeout); err != nil {
 			t.Fatal(err)
 		}
 		obs.waitChildren(ctx, path, 1)
-		if evs := javaEnter.Events("ENTERED"); len(evs) != 0 {
+		if evs := javaEnter.Events(KindEntered); len(evs) != 0 {
 			t.Fatalf("Curator entered alone: %v", evs)
 		}
 		go func() { goEntered <- member.Enter(ctx) }()
@@ -219,16 +219,12 @@ func testDoubleBarrier(t *testing.T, javaFirst bool) {
 			t.Fatalf("Go entered alone: %v", err)
 		default:
 		}
-		if javaEnter, err = java.Send("barriers.enter", "j", "30000"); err != nil {
+		if javaEnter, err = java.EnterBarrier("j", barrierCallTimeout); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := javaEnter.Await(ctx, "ENTERED")
-	if err != nil {
+	if _, err := javaEnter.Passed(ctx, KindEntered); err != nil {
 		t.Fatal(err)
-	}
-	if e.Field(1) != "true" {
-		t.Fatalf("Curator's enter timed out: %v", e)
 	}
 	select {
 	case err := <-goEntered:
@@ -241,12 +237,12 @@ func testDoubleBarrier(t *testing.T, javaFirst bool) {
 
 	goLeft := make(chan error, 1)
 	go func() { goLeft <- member.Leave(ctx) }()
-	left, err := java.Send("barriers.leave", "j", "30000")
+	left, err := java.LeaveBarrier("j", barrierCallTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err = left.Await(ctx, "LEFT"); err != nil || e.Field(1) != "true" {
-		t.Fatalf("Curator's leave: %v, %v", e, err)
+	if _, err := left.Passed(ctx, KindLeft); err != nil {
+		t.Fatalf("Curator's leave: %v", err)
 	}
 	select {
 	case err := <-goLeft:

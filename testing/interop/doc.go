@@ -32,6 +32,11 @@
 //     language within the holder's session timeout.
 //   - Under mixed contention (Go and Curator contenders, a counter read and
 //     written back without a version under the lock) no increment is lost.
+//   - DistributedDoubleBarrier: Go and Curator members enter together, and,
+//     with two of each leaving in a scripted order (the lowest first, or
+//     second to last) and either language holding the lowest node, no
+//     member returns from its leave before the last has started leaving
+//     and the lowest member's node goes last (Curator 5.4's protocol).
 //
 // Curator 5.4.0 predates the fix of CURATOR-621 (5.5.0): its own downgrade
 // creates the read node with a new sequence, behind any writer already

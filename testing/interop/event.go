@@ -22,6 +22,8 @@ const (
 	KindProtected       = "PROTECTED"        // <true|false> per name asked about
 	KindRevokeRequested = "REVOKE_REQUESTED" // <target>: Curator called the revocation listener
 	KindRevokeSent      = "REVOKE_SENT"      // <node path>: Revoker.attemptRevoke returned
+	KindEntered         = "ENTERED"          // <handle> <true|false>: a double barrier's enter returned (false: its timeout passed)
+	KindLeft            = "LEFT"             // <handle> <true|false>: a double barrier's leave returned (false: its timeout passed)
 	KindBye             = "BYE"              // the client closed; the process exits
 	KindError           = "ERROR"            // <exception class>: <message>
 )

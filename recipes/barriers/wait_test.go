@@ -1,0 +1,128 @@
+package barriers_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/barriers"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// wait is the ctx deadline these tests give a call; slack is how much later
+// than it the call may return (scheduling on a loaded machine).
+const (
+	wait  = time.Second
+	slack = 750 * time.Millisecond
+)
+
+// withinWait runs call with a ctx of deadline wait and checks that it
+// returns within it (and slack), with DeadlineExceeded and an error that
+// names what it was waiting for (one of waitingFor).
+func withinWait(t *testing.T, name string, waitingFor []string, call func(ctx context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	began := time.Now()
+	err := call(ctx)
+	took := time.Since(began)
+	if took > wait+slack {
+		t.Errorf("%s took %v with a wait of %v", name, took, wait)
+	}
+	says := slices.ContainsFunc(waitingFor, func(w string) bool { return err != nil && strings.Contains(err.Error(), w) })
+	if !errors.Is(err, context.DeadlineExceeded) || !says {
+		t.Errorf("%s = %v, want DeadlineExceeded saying one of %q", name, err, waitingFor)
+	}
+}
+
+// unreachableClient is a started client whose connect string points where
+// nothing listens, with a connection timeout and retries longer than any
+// wait here.
+func unreachableClient(t *testing.T) *framework.Client {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	addr := ln.Addr().String()
+	must(t, ln.Close())
+	c, err := framework.NewClient(addr, retry.Forever{Interval: 100 * time.Millisecond},
+		framework.WithConnectionTimeout(30*time.Second), framework.WithSessionTimeout(30*time.Second))
+	must(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	must(t, c.Start())
+	return c
+}
+
+// Every barrier call on a client that cannot connect returns within its
+// ctx's deadline, saying what it was waiting for.
+func TestBarrierCallsWithinTheirWaitWhenNothingListens(t *testing.T) {
+	c := unreachableClient(t)
+	b, err := barriers.NewDistributedBarrier(c, "/nowhere/gate")
+	must(t, err)
+	d, err := barriers.NewDistributedDoubleBarrier(c, "/nowhere/double", 2)
+	must(t, err)
+	withinWait(t, "Set", []string{"creating the barrier node"}, b.Set)
+	withinWait(t, "Remove", []string{"deleting the barrier node"}, b.Remove)
+	withinWait(t, "Wait", []string{"waiting for the barrier node to be removed"}, b.Wait)
+	withinWait(t, "Enter", []string{"looking for the ready node"}, d.Enter)
+}
+
+// In a partition (the proxy holds every byte, the session outlives it),
+// every barrier call returns within its ctx's deadline, saying what it was
+// waiting for; a member that gave up deletes its node once the partition
+// heals.
+func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second), framework.WithConnectionTimeout(20*time.Second))
+	observer := locktest.NewClient(t, srv.ConnectString())
+	gate, err := barriers.NewDistributedBarrier(c, "/part/gate")
+	must(t, err)
+	must(t, gate.Set(ctx))
+	// Two members in, whose first leaves in the partition.
+	l1, err := barriers.NewDistributedDoubleBarrier(c, "/part/leave", 2)
+	must(t, err)
+	l2, err := barriers.NewDistributedDoubleBarrier(observer, "/part/leave", 2)
+	must(t, err)
+	entered := make(chan error, 1)
+	go func() { entered <- l2.Enter(ctx) }()
+	must(t, l1.Enter(ctx))
+	must(t, <-entered)
+
+	// A member alone in Enter when the partition begins.
+	a, err := barriers.NewDistributedDoubleBarrier(c, "/part/enter", 2)
+	must(t, err)
+	// The partition may begin before Enter has counted the members.
+	entering := []string{"waiting for 2 members to enter (1 in)", "counting the members"}
+	withinWait(t, "Enter", entering, func(ectx context.Context) error {
+		done := make(chan error, 1)
+		go func() { done <- a.Enter(ectx) }()
+		locktest.Eventually(t, wait, "the entering member's node", func() bool {
+			stat, err := observer.Exists(ctx, a.MemberPath())
+			return err == nil && stat != nil
+		})
+		p.Pause()
+		return <-done
+	})
+	other, err := barriers.NewDistributedBarrier(c, "/part/other")
+	must(t, err)
+	withinWait(t, "Set", []string{"creating the barrier node"}, other.Set)
+	withinWait(t, "Wait", []string{"waiting for the barrier node to be removed"}, gate.Wait)
+	withinWait(t, "Remove", []string{"deleting the barrier node"}, gate.Remove)
+	withinWait(t, "Leave", []string{"listing the members"}, l1.Leave)
+	p.Resume()
+
+	for _, m := range []*barriers.DistributedDoubleBarrier{a, l1} {
+		locktest.Eventually(t, 10*time.Second, "the node of a member that gave up deleted", func() bool {
+			stat, err := observer.Exists(ctx, m.MemberPath())
+			return err == nil && stat == nil
+		})
+	}
+	must(t, l2.Leave(ctx))
+}
