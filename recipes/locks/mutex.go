@@ -132,7 +132,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			m.count = 1
 			m.current = newHold(m.li, n, m.met)
 			if m.revocable != nil {
-				m.current.watchRevocation(m.revocable)
+				m.current.watchRevocation(m.revocationOf(m.current))
 			}
 		}
 		m.acquiring = nil
@@ -236,14 +236,30 @@ func (m *InterProcessMutex) Lost() <-chan struct{} {
 
 // MakeRevocable registers fn to be called, once per hold and on a goroutine
 // of its own, when another process asks this holder to release the lock (see
-// AttemptRevoke). It applies to the current hold, if any, and to later ones.
-// Watching costs one request per hold.
+// AttemptRevoke). It applies to the current hold, if any, and to later ones;
+// a later call replaces fn and nil removes it, so the fn called is the one
+// registered when the request arrives. Watching costs one request per hold
+// (and one more after each other change of the node's data), and stops with
+// the hold or when the client closes.
 func (m *InterProcessMutex) MakeRevocable(fn func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.revocable = fn
 	if m.current != nil && fn != nil {
-		m.current.watchRevocation(fn)
+		m.current.watchRevocation(m.revocationOf(m.current))
+	}
+}
+
+// revocationOf returns what h's revocation watcher calls when the request
+// comes: the handle's callback then, while h is still its hold.
+func (m *InterProcessMutex) revocationOf(h *hold) func() func() {
+	return func() func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.current != h {
+			return nil
+		}
+		return m.revocable
 	}
 }
 
