@@ -232,12 +232,12 @@ func (li *lockInternals) holderPath() string {
 // releaseWithHolder is release for Holding drivers: a hold's release keeps
 // trying through connection loss for up to twice the session timeout, by
 // which time the session has come back or been declared lost (and its
-// ephemeral nodes go with it); what does not finish goes on in the
-// background.
+// ephemeral nodes go with it), or as long as the caller's ctx allows (see
+// cleanupBudget); what does not finish goes on in the background.
 func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool) error {
 	if held {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*li.client.SessionTimeout())
+		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout())
 		defer cancel()
 	}
 	err := li.releaseHolding(ctx, n)

@@ -179,26 +179,11 @@ func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
 	if p, ok := li.driver.(tokenPresetter); ok {
 		p.presetToken(n.path)
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.abandonBudget(ctx))
+	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
 	defer cancel()
 	fired, err := li.release(actx, n, false)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}
 	return fired
-}
-
-// abandonBudget is how long abandon waits for its deletes. A caller that gave
-// up waits only briefly, and not at all while the connection is down: what
-// does not finish in time goes on in the background (guaranteed deletes,
-// handoff.fireLater), so a cancelled Acquire returns promptly in a partition.
-func (li *lockInternals) abandonBudget(ctx context.Context) time.Duration {
-	st := li.client.SessionTimeout()
-	switch {
-	case ctx.Err() == nil:
-		return st
-	case !li.client.State().IsConnected():
-		return 0
-	}
-	return min(st/8, time.Second)
 }

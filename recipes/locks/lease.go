@@ -194,12 +194,10 @@ func (l *Lease) Path() string {
 	return l.path
 }
 
-// closeAll returns every lease, even when ctx has ended, and reports the
-// failures. The deletes are guaranteed, so a failed one goes on in the
-// background.
-func closeAll(ctx context.Context, c *framework.Client, leases []*Lease) error {
-	ctx, cancel := detach(ctx, c)
-	defer cancel()
+// closeAll returns every lease and reports the failures; ctx is a clean-up's
+// (cleanupContext). The deletes are guaranteed, so a failed one goes on in
+// the background.
+func closeAll(ctx context.Context, leases []*Lease) error {
 	var errs []error
 	for _, l := range leases {
 		if err := l.Close(ctx); err != nil {
@@ -207,10 +205,4 @@ func closeAll(ctx context.Context, c *framework.Client, leases []*Lease) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// detach returns a context for clean-up after ctx may have ended: it keeps
-// ctx's values, not its cancellation, and is bounded by the session timeout.
-func detach(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), c.SessionTimeout())
 }

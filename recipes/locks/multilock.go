@@ -40,7 +40,9 @@ func isNil(l Lock) bool {
 
 // Acquire acquires every lock in order. If one fails or ctx ends, the locks
 // already taken are released in reverse order and the first error is
-// returned (joined with any failure of that release).
+// returned (joined with any failure of that release). Once ctx is done the
+// release returns promptly, even in a partition, and its deletes go on in
+// the background.
 func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 	_, err := ml.acquire(ctx, -1)
 	return err
@@ -73,7 +75,9 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		if err == nil && ok {
 			continue
 		}
-		rollback := releaseAll(context.WithoutCancel(ctx), ml.locks[:i])
+		// Once ctx is done each release returns promptly and its deletes go
+		// on in the background: that alone is no failure to report.
+		rollback := releaseAll(ctx, ml.locks[:i], ctx.Err())
 		if err != nil {
 			return false, errors.Join(fmt.Errorf("locks: multi-lock: lock %d: %w", i, err), rollback)
 		}
@@ -89,7 +93,7 @@ func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
 	if ml.err != nil {
 		return ml.err
 	}
-	return releaseAll(ctx, ml.locks)
+	return releaseAll(ctx, ml.locks, nil)
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
@@ -105,11 +109,12 @@ func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
 	return true
 }
 
-// releaseAll releases locks in reverse order and joins the failures.
-func releaseAll(ctx context.Context, locks []Lock) error {
+// releaseAll releases locks in reverse order and joins the failures, but
+// those that match ignore (nil: none).
+func releaseAll(ctx context.Context, locks []Lock, ignore error) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
-		if err := locks[i].Release(ctx); err != nil {
+		if err := locks[i].Release(ctx); err != nil && (ignore == nil || !errors.Is(err, ignore)) {
 			errs = append(errs, fmt.Errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}

@@ -77,10 +77,10 @@ func (h releaseSignals) release(ctx context.Context, n lockNode, held bool) (fir
 	if len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0)) {
 		sctx, cancel := ctx, context.CancelFunc(func() {})
 		if held {
-			// Detached: a holder whose ctx is done still fires its signals
-			// (an abandoning caller's ctx is abandon's own, and what it
-			// cannot fire goes to fireLater).
-			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), h.li.client.SessionTimeout())
+			// A holder whose ctx is done still fires its signals, within
+			// cleanupBudget (an abandoning caller's ctx is abandon's own,
+			// and what it cannot fire goes to fireLater).
+			sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout())
 		}
 		err := h.deleteSignalling(sctx, n, held)
 		cancel()

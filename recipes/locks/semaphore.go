@@ -211,8 +211,10 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 
 // acquireOnce takes the semaphore's lock, then qty leases one after the
 // other. It returns nil leases and a nil error when the deadline (if not zero)
-// passes first.
-func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) ([]*Lease, error) {
+// passes first. Its clean-up (the lease nodes of a failed acquisition, and
+// the lock) shares one cleanupContext, so a caller who gave up is not kept
+// waiting, even in a partition.
+func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) (leases []*Lease, err error) {
 	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
 	if deadline.IsZero() {
 		if err := lock.Acquire(ctx); err != nil {
@@ -227,34 +229,38 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 			return nil, nil
 		}
 	}
+	taken := make([]*Lease, 0, qty) // granted, and the last one perhaps not
 	defer func() {
-		ctx, cancel := detach(ctx, s.client)
+		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout())
 		defer cancel()
+		if leases == nil {
+			if cerr := closeAll(ctx, taken); cerr != nil {
+				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
+			}
+		}
 		if err := lock.Release(ctx); err != nil {
 			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
 		}
 	}()
-
-	leases := make([]*Lease, 0, qty)
-	for len(leases) < qty {
-		lease, err := s.acquireLease(ctx, timeout, lock)
-		if err != nil || lease == nil {
-			if cerr := closeAll(ctx, s.client, leases); cerr != nil {
-				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
-			}
+	for len(taken) < qty {
+		lease, granted, err := s.acquireLease(ctx, timeout, lock)
+		if lease != nil {
+			taken = append(taken, lease)
+		}
+		if !granted {
 			return nil, err
 		}
-		leases = append(leases, lease)
 	}
-	return leases, nil
+	return taken, nil
 }
 
 // acquireLease creates one lease node and waits until it is granted, while
-// this acquisition holds the semaphore's lock. On any other outcome the node
-// is deleted and the lease is nil. The node must be the current session's:
-// one left by a session the client gave up or the server expired never
-// grants the lease (errVanished: the acquisition starts again).
-func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (*Lease, error) {
+// this acquisition holds the semaphore's lock. On any other outcome the lease
+// it returns, if any, is the node to delete, never granted. The node must be
+// the current session's: one left by a session the client gave up or the
+// server expired never grants the lease (errVanished: the acquisition starts
+// again).
+func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
 	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
@@ -262,17 +268,13 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 			framework.CreatingParentContainersIfNeeded())
 	})
 	if err == nil {
-		var granted bool
 		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
-			return newLease(s.client, p, owner, s.met), nil
+			return newLease(s.client, p, owner, s.met), true, nil
 		}
 	}
 	if p == "" {
-		return nil, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+		return nil, false, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
 	}
-	if cerr := closeAll(ctx, s.client, []*Lease{{client: s.client, path: p, lost: make(chan struct{})}}); cerr != nil {
-		s.client.Logger().Debug("deleting an abandoned lease node failed; retrying in the background", zap.Error(cerr))
-	}
-	return nil, err
+	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }
