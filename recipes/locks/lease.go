@@ -16,7 +16,7 @@ import (
 )
 
 // errNilLease reports a call on a nil *Lease.
-var errNilLease = errors.New("locks: nil *Lease")
+var errNilLease = fmt.Errorf("%w: nil *Lease", ErrInvalidArgument)
 
 // Lease is one lease granted by an InterProcessSemaphoreV2: an ephemeral node
 // under the semaphore's leases path, created by the client's current session.
@@ -100,7 +100,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	case l == nil:
 		return errNilLease
 	case ctx == nil:
-		return fmt.Errorf("locks: return lease %s: nil context", l.path)
+		return fmt.Errorf("%w: return lease %s: nil context", ErrInvalidArgument, l.path)
 	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}

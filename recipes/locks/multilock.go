@@ -23,7 +23,7 @@ func NewInterProcessMultiLock(locks ...Lock) *InterProcessMultiLock {
 	ml := &InterProcessMultiLock{locks: append([]Lock(nil), locks...)}
 	for i, l := range ml.locks {
 		if isNil(l) {
-			ml.err = fmt.Errorf("locks: NewInterProcessMultiLock: lock %d of %d is nil", i, len(locks))
+			ml.err = fmt.Errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
 			break
 		}
 	}
@@ -53,7 +53,7 @@ func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 // error. The wait bounds the whole acquisition, not each lock.
 func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if ml.err == nil && wait < 0 {
-		return false, fmt.Errorf("locks: multi-lock TryAcquire: negative wait %v", wait)
+		return false, fmt.Errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
 	}
 	return ml.acquire(ctx, wait)
 }

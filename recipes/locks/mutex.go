@@ -41,7 +41,8 @@ type InterProcessMutex struct {
 
 // NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
 // the contenders' nodes are created. It makes no network call; an invalid path
-// or a nil client is reported by every later call.
+// (the root "/" included) or a nil client is reported by every later call,
+// with an error matching ErrInvalidArgument.
 func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) *InterProcessMutex {
 	cfg := newMutexConfig(opts)
 	cfg.recipe = recipeMutex
@@ -56,13 +57,11 @@ func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mut
 	}
 	switch {
 	case c == nil:
-		m.err = fmt.Errorf("locks: nil client for lock %q", path)
+		m.err = fmt.Errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
 	case cfg.driver == nil:
-		m.err = fmt.Errorf("locks: nil driver for lock %q", path)
+		m.err = fmt.Errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
 	default:
-		if err := framework.ValidatePath(path); err != nil {
-			m.err = fmt.Errorf("locks: %w", err)
-		}
+		m.err = validateLockPath(path)
 	}
 	return m
 }
@@ -81,7 +80,7 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 // when ctx ends or the attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
-		return false, fmt.Errorf("locks: TryAcquire %s: negative wait %v", m.li.basePath, wait)
+		return false, fmt.Errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
 	}
 	return m.acquire(ctx, wait)
 }
@@ -91,7 +90,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		return false, m.err
 	}
 	if ctx == nil {
-		return false, fmt.Errorf("locks: acquire %s: nil context", m.li.basePath)
+		return false, fmt.Errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
 	for {
 		m.mu.Lock()

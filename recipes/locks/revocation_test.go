@@ -1,11 +1,16 @@
 package locks_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -106,4 +111,71 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 	}
 	must(t, m.Release(context.Background()))
 	awaitNoRevocationWatcher(t, "the revocation watcher ended with its hold")
+}
+
+// AttemptRevoke writes only to a contender's node: anything else is refused
+// with an error matching ErrNotContender that names the path, and keeps its
+// data. Ephemeral contender nodes of every recipe, the unfair driver's and
+// the PersistentTTL driver's TTL nodes are revoked.
+func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	const base = "/revoke/refuse"
+	held := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/lock")
+	held.MakeRevocable(func() { t.Error("a refused revocation reached the holder") })
+	must(t, held.Acquire(ctx))
+	contenderName := protection.Name(protection.NewID(), "lease-0000000001")
+	mk := func(p string, mode framework.CreateMode) string {
+		t.Helper()
+		_, err := admin.Create(ctx, p, []byte("kept"), framework.WithMode(mode), framework.CreatingParentsIfNeeded())
+		must(t, err)
+		return p
+	}
+	refused := []string{
+		"/",
+		base + "/lock", // the lock path itself
+		mk(base+"/persistent/"+contenderName, framework.Persistent),
+		mk(base+"/lock/0123abcd__lock__0000000007", framework.Ephemeral),                   // Kazoo's
+		mk(base+"/lock/"+locks.UnfairHolderNodeName, framework.Ephemeral),                  // the unfair holder node
+		mk(base+"/lock/"+protection.Name(protection.NewID(), "note"), framework.Ephemeral), // protected, no lock name
+	}
+	folder := base + "/folder/" + protection.Name(protection.NewID(), "lock-0000000001")
+	mk(folder+"/child", framework.Ephemeral)
+	refused = append(refused, folder) // named as a TTL contender, with a child
+	for _, p := range refused {
+		before, _, _ := admin.GetData(ctx, p)
+		err := locks.AttemptRevoke(ctx, admin, p)
+		if !errors.Is(err, locks.ErrNotContender) || !strings.Contains(err.Error(), p) {
+			t.Errorf("AttemptRevoke(%s) = %v; want an error matching ErrNotContender naming the path", p, err)
+		}
+		if after, _, _ := admin.GetData(ctx, p); !bytes.Equal(before, after) {
+			t.Errorf("AttemptRevoke(%s) changed its data from %q to %q", p, before, after)
+		}
+	}
+	must(t, held.Release(ctx))
+
+	ttl, err := locks.NewPersistentTTLLockInternalsDriver(time.Minute)
+	must(t, err)
+	for name, opts := range map[string][]locks.MutexOption{
+		"standard": nil,
+		"unfair":   {locks.WithDriver(locks.UnfairLockInternalsDriver{})},
+		"TTL":      {locks.WithDriver(ttl)},
+	} {
+		m := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/"+name, opts...)
+		revoked := make(chan struct{}, 1)
+		m.MakeRevocable(func() { revoked <- struct{}{} })
+		must(t, m.Acquire(ctx))
+		holder, err := locks.MutexHolder(ctx, admin, base+"/"+name)
+		must(t, err)
+		if holder != m.LockPath() {
+			t.Errorf("%s: MutexHolder = %q; want the holder's node %q", name, holder, m.LockPath())
+		}
+		must(t, locks.AttemptRevoke(ctx, admin, holder))
+		receive(t, revoked, name+" holder's revocation")
+		must(t, m.Release(ctx))
+		if holder, err := locks.MutexHolder(ctx, admin, base+"/"+name); holder != "" || err != nil {
+			t.Errorf("%s: MutexHolder once released = %q, %v; want none", name, holder, err)
+		}
+	}
 }

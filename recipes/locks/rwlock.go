@@ -49,7 +49,7 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data, recipe: recipeWrite})
 	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data, recipe: recipeRead})
 	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
-		err := fmt.Errorf("locks: read/write lock %q: WithDriver is not supported", path)
+		err := fmt.Errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
 		rw.write.err, rw.read.err = err, err
 	}
 	rw.write.beforeAcquire = func() error {

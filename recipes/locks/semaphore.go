@@ -73,7 +73,8 @@ func WithLeaseData(data []byte) SemaphoreOption {
 
 // NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
 // maxLeases leases at once. It makes no network call; a nil client, an invalid
-// path or a maxLeases below 1 is reported by every later call.
+// path (the root "/" included) or a maxLeases below 1 is reported by every
+// later call, with an error matching ErrInvalidArgument.
 func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) *InterProcessSemaphoreV2 {
 	cfg := semaphoreConfig{data: []byte{}}
 	for _, opt := range opts {
@@ -96,18 +97,18 @@ func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int,
 func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
 	switch {
 	case s.client == nil:
-		return fmt.Errorf("locks: nil client for semaphore %q", s.path)
+		return fmt.Errorf("%w: nil client for semaphore %q", ErrInvalidArgument, s.path)
 	case s.maxLeases < 1:
-		return fmt.Errorf("locks: semaphore %q: maxLeases %d is less than 1", s.path, s.maxLeases)
+		return fmt.Errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, s.path, s.maxLeases)
 	case cfg.countSet && s.maxLeases > math.MaxInt32:
-		return fmt.Errorf("locks: semaphore %q: maxLeases %d does not fit a shared count", s.path, s.maxLeases)
+		return fmt.Errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, s.path, s.maxLeases)
 	}
-	if err := framework.ValidatePath(s.path); err != nil {
-		return fmt.Errorf("locks: semaphore: %w", err)
+	if err := validateLockPath(s.path); err != nil {
+		return err
 	}
 	if cfg.countSet {
 		if err := framework.ValidatePath(cfg.countPath); err != nil {
-			return fmt.Errorf("locks: semaphore %q: shared count: %w", s.path, err)
+			return fmt.Errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, s.path, err)
 		}
 	}
 	return nil
@@ -138,7 +139,7 @@ func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lea
 // and a nil error; a wait of zero makes a single attempt.
 func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
 	if s.err == nil && wait < 0 {
-		return nil, fmt.Errorf("locks: semaphore %s: TryAcquire: negative wait %v", s.path, wait)
+		return nil, fmt.Errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
 	}
 	return s.acquire(ctx, qty, wait)
 }
@@ -173,11 +174,11 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	case s.err != nil:
 		return nil, s.err
 	case ctx == nil:
-		return nil, fmt.Errorf("locks: semaphore %s: nil context", s.path)
+		return nil, fmt.Errorf("%w: semaphore %s: nil context", ErrInvalidArgument, s.path)
 	case qty < 1:
-		return nil, fmt.Errorf("locks: semaphore %s: qty %d is less than 1", s.path, qty)
+		return nil, fmt.Errorf("%w: semaphore %s: qty %d is less than 1", ErrInvalidArgument, s.path, qty)
 	case s.countPath == "" && qty > s.maxLeases:
-		return nil, fmt.Errorf("locks: semaphore %s: qty %d exceeds maxLeases %d", s.path, qty, s.maxLeases)
+		return nil, fmt.Errorf("%w: semaphore %s: qty %d exceeds maxLeases %d", ErrInvalidArgument, s.path, qty, s.maxLeases)
 	}
 	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
 	var deadline time.Time
