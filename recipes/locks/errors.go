@@ -3,6 +3,7 @@ package locks
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
@@ -33,10 +34,36 @@ var (
 // ZooKeeper path other than the root, under which contenders' nodes go.
 func validateLockPath(p string) error {
 	if p == "/" {
-		return fmt.Errorf("%w: lock path %q: the root cannot be a lock path", ErrInvalidArgument, p)
+		return errorf("%w: lock path %q: the root cannot be a lock path", ErrInvalidArgument, p)
 	}
 	if err := framework.ValidatePath(p); err != nil {
-		return fmt.Errorf("%w: lock path: %w", ErrInvalidArgument, err)
+		return errorf("%w: lock path: %w", ErrInvalidArgument, err)
 	}
 	return nil
 }
+
+// errPrefix starts the message of every error of this package, once.
+const errPrefix = "locks: "
+
+// errorf is fmt.Errorf for this package's errors: the message starts with
+// errPrefix, and the prefixes of the errors it wraps are dropped, so that
+// "locks: " appears once however deep the wrapping ("locks: create lock
+// node under /a: lock lost: ..."). Each error of a join keeps its own.
+func errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	msg := err.Error()
+	short := errPrefix + strings.ReplaceAll(strings.TrimPrefix(msg, errPrefix), ": "+errPrefix, ": ")
+	if short == msg {
+		return err
+	}
+	return &prefixedError{msg: short, err: err}
+}
+
+// prefixedError is an error of errorf whose message was shortened.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }

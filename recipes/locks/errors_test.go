@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -74,5 +75,60 @@ func TestBadInputMatchesErrInvalidArgument(t *testing.T) {
 		if !errors.Is(err, locks.ErrInvalidArgument) {
 			t.Errorf("%s: %v; want an error matching ErrInvalidArgument", name, err)
 		}
+	}
+}
+
+// assertPrefixOnce fails the test unless the prefix "locks: " starts at
+// most one part of each line of err's message (a join has one line per
+// error); a path ending in "/locks" is no prefix.
+func assertPrefixOnce(tb testing.TB, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if n := strings.Count(": "+line, ": locks: "); n > 1 {
+			tb.Errorf("error %q carries the prefix %q %d times", line, "locks: ", n)
+		}
+	}
+}
+
+// The errors of the fault paths carry the package's prefix once, however
+// deep the wrapping. (receive checks every error the other tests await.)
+func TestErrorsCarryThePrefixOnce(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	closed := locktest.NewClient(t, srv.ConnectString())
+	must(t, closed.Close())
+	errs := map[string]error{}
+
+	rw := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw")
+	must(t, rw.WriteLock().Acquire(ctx))
+	must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
+	errs["downgrade of a deleted write node"] = rw.ReadLock().Acquire(ctx)
+	must(t, rw.WriteLock().Release(ctx))
+
+	errs["mutex on a closed client"] = locks.NewInterProcessMutex(closed, "/prefix/mutex").Acquire(ctx)
+	_, errs["semaphore on a closed client"] = locks.NewInterProcessSemaphoreV2(closed, "/prefix/sem", 2).Acquire(ctx)
+	errs["semaphore mutex on a closed client"] = locks.NewInterProcessSemaphoreMutex(closed, "/prefix/semmutex").Acquire(ctx)
+	errs["multi-lock on a closed client"] = locks.NewInterProcessMultiLock(
+		locks.NewInterProcessMutex(admin, "/prefix/multi/a"),
+		locks.NewInterProcessSemaphoreMutex(closed, "/prefix/multi/b"),
+	).Acquire(ctx)
+	errs["unfair driver with bad digits"] = locks.NewInterProcessMutex(admin, "/prefix/unfair",
+		locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 99})).Acquire(ctx)
+	errs["release when not held"] = locks.NewInterProcessMutex(admin, "/prefix/none").Release(ctx)
+	errs["revoke on a closed client"] = locks.AttemptRevoke(ctx, closed, "/prefix/"+protection.Name(protection.NewID(), "lock-0000000001"))
+
+	for name, err := range errs {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "locks: ") {
+			t.Errorf("%s: %q does not start with %q", name, err, "locks: ")
+		}
+		assertPrefixOnce(t, err)
 	}
 }

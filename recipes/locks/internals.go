@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -19,7 +18,7 @@ import (
 var errVanished = errors.New("lock node vanished while waiting (its session expired or it was deleted)")
 
 // vanished reports that the contender node at path is gone.
-func vanished(path string) error { return fmt.Errorf("%w: %s", errVanished, path) }
+func vanished(path string) error { return errorf("%w: %s", errVanished, path) }
 
 // lockInternals is the engine behind every lock in this package, Curator's
 // LockInternals: the driver creates our node; we list the contenders, ask the
@@ -89,7 +88,7 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, fmt.Errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
+			return lockNode{}, false, errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
@@ -111,7 +110,7 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
-		return lockNode{}, false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
 	n := lockNode{path: ourPath, owner: owner, inherited: inherited}
 	held, err := li.waitToHold(ctx, &n, timeout)
@@ -141,7 +140,7 @@ func (li *lockInternals) contenders(ctx context.Context) ([]string, error) {
 		return []string{}, nil // no lock node was ever created, or the container was reaped
 	}
 	if err != nil {
-		return nil, fmt.Errorf("locks: list %s: %w", li.basePath, err)
+		return nil, errorf("locks: list %s: %w", li.basePath, err)
 	}
 	c := SortedContenders(children, li.lockName, li.driver.FixForSorting)
 	if c == nil {

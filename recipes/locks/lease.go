@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,7 @@ import (
 )
 
 // errNilLease reports a call on a nil *Lease.
-var errNilLease = fmt.Errorf("%w: nil *Lease", ErrInvalidArgument)
+var errNilLease = errorf("%w: nil *Lease", ErrInvalidArgument)
 
 // Lease is one lease granted by an InterProcessSemaphoreV2: an ephemeral node
 // under the semaphore's leases path, created by the client's current session.
@@ -100,7 +99,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	case l == nil:
 		return errNilLease
 	case ctx == nil:
-		return fmt.Errorf("%w: return lease %s: nil context", ErrInvalidArgument, l.path)
+		return errorf("%w: return lease %s: nil context", ErrInvalidArgument, l.path)
 	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}
@@ -110,7 +109,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	}
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
-		return fmt.Errorf("locks: return lease %s: %w", l.path, err)
+		return errorf("locks: return lease %s: %w", l.path, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"time"
 )
@@ -23,7 +22,7 @@ func NewInterProcessMultiLock(locks ...Lock) *InterProcessMultiLock {
 	ml := &InterProcessMultiLock{locks: append([]Lock(nil), locks...)}
 	for i, l := range ml.locks {
 		if isNil(l) {
-			ml.err = fmt.Errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
+			ml.err = errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
 			break
 		}
 	}
@@ -53,7 +52,7 @@ func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 // error. The wait bounds the whole acquisition, not each lock.
 func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if ml.err == nil && wait < 0 {
-		return false, fmt.Errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
+		return false, errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
 	}
 	return ml.acquire(ctx, wait)
 }
@@ -79,7 +78,7 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		// on in the background: that alone is no failure to report.
 		rollback := releaseAll(ctx, ml.locks[:i], ctx.Err())
 		if err != nil {
-			return false, errors.Join(fmt.Errorf("locks: multi-lock: lock %d: %w", i, err), rollback)
+			return false, errors.Join(errorf("locks: multi-lock: lock %d: %w", i, err), rollback)
 		}
 		return false, rollback
 	}
@@ -115,7 +114,7 @@ func releaseAll(ctx context.Context, locks []Lock, ignore error) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
 		if err := locks[i].Release(ctx); err != nil && (ignore == nil || !errors.Is(err, ignore)) {
-			errs = append(errs, fmt.Errorf("locks: multi-lock: release lock %d: %w", i, err))
+			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}
 	return errors.Join(errs...)

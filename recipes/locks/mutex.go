@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -57,9 +56,9 @@ func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mut
 	}
 	switch {
 	case c == nil:
-		m.err = fmt.Errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
+		m.err = errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
 	case cfg.driver == nil:
-		m.err = fmt.Errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
+		m.err = errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
 	default:
 		m.err = validateLockPath(path)
 	}
@@ -80,7 +79,7 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 // when ctx ends or the attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
-		return false, fmt.Errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
+		return false, errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
 	}
 	return m.acquire(ctx, wait)
 }
@@ -90,7 +89,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		return false, m.err
 	}
 	if ctx == nil {
-		return false, fmt.Errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
+		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
 	for {
 		m.mu.Lock()
@@ -152,7 +151,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	m.mu.Lock()
 	if m.count == 0 {
 		m.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrNotOwner, m.li.basePath)
+		return errorf("%w: %s", ErrNotOwner, m.li.basePath)
 	}
 	m.count--
 	if m.count > 0 {
@@ -166,7 +165,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	h.end()
 	m.met.hold.Observe(framework.Since(h.began))
 	if _, err := m.li.release(ctx, h.node, true); err != nil {
-		return fmt.Errorf("locks: release %s: %w", h.node.path, err)
+		return errorf("locks: release %s: %w", h.node.path, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -87,15 +86,15 @@ const revokeTries = 3
 func AttemptRevoke(ctx context.Context, c *framework.Client, nodePath string) error {
 	switch {
 	case c == nil:
-		return fmt.Errorf("%w: AttemptRevoke %q: nil client", ErrInvalidArgument, nodePath)
+		return errorf("%w: AttemptRevoke %q: nil client", ErrInvalidArgument, nodePath)
 	case ctx == nil:
-		return fmt.Errorf("%w: AttemptRevoke %q: nil context", ErrInvalidArgument, nodePath)
+		return errorf("%w: AttemptRevoke %q: nil context", ErrInvalidArgument, nodePath)
 	}
 	if err := framework.ValidatePath(nodePath); err != nil {
-		return fmt.Errorf("%w: AttemptRevoke: %w", ErrInvalidArgument, err)
+		return errorf("%w: AttemptRevoke: %w", ErrInvalidArgument, err)
 	}
 	if !isContenderName(path.Base(nodePath)) {
-		return fmt.Errorf("%w: %s: its name is not that of a lock, lease or leader contender", ErrNotContender, nodePath)
+		return errorf("%w: %s: its name is not that of a lock, lease or leader contender", ErrNotContender, nodePath)
 	}
 	for try := 1; ; try++ {
 		_, stat, err := c.GetData(ctx, nodePath)
@@ -103,16 +102,16 @@ func AttemptRevoke(ctx context.Context, c *framework.Client, nodePath string) er
 		case errors.Is(err, zk.ErrNoNode):
 			return nil
 		case err != nil:
-			return fmt.Errorf("locks: revoke %s: %w", nodePath, err)
+			return errorf("locks: revoke %s: %w", nodePath, err)
 		case !isContenderKind(path.Base(nodePath), stat):
-			return fmt.Errorf("%w: %s: a node with children, or a persistent node not named as the PersistentTTL driver's, is no contender's", ErrNotContender, nodePath)
+			return errorf("%w: %s: a node with children, or a persistent node not named as the PersistentTTL driver's, is no contender's", ErrNotContender, nodePath)
 		}
 		_, err = c.SetData(ctx, nodePath, []byte(RevokeMessage), stat.Version)
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
 		case !errors.Is(err, zk.ErrBadVersion) || try == revokeTries:
-			return fmt.Errorf("locks: revoke %s: %w", nodePath, err)
+			return errorf("locks: revoke %s: %w", nodePath, err)
 		}
 	}
 }
@@ -126,9 +125,9 @@ func AttemptRevoke(ctx context.Context, c *framework.Client, nodePath string) er
 func MutexHolder(ctx context.Context, c *framework.Client, lockPath string) (string, error) {
 	switch {
 	case c == nil:
-		return "", fmt.Errorf("%w: MutexHolder %q: nil client", ErrInvalidArgument, lockPath)
+		return "", errorf("%w: MutexHolder %q: nil client", ErrInvalidArgument, lockPath)
 	case ctx == nil:
-		return "", fmt.Errorf("%w: MutexHolder %q: nil context", ErrInvalidArgument, lockPath)
+		return "", errorf("%w: MutexHolder %q: nil context", ErrInvalidArgument, lockPath)
 	}
 	if err := validateLockPath(lockPath); err != nil {
 		return "", err
@@ -149,10 +148,10 @@ func MutexHolder(ctx context.Context, c *framework.Client, lockPath string) (str
 		case err == nil:
 			return framework.JoinPath(lockPath, string(data)), nil
 		case !errors.Is(err, zk.ErrNoNode): // else released meanwhile: list again
-			return "", fmt.Errorf("locks: read the holder of %s: %w", lockPath, err)
+			return "", errorf("locks: read the holder of %s: %w", lockPath, err)
 		}
 	}
-	return "", fmt.Errorf("locks: the holder of %s changed %d times while it was read", lockPath, holderTries)
+	return "", errorf("locks: the holder of %s changed %d times while it was read", lockPath, holderTries)
 }
 
 // watchRevocation starts the hold's one revocation watcher, unless it runs

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -97,18 +96,18 @@ func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int,
 func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
 	switch {
 	case s.client == nil:
-		return fmt.Errorf("%w: nil client for semaphore %q", ErrInvalidArgument, s.path)
+		return errorf("%w: nil client for semaphore %q", ErrInvalidArgument, s.path)
 	case s.maxLeases < 1:
-		return fmt.Errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, s.path, s.maxLeases)
+		return errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, s.path, s.maxLeases)
 	case cfg.countSet && s.maxLeases > math.MaxInt32:
-		return fmt.Errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, s.path, s.maxLeases)
+		return errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, s.path, s.maxLeases)
 	}
 	if err := validateLockPath(s.path); err != nil {
 		return err
 	}
 	if cfg.countSet {
 		if err := framework.ValidatePath(cfg.countPath); err != nil {
-			return fmt.Errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, s.path, err)
+			return errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, s.path, err)
 		}
 	}
 	return nil
@@ -139,7 +138,7 @@ func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lea
 // and a nil error; a wait of zero makes a single attempt.
 func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
 	if s.err == nil && wait < 0 {
-		return nil, fmt.Errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
+		return nil, errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
 	}
 	return s.acquire(ctx, qty, wait)
 }
@@ -155,7 +154,7 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 		return []string{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+		return nil, errorf("locks: semaphore %s: %w", s.path, err)
 	}
 	names := SortedContenders(children, leaseName, StandardFixForSorting)
 	paths := make([]string, len(names))
@@ -174,11 +173,11 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	case s.err != nil:
 		return nil, s.err
 	case ctx == nil:
-		return nil, fmt.Errorf("%w: semaphore %s: nil context", ErrInvalidArgument, s.path)
+		return nil, errorf("%w: semaphore %s: nil context", ErrInvalidArgument, s.path)
 	case qty < 1:
-		return nil, fmt.Errorf("%w: semaphore %s: qty %d is less than 1", ErrInvalidArgument, s.path, qty)
+		return nil, errorf("%w: semaphore %s: qty %d is less than 1", ErrInvalidArgument, s.path, qty)
 	case s.countPath == "" && qty > s.maxLeases:
-		return nil, fmt.Errorf("%w: semaphore %s: qty %d exceeds maxLeases %d", ErrInvalidArgument, s.path, qty, s.maxLeases)
+		return nil, errorf("%w: semaphore %s: qty %d exceeds maxLeases %d", ErrInvalidArgument, s.path, qty, s.maxLeases)
 	}
 	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
 	var deadline time.Time
@@ -197,7 +196,7 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return nil, fmt.Errorf("%w: semaphore %s: %w", ErrLockLost, s.path, err)
+			return nil, errorf("%w: semaphore %s: %w", ErrLockLost, s.path, err)
 		}
 		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
 		select {
@@ -219,12 +218,12 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
 	if deadline.IsZero() {
 		if err := lock.Acquire(ctx); err != nil {
-			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+			return nil, errorf("locks: semaphore %s: %w", s.path, err)
 		}
 	} else {
 		ok, err := lock.TryAcquire(ctx, max(0, time.Until(deadline)))
 		if err != nil {
-			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+			return nil, errorf("locks: semaphore %s: %w", s.path, err)
 		}
 		if !ok {
 			return nil, nil
@@ -275,7 +274,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 		}
 	}
 	if p == "" {
-		return nil, false, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+		return nil, false, errorf("locks: semaphore %s: create lease node: %w", s.path, err)
 	}
 	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -85,7 +84,7 @@ func (m *InterProcessSemaphoreMutex) Release(ctx context.Context) error {
 	m.lease = nil
 	m.mu.Unlock()
 	if lease == nil {
-		return fmt.Errorf("%w: %s", ErrNotOwner, m.sem.path)
+		return errorf("%w: %s", ErrNotOwner, m.sem.path)
 	}
 	return lease.Close(ctx)
 }
