@@ -52,25 +52,22 @@ type lockNode struct {
 	waited    bool     // it waited behind another contender before it held
 }
 
-// attempt creates a contender node and waits until it holds the lock. wait < 0
-// waits as long as ctx allows; otherwise the attempt gives up after wait and
-// reports held == false. On any outcome other than a hold, our node is gone
-// (or being deleted in the background) when attempt returns. A node that
+// attempt creates a contender node and waits until it holds the lock. ctx
+// and timeout are those of boundWait for a wait (timeout is nil when there
+// is none): the attempt gives up when timeout fires and reports held ==
+// false, or an error when the wait ended while it waited for something else
+// than the lock. On any outcome other than a hold, our node is gone (or
+// being deleted in the background) when attempt returns. A node that
 // vanishes, or that belongs to a session the client no longer has, is
 // replaced by a new one as far as the client's retry policy allows.
-func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (n lockNode, held bool, err error) {
-	var timeout <-chan time.Time
-	if wait >= 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
-	}
+func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-chan time.Time, wait time.Duration) (n lockNode, held bool, err error) {
 	var stale []string // release signals left armed; see handoff.fireLater
 	defer func() {
 		if !held && len(stale) > 0 {
 			li.handoff.fireLater(stale)
 		}
 	}()
+	what := "acquire " + li.basePath
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
 	for {
 		n, held, err = li.attemptOnce(ctx, data, timeout, stale)
@@ -80,19 +77,23 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Dur
 		if isCurrent(li.client, n.owner) { // else the watches died with their session
 			stale = append(stale, n.signals...)
 		}
-		if !errors.Is(err, errVanished) {
+		switch {
+		case err != nil && waitOver(ctx):
+			return n, false, waitEnded(what, wait, pending(li.client), err)
+		case !errors.Is(err, errVanished):
 			return n, held, err
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return lockNode{}, false, ctx.Err()
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
+			return lockNode{}, false, errorf("%w: %s: %w", ErrLockLost, what, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
 		case <-time.After(sleep):
+		case <-timeout:
+			return lockNode{}, false, waitEnded(what, wait, "a retry", err)
 		case <-ctx.Done():
 			return lockNode{}, false, ctx.Err()
 		}

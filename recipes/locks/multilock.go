@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"time"
 )
@@ -49,7 +50,8 @@ func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 
 // TryAcquire is Acquire that gives up, releasing the locks already taken,
 // when all locks are not held within wait; it then reports false with a nil
-// error. The wait bounds the whole acquisition, not each lock.
+// error. The wait bounds the whole acquisition, not each lock, connecting
+// and retries included, as InterProcessMutex.TryAcquire's does.
 func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if ml.err == nil && wait < 0 {
 		return false, errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
@@ -62,6 +64,8 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		return false, ml.err
 	}
 	deadline := time.Now().Add(wait)
+	ctx, _, stop := boundWait(ctx, wait) // the locks' own waits fire the timeouts
+	defer stop()
 	for i, l := range ml.locks {
 		var ok bool
 		var err error
@@ -76,9 +80,14 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		}
 		// Once ctx is done each release returns promptly and its deletes go
 		// on in the background: that alone is no failure to report.
-		rollback := releaseAll(ctx, ml.locks[:i], ctx.Err())
-		if err != nil {
-			return false, errors.Join(errorf("locks: multi-lock: lock %d: %w", i, err), rollback)
+		rollback := releaseAll(ctx, ml.locks[:i], func(err error) bool {
+			return ctx.Err() != nil && errors.Is(err, ctx.Err())
+		})
+		switch {
+		case err != nil && waitOver(ctx):
+			return false, errors.Join(waitEnded("multi-lock", wait, fmt.Sprintf("lock %d", i), err), rollback)
+		case err != nil:
+			return false, errors.Join(errorf("multi-lock: lock %d: %w", i, err), rollback)
 		}
 		return false, rollback
 	}
@@ -92,7 +101,7 @@ func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
 	if ml.err != nil {
 		return ml.err
 	}
-	return releaseAll(ctx, ml.locks, nil)
+	return releaseAll(ctx, ml.locks, func(error) bool { return false })
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
@@ -109,11 +118,11 @@ func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
 }
 
 // releaseAll releases locks in reverse order and joins the failures, but
-// those that match ignore (nil: none).
-func releaseAll(ctx context.Context, locks []Lock, ignore error) error {
+// those that ignore picks.
+func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
-		if err := locks[i].Release(ctx); err != nil && (ignore == nil || !errors.Is(err, ignore)) {
+		if err := locks[i].Release(ctx); err != nil && !ignore(err) {
 			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}

@@ -75,8 +75,14 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 }
 
 // TryAcquire is Acquire that gives up after wait and then reports false with
-// a nil error; a wait of zero makes a single attempt. An error is returned
-// when ctx ends or the attempt fails.
+// a nil error; a wait of zero makes a single attempt. The wait bounds the
+// whole call, connecting and retries included: it returns within wait plus
+// at most two seconds (a second for the requests under way, a second for
+// deleting its node, none while disconnected). When the wait ends while it
+// waits for a connection, a reply or a retry rather than for the lock, it
+// reports false with an error that says so and matches
+// context.DeadlineExceeded. An error is also returned when ctx ends or the
+// attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
 		return false, errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
@@ -91,6 +97,8 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 	if ctx == nil {
 		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
+	ctx, timeout, stop := boundWait(ctx, wait)
+	defer stop()
 	for {
 		m.mu.Lock()
 		if m.count > 0 {
@@ -104,7 +112,12 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			select {
 			case <-inFlight:
 				continue
+			case <-timeout:
+				return false, nil
 			case <-ctx.Done():
+				if waitOver(ctx) {
+					return false, nil
+				}
 				return false, ctx.Err()
 			}
 		}
@@ -119,7 +132,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.mu.Unlock()
 
 		began := time.Now()
-		n, held, err := m.li.attempt(ctx, m.data, wait)
+		n, held, err := m.li.attempt(ctx, m.data, timeout, wait)
 		m.met.acquisition(began, held, err)
 
 		m.mu.Lock()

@@ -135,7 +135,9 @@ func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lea
 }
 
 // TryAcquire is AcquireN that gives up after wait and then returns nil leases
-// and a nil error; a wait of zero makes a single attempt.
+// and a nil error; a wait of zero makes a single attempt. The wait bounds the
+// whole call as InterProcessMutex.TryAcquire's does, connecting and retries
+// included.
 func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
 	if s.err == nil && wait < 0 {
 		return nil, errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
@@ -181,28 +183,30 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	}
 	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
 	var deadline time.Time
-	var timeout <-chan time.Time
 	if wait >= 0 {
 		deadline = time.Now().Add(wait)
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
 	}
+	ctx, timeout, stop := boundWait(ctx, wait)
+	defer stop()
+	what := "semaphore " + s.path
 	bo := backoff.WithContext(retry.NewBackOff(s.client.RetryPolicy()), ctx)
 	for {
 		leases, err := s.acquireOnce(ctx, qty, deadline, timeout)
-		if !errors.Is(err, errVanished) {
+		switch {
+		case err != nil && waitOver(ctx):
+			return nil, waitEnded(what, wait, pending(s.client), err)
+		case !errors.Is(err, errVanished):
 			return leases, err
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return nil, errorf("%w: semaphore %s: %w", ErrLockLost, s.path, err)
+			return nil, errorf("%w: %s: %w", ErrLockLost, what, err)
 		}
 		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
 		select {
 		case <-time.After(sleep):
 		case <-timeout:
-			return nil, nil
+			return nil, waitEnded(what, wait, "a retry", err)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

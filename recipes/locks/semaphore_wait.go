@@ -72,6 +72,9 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 		case <-timeout:
 			return false, nil
 		case <-ctx.Done():
+			if waitOver(ctx) { // the timeout is ready too
+				return false, nil
+			}
 			return false, ctx.Err()
 		}
 	}

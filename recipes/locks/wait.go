@@ -92,6 +92,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		case <-timeout:
 			return false, nil
 		case <-ctx.Done():
+			if waitOver(ctx) { // the timeout is ready too
+				return false, nil
+			}
 			return false, ctx.Err()
 		}
 	}
