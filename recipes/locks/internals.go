@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -70,12 +71,9 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-cha
 	what := "acquire " + li.basePath
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
 	for {
-		n, held, err = li.attemptOnce(ctx, data, timeout, stale)
+		n, held, stale, err = li.attemptOnce(ctx, data, timeout, stale)
 		if held {
 			return n, held, err
-		}
-		if isCurrent(li.client, n.owner) { // else the watches died with their session
-			stale = append(stale, n.signals...)
 		}
 		switch {
 		case err != nil && waitOver(ctx):
@@ -100,10 +98,12 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-cha
 	}
 }
 
-// attemptOnce makes one contender node and waits with it. When the attempt
-// does not hold, the returned node's signals are the release-signal watches
-// that its abandonment could not fire because the node was already gone.
-func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, inherited []string) (lockNode, bool, error) {
+// attemptOnce makes one contender node and waits with it. stale are the
+// release-signal watches that this acquisition's earlier nodes left armed
+// (see handoff.fireLater); when the attempt does not hold, it returns them as
+// its abandonment leaves them: without those it fired, and with those of its
+// own waiter that it could not fire because its node was already gone.
+func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, stale []string) (lockNode, bool, []string, error) {
 	ourPath, owner, err := createOwned(ctx, li.client, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
 	})
@@ -111,17 +111,19 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
-		return lockNode{}, false, errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, stale, errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
-	n := lockNode{path: ourPath, owner: owner, inherited: inherited}
+	n := lockNode{path: ourPath, owner: owner, inherited: stale}
 	held, err := li.waitToHold(ctx, &n, timeout)
-	if err != nil || !held {
-		if !li.abandon(ctx, n) {
-			return lockNode{signals: n.signals, owner: n.owner}, false, err
-		}
-		return lockNode{owner: n.owner}, false, err // its abandonment fired its signals
+	if err == nil && held {
+		return n, held, stale, err
 	}
-	return n, held, err
+	fired, ok := li.abandon(ctx, n)
+	stale = slices.DeleteFunc(slices.Clone(stale), func(s string) bool { return slices.Contains(fired, s) })
+	if !ok && isCurrent(li.client, owner) { // else the watches died with their session
+		stale = append(stale, n.signals...)
+	}
+	return lockNode{owner: owner}, false, stale, err
 }
 
 // sessionBound reports whether the session rule applies to this lock's
@@ -173,17 +175,23 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
-// It reports false when the release signals the attempt watched could not be
-// fired (see handoff.fireLater).
-func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
+// Along with the release signals its waiter watched it fires those of
+// n.inherited that the deletion of its node may fire (handoff.firable), and
+// it returns the signals it fired; ok is false when the ones its waiter
+// watched could not be fired (see handoff.fireLater).
+func (li *lockInternals) abandon(ctx context.Context, n lockNode) (fired []string, ok bool) {
 	if p, ok := li.driver.(tokenPresetter); ok {
 		p.presetToken(n.path)
 	}
 	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
 	defer cancel()
-	fired, err := li.release(actx, n, false)
+	n.signals = append(slices.Clip(n.signals), li.handoff.firable(actx, n)...)
+	ok, err := li.release(actx, n, false)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}
-	return fired
+	if !ok {
+		return nil, false
+	}
+	return n.signals, true
 }
