@@ -260,7 +260,7 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 	c := &signalChain{srv: srv, admin: locktest.NewClient(t, srv.ConnectString()),
 		waiterClient: locktest.NewClientWithPolicy(t, srv.ConnectString(), policy,
 			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second)),
-		middleGot:    make(chan error, 1), waiterGot: make(chan error, 1)}
+		middleGot: make(chan error, 1), waiterGot: make(chan error, 1)}
 	c.holder = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
 	c.middle = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
 	c.waiter = locks.NewInterProcessMutex(c.waiterClient, lockPath)
