@@ -90,7 +90,8 @@ func (l *Lease) markLost(why string) {
 }
 
 // Close returns the lease to the semaphore by deleting its node, and closes
-// Lost. The delete is guaranteed: if it fails with a connection problem, Close
+// Lost. The delete is guaranteed: if it fails with a connection problem, or
+// ctx is done (then Close returns at once, even in a partition), Close
 // reports the failure and the client keeps deleting in the background. An
 // already deleted node is not an error, calls after the first do nothing, and
 // a nil lease reports an error.

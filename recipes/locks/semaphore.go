@@ -114,7 +114,8 @@ func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
 }
 
 // Acquire blocks until it holds one lease or ctx is done. A cancelled Acquire
-// leaves no lease node behind.
+// leaves no lease node behind, and returns promptly even in a partition: the
+// deletes then go on in the background.
 func (s *InterProcessSemaphoreV2) Acquire(ctx context.Context) (*Lease, error) {
 	leases, err := s.acquire(ctx, 1, -1)
 	if err != nil {
