@@ -30,7 +30,19 @@
 //     its current session. PersistentTTLLockInternalsDriver's adoption of its
 //     node by protected id is the one exception, by design.
 //   - Every call that can wait takes a context; a cancelled Acquire leaves no
-//     node behind and returns the context's error.
+//     node behind and returns the context's error, promptly even in a
+//     partition: its clean-up waits only briefly (not at all while
+//     disconnected) and the guaranteed deletes go on in the background.
+//   - A wait means the whole wait: every TryAcquire returns within its wait
+//     plus at most two seconds, connecting and retries included. Running
+//     out of time waiting for the lock is no error; running out while
+//     waiting for a connection, a reply or a retry is, says so and matches
+//     context.DeadlineExceeded.
+//   - Revocation (MakeRevocable, AttemptRevoke) keeps one watch per hold
+//     and calls, once per hold, the callback registered when the request
+//     comes. AttemptRevoke writes only to a contender's node and refuses
+//     anything else with ErrNotContender; MutexHolder finds the node to
+//     revoke.
 //   - InterProcessMutex.Lost (also on the two locks of a read/write lock)
 //     returns a channel closed when holding is no longer certain (on
 //     Suspended under the standard error policy, on Lost under the session
@@ -52,6 +64,11 @@
 //     is safe in a Go, Java and Python fleet (DRIVERS.md, "Foreign
 //     contenders").
 //   - Upgrading a held read lock returns ErrUpgrade instead of waiting forever.
+//
+// Bad input (a nil client, an invalid path or the root "/", a bad limit or
+// wait) is reported before any request with an error that names the value
+// and matches ErrInvalidArgument. Every error carries the "locks: " prefix
+// once, however deep the wrapping.
 //
 // # Writing a driver
 //

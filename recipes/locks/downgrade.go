@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 
 	"github.com/go-zookeeper/zk"
@@ -32,7 +31,7 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 	case (!ok || token == 0) && !d.write.IsAcquiredInThisProcess():
 		return "", errWriteReleased // by another goroutine, meanwhile
 	case !ok || token == 0:
-		return "", fmt.Errorf("%w: downgrade of %s: the write lock is no longer held for certain", ErrLockLost, path.Dir(lockPath))
+		return "", errorf("%w: downgrade of %s: the write lock is no longer held for certain", ErrLockLost, path.Dir(lockPath))
 	}
 	readPath := framework.JoinPath(path.Dir(lockPath),
 		protection.Name(protection.NewID(), path.Base(lockPath)+rwFixForSorting(path.Base(write.path))))
@@ -40,7 +39,7 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 		return readPath, createChecked(ctx, c, readPath, data, write.path)
 	})
 	if err == nil && owner != write.owner {
-		err = fmt.Errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
+		err = errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
 	}
 	if err != nil {
 		// A create whose reply was lost may have made the node: delete it,
@@ -51,7 +50,7 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 	case errors.Is(err, zk.ErrNoNode) && !d.write.IsAcquiredInThisProcess():
 		return "", errWriteReleased
 	case errors.Is(err, zk.ErrNoNode):
-		return "", fmt.Errorf("%w: downgrade: write node %s is gone", ErrLockLost, write.path)
+		return "", errorf("%w: downgrade: write node %s is gone", ErrLockLost, write.path)
 	case err != nil:
 		return "", err
 	}

@@ -1,6 +1,12 @@
 package locks
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
 
 var (
 	// ErrNotOwner is returned by Release when the handle does not hold the lock.
@@ -14,4 +20,50 @@ var (
 	// ErrLockLost reports that a lock node disappeared while it was needed:
 	// the session that owned it expired or someone deleted it.
 	ErrLockLost = errors.New("locks: lock lost")
+
+	// ErrInvalidArgument reports a bad argument (a nil client, an invalid or
+	// root lock path, a bad limit or wait), named in the error that wraps it.
+	ErrInvalidArgument = errors.New("locks: invalid argument")
+
+	// ErrNotContender is returned by AttemptRevoke for a node that is not a
+	// lock, lease or leader contender's; the node is left untouched.
+	ErrNotContender = errors.New("locks: not a contender node")
 )
+
+// validateLockPath checks the path of a lock or semaphore: a valid
+// ZooKeeper path other than the root, under which contenders' nodes go.
+func validateLockPath(p string) error {
+	if p == "/" {
+		return errorf("%w: lock path %q: the root cannot be a lock path", ErrInvalidArgument, p)
+	}
+	if err := framework.ValidatePath(p); err != nil {
+		return errorf("%w: lock path: %w", ErrInvalidArgument, err)
+	}
+	return nil
+}
+
+// errPrefix starts the message of every error of this package, once.
+const errPrefix = "locks: "
+
+// errorf is fmt.Errorf for this package's errors: the message starts with
+// errPrefix, and the prefixes of the errors it wraps are dropped, so that
+// "locks: " appears once however deep the wrapping ("locks: create lock
+// node under /a: lock lost: ..."). Each error of a join keeps its own.
+func errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	msg := err.Error()
+	short := errPrefix + strings.ReplaceAll(strings.TrimPrefix(msg, errPrefix), ": "+errPrefix, ": ")
+	if short == msg {
+		return err
+	}
+	return &prefixedError{msg: short, err: err}
+}
+
+// prefixedError is an error of errorf whose message was shortened.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }

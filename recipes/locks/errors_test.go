@@ -1,17 +1,134 @@
 package locks_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Every sentinel error of the package says where it comes from.
 func TestSentinelErrorsCarryThePackagePrefix(t *testing.T) {
-	for _, err := range []error{locks.ErrNotOwner, locks.ErrUpgrade, locks.ErrLockLost} {
+	for _, err := range []error{locks.ErrNotOwner, locks.ErrUpgrade, locks.ErrLockLost, locks.ErrInvalidArgument, locks.ErrNotContender} {
 		if !strings.HasPrefix(err.Error(), "locks: ") {
 			t.Errorf("sentinel error %q does not start with %q", err, "locks: ")
 		}
+	}
+}
+
+// The root "/" is no lock or semaphore path: every lock on it reports an
+// error matching ErrInvalidArgument that names it, before any request.
+func TestRootIsRefusedAsALockPath(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr())
+	ctx := testCtx(t)
+	proxy.ResetCounts()
+	rw := locks.NewInterProcessReadWriteLock(c, "/")
+	for name, l := range map[string]locks.Lock{
+		"mutex":           locks.NewInterProcessMutex(c, "/"),
+		"unfair mutex":    locks.NewInterProcessMutex(c, "/", locks.WithDriver(locks.UnfairLockInternalsDriver{})),
+		"read lock":       rw.ReadLock(),
+		"write lock":      rw.WriteLock(),
+		"semaphore mutex": locks.NewInterProcessSemaphoreMutex(c, "/"),
+	} {
+		ok, err := l.TryAcquire(ctx, 0)
+		if ok {
+			must(t, l.Release(ctx))
+		}
+		if !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+			t.Errorf("%s on /: TryAcquire = %v, %v; want an error matching ErrInvalidArgument naming \"/\"", name, ok, err)
+		}
+	}
+	sem := locks.NewInterProcessSemaphoreV2(c, "/", 1)
+	if _, err := sem.Acquire(ctx); !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("semaphore on /: Acquire = %v; want an error matching ErrInvalidArgument naming \"/\"", err)
+	}
+	if _, err := locks.MutexHolder(ctx, c, "/"); !errors.Is(err, locks.ErrInvalidArgument) {
+		t.Errorf("MutexHolder(/) = %v; want an error matching ErrInvalidArgument", err)
+	}
+	if n := proxy.RequestTotal(); n != 0 {
+		t.Errorf("locks on / sent %d requests", n)
+	}
+}
+
+// Bad input to any lock matches ErrInvalidArgument.
+func TestBadInputMatchesErrInvalidArgument(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"nil client":         locks.NewInterProcessMutex(nil, "/a").Acquire(ctx),
+		"relative path":      locks.NewInterProcessMutex(c, "a").Acquire(ctx),
+		"nil driver":         locks.NewInterProcessMutex(c, "/a", locks.WithDriver(nil)).Acquire(ctx),
+		"semaphore limit":    func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/a", 0).Acquire(ctx); return err }(),
+		"nil multi-lock":     locks.NewInterProcessMultiLock(nil).Acquire(ctx),
+		"negative wait":      func() error { _, err := locks.NewInterProcessMutex(c, "/a").TryAcquire(ctx, -1); return err }(),
+		"revoke a bad path":  locks.AttemptRevoke(ctx, c, "a"),
+		"revoke, nil client": locks.AttemptRevoke(ctx, nil, "/a"),
+	} {
+		if !errors.Is(err, locks.ErrInvalidArgument) {
+			t.Errorf("%s: %v; want an error matching ErrInvalidArgument", name, err)
+		}
+	}
+}
+
+// assertPrefixOnce fails the test unless the prefix "locks: " starts at
+// most one part of each line of err's message (a join has one line per
+// error); a path ending in "/locks" is no prefix.
+func assertPrefixOnce(tb testing.TB, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if n := strings.Count(": "+line, ": locks: "); n > 1 {
+			tb.Errorf("error %q carries the prefix %q %d times", line, "locks: ", n)
+		}
+	}
+}
+
+// The errors of the fault paths carry the package's prefix once, however
+// deep the wrapping. (receive checks every error the other tests await.)
+func TestErrorsCarryThePrefixOnce(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	closed := locktest.NewClient(t, srv.ConnectString())
+	must(t, closed.Close())
+	errs := map[string]error{}
+
+	rw := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw")
+	must(t, rw.WriteLock().Acquire(ctx))
+	must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
+	errs["downgrade of a deleted write node"] = rw.ReadLock().Acquire(ctx)
+	must(t, rw.WriteLock().Release(ctx))
+
+	errs["mutex on a closed client"] = locks.NewInterProcessMutex(closed, "/prefix/mutex").Acquire(ctx)
+	_, errs["semaphore on a closed client"] = locks.NewInterProcessSemaphoreV2(closed, "/prefix/sem", 2).Acquire(ctx)
+	errs["semaphore mutex on a closed client"] = locks.NewInterProcessSemaphoreMutex(closed, "/prefix/semmutex").Acquire(ctx)
+	errs["multi-lock on a closed client"] = locks.NewInterProcessMultiLock(
+		locks.NewInterProcessMutex(admin, "/prefix/multi/a"),
+		locks.NewInterProcessSemaphoreMutex(closed, "/prefix/multi/b"),
+	).Acquire(ctx)
+	errs["unfair driver with bad digits"] = locks.NewInterProcessMutex(admin, "/prefix/unfair",
+		locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 99})).Acquire(ctx)
+	errs["release when not held"] = locks.NewInterProcessMutex(admin, "/prefix/none").Release(ctx)
+	errs["revoke on a closed client"] = locks.AttemptRevoke(ctx, closed, "/prefix/"+protection.Name(protection.NewID(), "lock-0000000001"))
+
+	for name, err := range errs {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "locks: ") {
+			t.Errorf("%s: %q does not start with %q", name, err, "locks: ")
+		}
+		assertPrefixOnce(t, err)
 	}
 }

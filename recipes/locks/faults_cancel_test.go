@@ -272,33 +272,21 @@ func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 // session timeout (60 s by default, and another one in fireLater when stale
 // signals are pending) before Acquire returns its ctx error.
 func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
-	const session = 4 * time.Second
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/cancel-partition"
 	p := zktest.StartProxy(t, srv.ConnectString())
 	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(session)), lockPath)
+	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath)
 	must(t, holder.Acquire(ctx))
 	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(wctx) }()
 	waitParticipants(t, holder, 2)
-
-	p.Pause()
-	start := time.Now()
-	cancel()
-	err := receive(t, got, "the cancelled waiter's Acquire")
-	took := time.Since(start)
-	p.Resume()
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled Acquire: %v; want context.Canceled", err)
-	}
+	cancelDuringPartition(t, p, cancel, got)
 	waitParticipants(t, holder, 1) // the waiter's node goes once the link is back
 	must(t, holder.Release(ctx))
-	if took > session/4 {
-		t.Fatalf("Acquire returned %v after its ctx was cancelled during a partition (session timeout %v)", took, session)
-	}
 }
 
 // A cancelled waiter whose abandonment fired the release signal it watched

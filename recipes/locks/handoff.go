@@ -28,6 +28,10 @@ type handoff interface {
 	// node was gone or the transaction failed.
 	release(ctx context.Context, n lockNode, held bool) (fired bool, err error)
 
+	// firable returns the release signals of n.inherited that the
+	// abandonment of n may fire along with the deletion of n's node.
+	firable(ctx context.Context, n lockNode) []string
+
 	// fireLater fires, in the background and once that is safe, the release
 	// signals that an acquisition's vanished nodes left armed.
 	fireLater(signals []string)
@@ -67,6 +71,8 @@ func (listAgain) plan(context.Context, []string, string, string) watchPlan { ret
 func (h listAgain) release(ctx context.Context, n lockNode, held bool) (bool, error) {
 	return true, h.li.deleteNode(ctx, n, held)
 }
+
+func (listAgain) firable(context.Context, lockNode) []string { return nil }
 
 func (listAgain) fireLater([]string) {}
 

@@ -67,11 +67,15 @@ func assertClosed(t *testing.T, ch <-chan struct{}, what string) {
 }
 
 // receive returns what a goroutine sends on ch, failing the test if nothing
-// arrives within 15 s.
+// arrives within 15 s. An error received must carry the package's prefix
+// once (assertPrefixOnce).
 func receive[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
+		if err, ok := any(v).(error); ok {
+			assertPrefixOnce(t, err)
+		}
 		return v
 	case <-time.After(15 * time.Second):
 		t.Fatalf("%s: still waiting after 15s", what)

@@ -33,6 +33,7 @@ type hold struct {
 	done       chan struct{} // closed on release
 	stopListen func()
 	watchers   sync.WaitGroup
+	revocation bool // its revocation watcher is started (guarded by the handle's mutex)
 
 	tokenMu sync.Mutex
 	token   int64
@@ -144,51 +145,4 @@ func (h *hold) fencingToken() int64 {
 	}
 	h.token = stat.Czxid
 	return h.token
-}
-
-// watchRevocation calls fn once, on a goroutine of its own, when the hold's
-// node data becomes RevokeMessage before the hold ends. fn may release the lock.
-func (h *hold) watchRevocation(fn func()) {
-	h.watchers.Add(1)
-	go func() {
-		revoked := h.awaitRevocation()
-		h.watchers.Done()
-		if revoked {
-			fn()
-		}
-	}()
-}
-
-func (h *hold) awaitRevocation() bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-h.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	for {
-		data, _, events, err := h.li.client.GetDataW(ctx, h.node.path)
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-			h.markLost("lock node deleted")
-			return false
-		case err != nil:
-			if ctx.Err() != nil {
-				return false
-			}
-			h.li.client.Logger().Debug("revocation watch failed; retrying", zap.String("path", h.node.path), zap.Error(err))
-			events = nil
-		case string(data) == RevokeMessage:
-			return true
-		}
-		select {
-		case <-events:
-		case <-time.After(h.li.client.SessionTimeout() / 4):
-		case <-h.done:
-			return false
-		}
-	}
 }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"time"
@@ -44,7 +43,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 	case errors.Is(err, zk.ErrNoNode):
 		return false, vanished(n.path)
 	case !errors.Is(err, zk.ErrNodeExists):
-		return false, fmt.Errorf("locks: claim %s: %w", holderPath, err)
+		return false, errorf("locks: claim %s: %w", holderPath, err)
 	default:
 		// Someone holds, or our own claim succeeded but its reply was lost.
 		data, stat, err := li.client.GetData(ctx, holderPath)
@@ -52,7 +51,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 		case errors.Is(err, zk.ErrNoNode):
 			return false, nil
 		case err != nil:
-			return false, fmt.Errorf("locks: read %s: %w", holderPath, err)
+			return false, errorf("locks: read %s: %w", holderPath, err)
 		case string(data) != path.Base(n.path) || !li.ownedByUs(stat, n):
 			return false, nil
 		}
@@ -132,7 +131,7 @@ func (li *lockInternals) giveBack(ctx context.Context, n *lockNode) error {
 		return vanished(n.path)
 	}
 	if err != nil {
-		return fmt.Errorf("locks: give back %s: %w", li.holderPath(), err)
+		return errorf("locks: give back %s: %w", li.holderPath(), err)
 	}
 	return nil
 }
@@ -154,7 +153,7 @@ func (li *lockInternals) releaseHolding(ctx context.Context, n lockNode) error {
 		return nil // our node is gone
 	}
 	if err != nil {
-		return fmt.Errorf("locks: release %s: %w", n.path, err)
+		return errorf("locks: release %s: %w", n.path, err)
 	}
 	return nil
 }
@@ -232,12 +231,12 @@ func (li *lockInternals) holderPath() string {
 // releaseWithHolder is release for Holding drivers: a hold's release keeps
 // trying through connection loss for up to twice the session timeout, by
 // which time the session has come back or been declared lost (and its
-// ephemeral nodes go with it); what does not finish goes on in the
-// background.
+// ephemeral nodes go with it), or as long as the caller's ctx allows (see
+// cleanupBudget); what does not finish goes on in the background.
 func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool) error {
 	if held {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*li.client.SessionTimeout())
+		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout())
 		defer cancel()
 	}
 	err := li.releaseHolding(ctx, n)

@@ -3,7 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -19,7 +19,7 @@ import (
 var errVanished = errors.New("lock node vanished while waiting (its session expired or it was deleted)")
 
 // vanished reports that the contender node at path is gone.
-func vanished(path string) error { return fmt.Errorf("%w: %s", errVanished, path) }
+func vanished(path string) error { return errorf("%w: %s", errVanished, path) }
 
 // lockInternals is the engine behind every lock in this package, Curator's
 // LockInternals: the driver creates our node; we list the contenders, ask the
@@ -53,57 +53,57 @@ type lockNode struct {
 	waited    bool     // it waited behind another contender before it held
 }
 
-// attempt creates a contender node and waits until it holds the lock. wait < 0
-// waits as long as ctx allows; otherwise the attempt gives up after wait and
-// reports held == false. On any outcome other than a hold, our node is gone
-// (or being deleted in the background) when attempt returns. A node that
+// attempt creates a contender node and waits until it holds the lock. ctx
+// and timeout are those of boundWait for a wait (timeout is nil when there
+// is none): the attempt gives up when timeout fires and reports held ==
+// false, or an error when the wait ended while it waited for something else
+// than the lock. On any outcome other than a hold, our node is gone (or
+// being deleted in the background) when attempt returns. A node that
 // vanishes, or that belongs to a session the client no longer has, is
 // replaced by a new one as far as the client's retry policy allows.
-func (li *lockInternals) attempt(ctx context.Context, data []byte, wait time.Duration) (n lockNode, held bool, err error) {
-	var timeout <-chan time.Time
-	if wait >= 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
-	}
+func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-chan time.Time, wait time.Duration) (n lockNode, held bool, err error) {
 	var stale []string // release signals left armed; see handoff.fireLater
 	defer func() {
 		if !held && len(stale) > 0 {
 			li.handoff.fireLater(stale)
 		}
 	}()
+	what := "acquire " + li.basePath
 	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
 	for {
-		n, held, err = li.attemptOnce(ctx, data, timeout, stale)
+		n, held, stale, err = li.attemptOnce(ctx, data, timeout, stale)
 		if held {
 			return n, held, err
 		}
-		if isCurrent(li.client, n.owner) { // else the watches died with their session
-			stale = append(stale, n.signals...)
-		}
-		if !errors.Is(err, errVanished) {
+		switch {
+		case err != nil && waitOver(ctx):
+			return n, false, waitEnded(what, wait, pending(li.client), err)
+		case !errors.Is(err, errVanished):
 			return n, held, err
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return lockNode{}, false, ctx.Err()
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, fmt.Errorf("%w: acquire %s: %w", ErrLockLost, li.basePath, err)
+			return lockNode{}, false, errorf("%w: %s: %w", ErrLockLost, what, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
 		select {
 		case <-time.After(sleep):
+		case <-timeout:
+			return lockNode{}, false, waitEnded(what, wait, "a retry", err)
 		case <-ctx.Done():
 			return lockNode{}, false, ctx.Err()
 		}
 	}
 }
 
-// attemptOnce makes one contender node and waits with it. When the attempt
-// does not hold, the returned node's signals are the release-signal watches
-// that its abandonment could not fire because the node was already gone.
-func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, inherited []string) (lockNode, bool, error) {
+// attemptOnce makes one contender node and waits with it. stale are the
+// release-signal watches that this acquisition's earlier nodes left armed
+// (see handoff.fireLater); when the attempt does not hold, it returns them as
+// its abandonment leaves them: without those it fired, and with those of its
+// own waiter that it could not fire because its node was already gone.
+func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, stale []string) (lockNode, bool, []string, error) {
 	ourPath, owner, err := createOwned(ctx, li.client, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
 	})
@@ -111,17 +111,19 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
-		return lockNode{}, false, fmt.Errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, stale, errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
-	n := lockNode{path: ourPath, owner: owner, inherited: inherited}
+	n := lockNode{path: ourPath, owner: owner, inherited: stale}
 	held, err := li.waitToHold(ctx, &n, timeout)
-	if err != nil || !held {
-		if !li.abandon(ctx, n) {
-			return lockNode{signals: n.signals, owner: n.owner}, false, err
-		}
-		return lockNode{owner: n.owner}, false, err // its abandonment fired its signals
+	if err == nil && held {
+		return n, held, stale, err
 	}
-	return n, held, err
+	fired, ok := li.abandon(ctx, n)
+	stale = slices.DeleteFunc(slices.Clone(stale), func(s string) bool { return slices.Contains(fired, s) })
+	if !ok && isCurrent(li.client, owner) { // else the watches died with their session
+		stale = append(stale, n.signals...)
+	}
+	return lockNode{owner: owner}, false, stale, err
 }
 
 // sessionBound reports whether the session rule applies to this lock's
@@ -141,7 +143,7 @@ func (li *lockInternals) contenders(ctx context.Context) ([]string, error) {
 		return []string{}, nil // no lock node was ever created, or the container was reaped
 	}
 	if err != nil {
-		return nil, fmt.Errorf("locks: list %s: %w", li.basePath, err)
+		return nil, errorf("locks: list %s: %w", li.basePath, err)
 	}
 	c := SortedContenders(children, li.lockName, li.driver.FixForSorting)
 	if c == nil {
@@ -173,32 +175,23 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
 // context of its own so that a cancelled caller still leaves no node behind.
-// It reports false when the release signals the attempt watched could not be
-// fired (see handoff.fireLater).
-func (li *lockInternals) abandon(ctx context.Context, n lockNode) bool {
+// Along with the release signals its waiter watched it fires those of
+// n.inherited that the deletion of its node may fire (handoff.firable), and
+// it returns the signals it fired; ok is false when the ones its waiter
+// watched could not be fired (see handoff.fireLater).
+func (li *lockInternals) abandon(ctx context.Context, n lockNode) (fired []string, ok bool) {
 	if p, ok := li.driver.(tokenPresetter); ok {
 		p.presetToken(n.path)
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), li.abandonBudget(ctx))
+	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
 	defer cancel()
-	fired, err := li.release(actx, n, false)
+	n.signals = append(slices.Clip(n.signals), li.handoff.firable(actx, n)...)
+	ok, err := li.release(actx, n, false)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}
-	return fired
-}
-
-// abandonBudget is how long abandon waits for its deletes. A caller that gave
-// up waits only briefly, and not at all while the connection is down: what
-// does not finish in time goes on in the background (guaranteed deletes,
-// handoff.fireLater), so a cancelled Acquire returns promptly in a partition.
-func (li *lockInternals) abandonBudget(ctx context.Context) time.Duration {
-	st := li.client.SessionTimeout()
-	switch {
-	case ctx.Err() == nil:
-		return st
-	case !li.client.State().IsConnected():
-		return 0
+	if !ok {
+		return nil, false
 	}
-	return min(st/8, time.Second)
+	return n.signals, true
 }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,7 @@ import (
 )
 
 // errNilLease reports a call on a nil *Lease.
-var errNilLease = errors.New("locks: nil *Lease")
+var errNilLease = errorf("%w: nil *Lease", ErrInvalidArgument)
 
 // Lease is one lease granted by an InterProcessSemaphoreV2: an ephemeral node
 // under the semaphore's leases path, created by the client's current session.
@@ -91,7 +90,8 @@ func (l *Lease) markLost(why string) {
 }
 
 // Close returns the lease to the semaphore by deleting its node, and closes
-// Lost. The delete is guaranteed: if it fails with a connection problem, Close
+// Lost. The delete is guaranteed: if it fails with a connection problem, or
+// ctx is done (then Close returns at once, even in a partition), Close
 // reports the failure and the client keeps deleting in the background. An
 // already deleted node is not an error, calls after the first do nothing, and
 // a nil lease reports an error.
@@ -100,7 +100,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	case l == nil:
 		return errNilLease
 	case ctx == nil:
-		return fmt.Errorf("locks: return lease %s: nil context", l.path)
+		return errorf("%w: return lease %s: nil context", ErrInvalidArgument, l.path)
 	case !l.closed.CompareAndSwap(false, true):
 		return nil
 	}
@@ -110,7 +110,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	}
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
-		return fmt.Errorf("locks: return lease %s: %w", l.path, err)
+		return errorf("locks: return lease %s: %w", l.path, err)
 	}
 	return nil
 }
@@ -194,12 +194,10 @@ func (l *Lease) Path() string {
 	return l.path
 }
 
-// closeAll returns every lease, even when ctx has ended, and reports the
-// failures. The deletes are guaranteed, so a failed one goes on in the
-// background.
-func closeAll(ctx context.Context, c *framework.Client, leases []*Lease) error {
-	ctx, cancel := detach(ctx, c)
-	defer cancel()
+// closeAll returns every lease and reports the failures; ctx is a clean-up's
+// (cleanupContext). The deletes are guaranteed, so a failed one goes on in
+// the background.
+func closeAll(ctx context.Context, leases []*Lease) error {
 	var errs []error
 	for _, l := range leases {
 		if err := l.Close(ctx); err != nil {
@@ -207,10 +205,4 @@ func closeAll(ctx context.Context, c *framework.Client, leases []*Lease) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// detach returns a context for clean-up after ctx may have ended: it keeps
-// ctx's values, not its cancellation, and is bounded by the session timeout.
-func detach(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), c.SessionTimeout())
 }

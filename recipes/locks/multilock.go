@@ -23,7 +23,7 @@ func NewInterProcessMultiLock(locks ...Lock) *InterProcessMultiLock {
 	ml := &InterProcessMultiLock{locks: append([]Lock(nil), locks...)}
 	for i, l := range ml.locks {
 		if isNil(l) {
-			ml.err = fmt.Errorf("locks: NewInterProcessMultiLock: lock %d of %d is nil", i, len(locks))
+			ml.err = errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
 			break
 		}
 	}
@@ -40,7 +40,9 @@ func isNil(l Lock) bool {
 
 // Acquire acquires every lock in order. If one fails or ctx ends, the locks
 // already taken are released in reverse order and the first error is
-// returned (joined with any failure of that release).
+// returned (joined with any failure of that release). Once ctx is done the
+// release returns promptly, even in a partition, and its deletes go on in
+// the background.
 func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 	_, err := ml.acquire(ctx, -1)
 	return err
@@ -48,10 +50,11 @@ func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 
 // TryAcquire is Acquire that gives up, releasing the locks already taken,
 // when all locks are not held within wait; it then reports false with a nil
-// error. The wait bounds the whole acquisition, not each lock.
+// error. The wait bounds the whole acquisition, not each lock, connecting
+// and retries included, as InterProcessMutex.TryAcquire's does.
 func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if ml.err == nil && wait < 0 {
-		return false, fmt.Errorf("locks: multi-lock TryAcquire: negative wait %v", wait)
+		return false, errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
 	}
 	return ml.acquire(ctx, wait)
 }
@@ -61,6 +64,8 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		return false, ml.err
 	}
 	deadline := time.Now().Add(wait)
+	ctx, _, stop := boundWait(ctx, wait) // the locks' own waits fire the timeouts
+	defer stop()
 	for i, l := range ml.locks {
 		var ok bool
 		var err error
@@ -73,9 +78,16 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		if err == nil && ok {
 			continue
 		}
-		rollback := releaseAll(context.WithoutCancel(ctx), ml.locks[:i])
-		if err != nil {
-			return false, errors.Join(fmt.Errorf("locks: multi-lock: lock %d: %w", i, err), rollback)
+		// Once ctx is done each release returns promptly and its deletes go
+		// on in the background: that alone is no failure to report.
+		rollback := releaseAll(ctx, ml.locks[:i], func(err error) bool {
+			return ctx.Err() != nil && errors.Is(err, ctx.Err())
+		})
+		switch {
+		case err != nil && waitOver(ctx):
+			return false, errors.Join(waitEnded("multi-lock", wait, fmt.Sprintf("lock %d", i), err), rollback)
+		case err != nil:
+			return false, errors.Join(errorf("multi-lock: lock %d: %w", i, err), rollback)
 		}
 		return false, rollback
 	}
@@ -89,7 +101,7 @@ func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
 	if ml.err != nil {
 		return ml.err
 	}
-	return releaseAll(ctx, ml.locks)
+	return releaseAll(ctx, ml.locks, func(error) bool { return false })
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
@@ -105,12 +117,13 @@ func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
 	return true
 }
 
-// releaseAll releases locks in reverse order and joins the failures.
-func releaseAll(ctx context.Context, locks []Lock) error {
+// releaseAll releases locks in reverse order and joins the failures, but
+// those that ignore picks.
+func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
-		if err := locks[i].Release(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("locks: multi-lock: release lock %d: %w", i, err))
+		if err := locks[i].Release(ctx); err != nil && !ignore(err) {
+			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}
 	return errors.Join(errs...)

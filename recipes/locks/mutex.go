@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -41,7 +40,8 @@ type InterProcessMutex struct {
 
 // NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
 // the contenders' nodes are created. It makes no network call; an invalid path
-// or a nil client is reported by every later call.
+// (the root "/" included) or a nil client is reported by every later call,
+// with an error matching ErrInvalidArgument.
 func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) *InterProcessMutex {
 	cfg := newMutexConfig(opts)
 	cfg.recipe = recipeMutex
@@ -56,13 +56,11 @@ func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mut
 	}
 	switch {
 	case c == nil:
-		m.err = fmt.Errorf("locks: nil client for lock %q", path)
+		m.err = errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
 	case cfg.driver == nil:
-		m.err = fmt.Errorf("locks: nil driver for lock %q", path)
+		m.err = errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
 	default:
-		if err := framework.ValidatePath(path); err != nil {
-			m.err = fmt.Errorf("locks: %w", err)
-		}
+		m.err = validateLockPath(path)
 	}
 	return m
 }
@@ -77,11 +75,17 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 }
 
 // TryAcquire is Acquire that gives up after wait and then reports false with
-// a nil error; a wait of zero makes a single attempt. An error is returned
-// when ctx ends or the attempt fails.
+// a nil error; a wait of zero makes a single attempt. The wait bounds the
+// whole call, connecting and retries included: it returns within wait plus
+// at most two seconds (a second for the requests under way, a second for
+// deleting its node, none while disconnected). When the wait ends while it
+// waits for a connection, a reply or a retry rather than for the lock, it
+// reports false with an error that says so and matches
+// context.DeadlineExceeded. An error is also returned when ctx ends or the
+// attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
-		return false, fmt.Errorf("locks: TryAcquire %s: negative wait %v", m.li.basePath, wait)
+		return false, errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
 	}
 	return m.acquire(ctx, wait)
 }
@@ -91,8 +95,10 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		return false, m.err
 	}
 	if ctx == nil {
-		return false, fmt.Errorf("locks: acquire %s: nil context", m.li.basePath)
+		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
+	ctx, timeout, stop := boundWait(ctx, wait)
+	defer stop()
 	for {
 		m.mu.Lock()
 		if m.count > 0 {
@@ -106,7 +112,12 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			select {
 			case <-inFlight:
 				continue
+			case <-timeout:
+				return false, nil
 			case <-ctx.Done():
+				if waitOver(ctx) {
+					return false, nil
+				}
 				return false, ctx.Err()
 			}
 		}
@@ -121,7 +132,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.mu.Unlock()
 
 		began := time.Now()
-		n, held, err := m.li.attempt(ctx, m.data, wait)
+		n, held, err := m.li.attempt(ctx, m.data, timeout, wait)
 		m.met.acquisition(began, held, err)
 
 		m.mu.Lock()
@@ -132,7 +143,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			m.count = 1
 			m.current = newHold(m.li, n, m.met)
 			if m.revocable != nil {
-				m.current.watchRevocation(m.revocable)
+				m.current.watchRevocation(m.revocationOf(m.current))
 			}
 		}
 		m.acquiring = nil
@@ -153,7 +164,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	m.mu.Lock()
 	if m.count == 0 {
 		m.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrNotOwner, m.li.basePath)
+		return errorf("%w: %s", ErrNotOwner, m.li.basePath)
 	}
 	m.count--
 	if m.count > 0 {
@@ -167,7 +178,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 	h.end()
 	m.met.hold.Observe(framework.Since(h.began))
 	if _, err := m.li.release(ctx, h.node, true); err != nil {
-		return fmt.Errorf("locks: release %s: %w", h.node.path, err)
+		return errorf("locks: release %s: %w", h.node.path, err)
 	}
 	return nil
 }
@@ -236,14 +247,30 @@ func (m *InterProcessMutex) Lost() <-chan struct{} {
 
 // MakeRevocable registers fn to be called, once per hold and on a goroutine
 // of its own, when another process asks this holder to release the lock (see
-// AttemptRevoke). It applies to the current hold, if any, and to later ones.
-// Watching costs one request per hold.
+// AttemptRevoke). It applies to the current hold, if any, and to later ones;
+// a later call replaces fn and nil removes it, so the fn called is the one
+// registered when the request arrives. Watching costs one request per hold
+// (and one more after each other change of the node's data), and stops with
+// the hold or when the client closes.
 func (m *InterProcessMutex) MakeRevocable(fn func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.revocable = fn
 	if m.current != nil && fn != nil {
-		m.current.watchRevocation(fn)
+		m.current.watchRevocation(m.revocationOf(m.current))
+	}
+}
+
+// revocationOf returns what h's revocation watcher calls when the request
+// comes: the handle's callback then, while h is still its hold.
+func (m *InterProcessMutex) revocationOf(h *hold) func() func() {
+	return func() func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.current != h {
+			return nil
+		}
+		return m.revocable
 	}
 }
 

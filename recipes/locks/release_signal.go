@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +37,11 @@ import (
 // server. Its waiter fires it itself, in the transaction that deletes its own
 // node: while that node exists no other live contender can have the same
 // predecessor, because any contender that listed the children after our
-// listing found our node between them.
+// listing found our node between them. A waiter whose node vanished queues
+// again with a new node, which inherits the old node's armed signals: a hold
+// fires them in its release, an abandonment those that no contender
+// separates from its new node (firable), and fireLater the rest, once no
+// contender sorts before their predecessors.
 const releaseSignalSuffix = ".released"
 
 // releaseSignal returns the signal path of the lock node at nodePath.
@@ -77,10 +82,10 @@ func (h releaseSignals) release(ctx context.Context, n lockNode, held bool) (fir
 	if len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0)) {
 		sctx, cancel := ctx, context.CancelFunc(func() {})
 		if held {
-			// Detached: a holder whose ctx is done still fires its signals
-			// (an abandoning caller's ctx is abandon's own, and what it
-			// cannot fire goes to fireLater).
-			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), h.li.client.SessionTimeout())
+			// A holder whose ctx is done still fires its signals, within
+			// cleanupBudget (an abandoning caller's ctx is abandon's own,
+			// and what it cannot fire goes to fireLater).
+			sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout())
 		}
 		err := h.deleteSignalling(sctx, n, held)
 		cancel()
@@ -126,6 +131,37 @@ func fireOps(signals []string) []any {
 		}
 	}
 	return ops
+}
+
+// firable returns the signals of n.inherited (those of this acquisition's
+// vanished nodes) whose predecessor no contender separates from our node,
+// which the transaction that deletes our node may fire: a waiter that
+// watches such a signal would sort between its predecessor and our node, and
+// there is none, or it listed the children without our node, which only a
+// contender older than our node, and so between them, can have done. A
+// waiter whose own node is gone takes no signal for a grant (stillOurs). It
+// costs one listing, and only after a node of the acquisition vanished.
+func (h releaseSignals) firable(ctx context.Context, n lockNode) []string {
+	if len(n.inherited) == 0 {
+		return nil
+	}
+	li := h.li
+	names, err := li.contenders(ctx)
+	ours := path.Base(n.path)
+	if err != nil || !slices.Contains(names, ours) {
+		return nil
+	}
+	var fire []string
+	for _, s := range n.inherited {
+		pred := strings.TrimSuffix(path.Base(s), releaseSignalSuffix)
+		separated := slices.ContainsFunc(names, func(c string) bool {
+			return li.sortsBefore(pred, c) && li.sortsBefore(c, ours)
+		})
+		if !separated && li.sortsBefore(pred, ours) {
+			fire = append(fire, s)
+		}
+	}
+	return fire
 }
 
 // maxStaleWaits bounds how many times fireLater waits for the lowest

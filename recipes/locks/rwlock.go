@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"path"
 	"strings"
@@ -49,12 +48,12 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data, recipe: recipeWrite})
 	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data, recipe: recipeRead})
 	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
-		err := fmt.Errorf("locks: read/write lock %q: WithDriver is not supported", path)
+		err := errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
 		rw.write.err, rw.read.err = err, err
 	}
 	rw.write.beforeAcquire = func() error {
 		if rw.read.IsAcquiredInThisProcess() {
-			return fmt.Errorf("%w: %s", ErrUpgrade, path)
+			return errorf("%w: %s", ErrUpgrade, path)
 		}
 		return nil
 	}
@@ -190,7 +189,7 @@ func (d readLockDriver) GetsTheLock(_ context.Context, _ *framework.Client, chil
 			firstWriter = i
 		}
 	}
-	return PredicateResults{}, fmt.Errorf("lock node %s is not among the contenders: %w", sequenceNodeName, zk.ErrNoNode)
+	return PredicateResults{}, errorf("lock node %s is not among the contenders: %w", sequenceNodeName, zk.ErrNoNode)
 }
 
 func (readLockDriver) FixForSorting(str, _ string) string { return rwFixForSorting(str) }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -73,7 +72,8 @@ func WithLeaseData(data []byte) SemaphoreOption {
 
 // NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
 // maxLeases leases at once. It makes no network call; a nil client, an invalid
-// path or a maxLeases below 1 is reported by every later call.
+// path (the root "/" included) or a maxLeases below 1 is reported by every
+// later call, with an error matching ErrInvalidArgument.
 func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) *InterProcessSemaphoreV2 {
 	cfg := semaphoreConfig{data: []byte{}}
 	for _, opt := range opts {
@@ -96,25 +96,26 @@ func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int,
 func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
 	switch {
 	case s.client == nil:
-		return fmt.Errorf("locks: nil client for semaphore %q", s.path)
+		return errorf("%w: nil client for semaphore %q", ErrInvalidArgument, s.path)
 	case s.maxLeases < 1:
-		return fmt.Errorf("locks: semaphore %q: maxLeases %d is less than 1", s.path, s.maxLeases)
+		return errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, s.path, s.maxLeases)
 	case cfg.countSet && s.maxLeases > math.MaxInt32:
-		return fmt.Errorf("locks: semaphore %q: maxLeases %d does not fit a shared count", s.path, s.maxLeases)
+		return errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, s.path, s.maxLeases)
 	}
-	if err := framework.ValidatePath(s.path); err != nil {
-		return fmt.Errorf("locks: semaphore: %w", err)
+	if err := validateLockPath(s.path); err != nil {
+		return err
 	}
 	if cfg.countSet {
 		if err := framework.ValidatePath(cfg.countPath); err != nil {
-			return fmt.Errorf("locks: semaphore %q: shared count: %w", s.path, err)
+			return errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, s.path, err)
 		}
 	}
 	return nil
 }
 
 // Acquire blocks until it holds one lease or ctx is done. A cancelled Acquire
-// leaves no lease node behind.
+// leaves no lease node behind, and returns promptly even in a partition: the
+// deletes then go on in the background.
 func (s *InterProcessSemaphoreV2) Acquire(ctx context.Context) (*Lease, error) {
 	leases, err := s.acquire(ctx, 1, -1)
 	if err != nil {
@@ -135,10 +136,12 @@ func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lea
 }
 
 // TryAcquire is AcquireN that gives up after wait and then returns nil leases
-// and a nil error; a wait of zero makes a single attempt.
+// and a nil error; a wait of zero makes a single attempt. The wait bounds the
+// whole call as InterProcessMutex.TryAcquire's does, connecting and retries
+// included.
 func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
 	if s.err == nil && wait < 0 {
-		return nil, fmt.Errorf("locks: semaphore %s: TryAcquire: negative wait %v", s.path, wait)
+		return nil, errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
 	}
 	return s.acquire(ctx, qty, wait)
 }
@@ -154,7 +157,7 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 		return []string{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+		return nil, errorf("locks: semaphore %s: %w", s.path, err)
 	}
 	names := SortedContenders(children, leaseName, StandardFixForSorting)
 	paths := make([]string, len(names))
@@ -173,36 +176,38 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	case s.err != nil:
 		return nil, s.err
 	case ctx == nil:
-		return nil, fmt.Errorf("locks: semaphore %s: nil context", s.path)
+		return nil, errorf("%w: semaphore %s: nil context", ErrInvalidArgument, s.path)
 	case qty < 1:
-		return nil, fmt.Errorf("locks: semaphore %s: qty %d is less than 1", s.path, qty)
+		return nil, errorf("%w: semaphore %s: qty %d is less than 1", ErrInvalidArgument, s.path, qty)
 	case s.countPath == "" && qty > s.maxLeases:
-		return nil, fmt.Errorf("locks: semaphore %s: qty %d exceeds maxLeases %d", s.path, qty, s.maxLeases)
+		return nil, errorf("%w: semaphore %s: qty %d exceeds maxLeases %d", ErrInvalidArgument, s.path, qty, s.maxLeases)
 	}
 	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
 	var deadline time.Time
-	var timeout <-chan time.Time
 	if wait >= 0 {
 		deadline = time.Now().Add(wait)
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
 	}
+	ctx, timeout, stop := boundWait(ctx, wait)
+	defer stop()
+	what := "semaphore " + s.path
 	bo := backoff.WithContext(retry.NewBackOff(s.client.RetryPolicy()), ctx)
 	for {
 		leases, err := s.acquireOnce(ctx, qty, deadline, timeout)
-		if !errors.Is(err, errVanished) {
+		switch {
+		case err != nil && waitOver(ctx):
+			return nil, waitEnded(what, wait, pending(s.client), err)
+		case !errors.Is(err, errVanished):
 			return leases, err
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return nil, fmt.Errorf("%w: semaphore %s: %w", ErrLockLost, s.path, err)
+			return nil, errorf("%w: %s: %w", ErrLockLost, what, err)
 		}
 		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
 		select {
 		case <-time.After(sleep):
 		case <-timeout:
-			return nil, nil
+			return nil, waitEnded(what, wait, "a retry", err)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -211,50 +216,56 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 
 // acquireOnce takes the semaphore's lock, then qty leases one after the
 // other. It returns nil leases and a nil error when the deadline (if not zero)
-// passes first.
-func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) ([]*Lease, error) {
+// passes first. Its clean-up (the lease nodes of a failed acquisition, and
+// the lock) shares one cleanupContext, so a caller who gave up is not kept
+// waiting, even in a partition.
+func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) (leases []*Lease, err error) {
 	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
 	if deadline.IsZero() {
 		if err := lock.Acquire(ctx); err != nil {
-			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+			return nil, errorf("locks: semaphore %s: %w", s.path, err)
 		}
 	} else {
 		ok, err := lock.TryAcquire(ctx, max(0, time.Until(deadline)))
 		if err != nil {
-			return nil, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+			return nil, errorf("locks: semaphore %s: %w", s.path, err)
 		}
 		if !ok {
 			return nil, nil
 		}
 	}
+	taken := make([]*Lease, 0, qty) // granted, and the last one perhaps not
 	defer func() {
-		ctx, cancel := detach(ctx, s.client)
+		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout())
 		defer cancel()
+		if leases == nil {
+			if cerr := closeAll(ctx, taken); cerr != nil {
+				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
+			}
+		}
 		if err := lock.Release(ctx); err != nil {
 			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
 		}
 	}()
-
-	leases := make([]*Lease, 0, qty)
-	for len(leases) < qty {
-		lease, err := s.acquireLease(ctx, timeout, lock)
-		if err != nil || lease == nil {
-			if cerr := closeAll(ctx, s.client, leases); cerr != nil {
-				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
-			}
+	for len(taken) < qty {
+		lease, granted, err := s.acquireLease(ctx, timeout, lock)
+		if lease != nil {
+			taken = append(taken, lease)
+		}
+		if !granted {
 			return nil, err
 		}
-		leases = append(leases, lease)
 	}
-	return leases, nil
+	return taken, nil
 }
 
 // acquireLease creates one lease node and waits until it is granted, while
-// this acquisition holds the semaphore's lock. On any other outcome the node
-// is deleted and the lease is nil. The node must be the current session's:
-// one left by a session the client gave up or the server expired never
-// grants the lease (errVanished: the acquisition starts again).
-func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (*Lease, error) {
+// this acquisition holds the semaphore's lock. On any other outcome the lease
+// it returns, if any, is the node to delete, never granted. The node must be
+// the current session's: one left by a session the client gave up or the
+// server expired never grants the lease (errVanished: the acquisition starts
+// again).
+func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
 	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
@@ -262,17 +273,13 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 			framework.CreatingParentContainersIfNeeded())
 	})
 	if err == nil {
-		var granted bool
 		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
-			return newLease(s.client, p, owner, s.met), nil
+			return newLease(s.client, p, owner, s.met), true, nil
 		}
 	}
 	if p == "" {
-		return nil, fmt.Errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+		return nil, false, errorf("locks: semaphore %s: create lease node: %w", s.path, err)
 	}
-	if cerr := closeAll(ctx, s.client, []*Lease{{client: s.client, path: p, lost: make(chan struct{})}}); cerr != nil {
-		s.client.Logger().Debug("deleting an abandoned lease node failed; retrying in the background", zap.Error(cerr))
-	}
-	return nil, err
+	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }

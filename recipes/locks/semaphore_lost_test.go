@@ -9,6 +9,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -170,4 +171,30 @@ func TestSemaphoreMutexLost(t *testing.T) {
 	}
 	must(t, m.Release(ctx))
 	assertClosed(t, m.Lost(), "Lost after Release")
+}
+
+// A semaphore mutex handle that acquires again after its lease was lost
+// closes the lost lease: its listener and its count go with it.
+func TestSemaphoreMutexClosesItsLostLeaseOnTheNextAcquire(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const mutexPath = "/lease-lost/again"
+	rec := metricstest.New()
+	m := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	must(t, m.Acquire(ctx))
+	lost := m.Lost()
+	nodes := awaitCount(t, admin, mutexPath+"/leases", 1)
+	must(t, admin.Delete(ctx, mutexPath+"/leases/"+nodes[0]))
+	if !closedWithin(lost, 10*time.Second) {
+		t.Fatal("Lost stayed open after the lease node was deleted")
+	}
+	must(t, m.Acquire(ctx))
+	if v := rec.Value(framework.MetricLeasesHeld); v != 1 {
+		t.Fatalf("%s = %v after acquiring again once the lease was lost; want 1", framework.MetricLeasesHeld, v)
+	}
+	must(t, m.Release(ctx))
+	if v := rec.Value(framework.MetricLeasesHeld); v != 0 {
+		t.Fatalf("%s = %v after the release; want 0", framework.MetricLeasesHeld, v)
+	}
 }

@@ -2,9 +2,10 @@ package locks
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
@@ -38,7 +39,7 @@ func (m *InterProcessSemaphoreMutex) Acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.setLease(lease)
+	m.setLease(ctx, lease)
 	return nil
 }
 
@@ -49,14 +50,27 @@ func (m *InterProcessSemaphoreMutex) TryAcquire(ctx context.Context, wait time.D
 	if err != nil || leases == nil {
 		return false, err
 	}
-	m.setLease(leases[0])
+	m.setLease(ctx, leases[0])
 	return true, nil
 }
 
-func (m *InterProcessSemaphoreMutex) setLease(l *Lease) {
+// setLease makes l the handle's lease. A lease it replaces was lost before
+// this acquisition (else l could not have been granted): it is closed, so
+// that its listener, its count and any node of it go.
+func (m *InterProcessSemaphoreMutex) setLease(ctx context.Context, l *Lease) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	old := m.lease
 	m.lease = l
+	m.mu.Unlock()
+	if old == nil {
+		return
+	}
+	c := m.sem.client
+	ctx, cancel := cleanupContext(ctx, c, c.SessionTimeout())
+	defer cancel()
+	if err := old.Close(ctx); err != nil {
+		c.Logger().Debug("returning a lost lease failed; deleting it in the background", zap.Error(err))
+	}
 }
 
 // Release releases the lock, from any goroutine. It returns an error matching
@@ -70,7 +84,7 @@ func (m *InterProcessSemaphoreMutex) Release(ctx context.Context) error {
 	m.lease = nil
 	m.mu.Unlock()
 	if lease == nil {
-		return fmt.Errorf("%w: %s", ErrNotOwner, m.sem.path)
+		return errorf("%w: %s", ErrNotOwner, m.sem.path)
 	}
 	return lease.Close(ctx)
 }

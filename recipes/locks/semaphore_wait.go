@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"time"
@@ -45,7 +44,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 		case errors.Is(err, zk.ErrNoNode):
 			return false, vanished(p)
 		case err != nil:
-			return false, fmt.Errorf("locks: semaphore %s: %w", s.path, err)
+			return false, errorf("locks: semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
 			return false, vanished(p)
 		case !isCurrent(s.client, owner):
@@ -58,7 +57,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 			readLimit = false
 		}
 		if _, ok := lock.certainNode(); !ok {
-			return false, fmt.Errorf("%w: %s: the semaphore's lock is no longer held for certain", errVanished, p)
+			return false, errorf("%w: %s: the semaphore's lock is no longer held for certain", errVanished, p)
 		}
 		if len(children) <= limit {
 			return true, nil
@@ -73,6 +72,9 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 		case <-timeout:
 			return false, nil
 		case <-ctx.Done():
+			if waitOver(ctx) { // the timeout is ready too
+				return false, nil
+			}
 			return false, ctx.Err()
 		}
 	}
@@ -85,16 +87,16 @@ func (s *InterProcessSemaphoreV2) sharedCount(ctx context.Context) (int, <-chan 
 	if errors.Is(err, zk.ErrNoNode) {
 		_, err = s.client.Create(ctx, s.countPath, encodeCount(s.maxLeases), framework.CreatingParentContainersIfNeeded())
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return 0, nil, fmt.Errorf("locks: semaphore %s: create shared count: %w", s.path, err)
+			return 0, nil, errorf("locks: semaphore %s: create shared count: %w", s.path, err)
 		}
 		data, _, events, err = s.client.GetDataW(ctx, s.countPath)
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("locks: semaphore %s: read shared count: %w", s.path, err)
+		return 0, nil, errorf("locks: semaphore %s: read shared count: %w", s.path, err)
 	}
 	n, err := decodeCount(data)
 	if err != nil {
-		return 0, nil, fmt.Errorf("locks: semaphore %s: shared count %s: %w", s.path, s.countPath, err)
+		return 0, nil, errorf("locks: semaphore %s: shared count %s: %w", s.path, s.countPath, err)
 	}
 	return n, events, nil
 }
@@ -107,7 +109,7 @@ func encodeCount(n int) []byte {
 
 func decodeCount(data []byte) (int, error) {
 	if len(data) != 4 {
-		return 0, fmt.Errorf("holds %d bytes, want a 4-byte big-endian count", len(data))
+		return 0, errorf("holds %d bytes, want a 4-byte big-endian count", len(data))
 	}
 	return int(int32(binary.BigEndian.Uint32(data))), nil
 }

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
@@ -20,7 +19,7 @@ func createOwned(ctx context.Context, c *framework.Client, create func(context.C
 	p, owner, err := owned.Create(ctx, c, create)
 	switch {
 	case err != nil && p != "":
-		return p, 0, fmt.Errorf("locks: %w", err)
+		return p, 0, errorf("locks: %w", err)
 	case err == nil && owner == 0:
 		return p, 0, vanished(p)
 	}
@@ -34,5 +33,5 @@ func isCurrent(c *framework.Client, owner int64) bool { return owned.IsCurrent(c
 // no longer has. It matches errVanished, so the attempt deletes the node and
 // queues again on the current session as far as the retry policy allows.
 func sessionGone(path string, owner int64) error {
-	return fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
+	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -248,11 +249,18 @@ type signalChain struct {
 }
 
 func startSignalChain(t *testing.T, lockPath string) *signalChain {
+	return startSignalChainWith(t, lockPath, locktest.TestRetryPolicy)
+}
+
+// startSignalChainWith is startSignalChain with the waiter's client under
+// policy.
+func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *signalChain {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := &signalChain{srv: srv, admin: locktest.NewClient(t, srv.ConnectString()),
-		waiterClient: locktest.NewClient(t, srv.ConnectString()),
-		middleGot:    make(chan error, 1), waiterGot: make(chan error, 1)}
+		waiterClient: locktest.NewClientWithPolicy(t, srv.ConnectString(), policy,
+			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second)),
+		middleGot: make(chan error, 1), waiterGot: make(chan error, 1)}
 	c.holder = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
 	c.middle = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
 	c.waiter = locks.NewInterProcessMutex(c.waiterClient, lockPath)
@@ -314,10 +322,12 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 // (releaseSignals.fireLater) waits while contenders before them remain, and
 // ends when its client closes rather than outliving it.
 func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
-	c := startSignalChain(t, "/session-rule/stale-close")
+	// The waiter's retry sleeps long: it gives up before it queues again,
+	// with no node whose deletion could fire its stale signal.
+	c := startSignalChainWith(t, "/session-rule/stale-close", retry.NTimes{N: 3, Sleep: time.Minute})
 	ctx := testCtx(t)
 
-	c.deleteWaiterNode(t, 3) // the waiter queues again: its signal watch is stale
+	c.deleteWaiterNode(t, 2) // its signal watch is stale
 	c.cancelWaiter()
 	if err := receive(t, c.waiterGot, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -61,7 +60,7 @@ func (d UnfairLockInternalsDriver) digits() (int, error) {
 	case d.SuffixDigits == 0:
 		return DefaultSuffixDigits, nil
 	case d.SuffixDigits < 0 || d.SuffixDigits > maxSuffixDigits:
-		return 0, fmt.Errorf("locks: UnfairLockInternalsDriver.SuffixDigits %d is outside 1..%d", d.SuffixDigits, maxSuffixDigits)
+		return 0, errorf("%w: UnfairLockInternalsDriver.SuffixDigits %d is outside 1..%d", ErrInvalidArgument, d.SuffixDigits, maxSuffixDigits)
 	}
 	return d.SuffixDigits, nil
 }

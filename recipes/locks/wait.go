@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"sync"
 	"time"
@@ -89,10 +88,13 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		case <-w.wake:
 			decided = nil
 		case <-w.nodeLost:
-			return false, fmt.Errorf("%w: %s (its driver gave it up)", errVanished, n.path)
+			return false, errorf("%w: %s (its driver gave it up)", errVanished, n.path)
 		case <-timeout:
 			return false, nil
 		case <-ctx.Done():
+			if waitOver(ctx) { // the timeout is ready too
+				return false, nil
+			}
 			return false, ctx.Err()
 		}
 	}
@@ -137,7 +139,7 @@ func (w *waiter) getsTheLock(ctx context.Context, contenders []string) (Predicat
 	case errors.Is(err, zk.ErrNoNode):
 		return pr, vanished(w.n.path)
 	case err != nil:
-		return pr, fmt.Errorf("locks: %s: %w", w.li.basePath, err)
+		return pr, errorf("locks: %s: %w", w.li.basePath, err)
 	}
 	return pr, nil
 }
@@ -254,7 +256,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 		go func() {
 			defer wg.Done()
 			if _, w.released, signalErr = li.client.ExistsW(ctx, signal); signalErr != nil {
-				signalErr = fmt.Errorf("locks: watch %s: %w", signal, signalErr)
+				signalErr = errorf("locks: watch %s: %w", signal, signalErr)
 			}
 		}()
 	}
@@ -277,7 +279,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 	case errors.Is(err, zk.ErrNoNode):
 		return nil, errPredecessorGone
 	case err != nil:
-		return nil, fmt.Errorf("locks: watch %s: %w", watched, err)
+		return nil, errorf("locks: watch %s: %w", watched, err)
 	}
 	return events, nil
 }
@@ -291,7 +293,7 @@ func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan z
 	case errors.Is(err, zk.ErrNoNode):
 		return nil, vanished(ourPath)
 	case err != nil:
-		return nil, fmt.Errorf("locks: watch %s: %w", ourPath, err)
+		return nil, errorf("locks: watch %s: %w", ourPath, err)
 	}
 	return events, nil
 }

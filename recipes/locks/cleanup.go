@@ -1,0 +1,48 @@
+package locks
+
+import (
+	"context"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// Clean-up (deleting the node of an attempt that did not hold, returning the
+// leases of a failed acquisition, releasing a hold) must run even when the
+// caller's ctx has ended, but must not keep a caller who gave up waiting: in
+// a partition it would wait for the connection. So it runs with a context of
+// its own (cleanupContext) that is bounded by the caller's deadline and, once
+// the caller's ctx is done, by a short grace that is zero while the client is
+// disconnected. Whatever does not finish in time goes on in the background:
+// the deletes are guaranteed (framework.Guaranteed), holder nodes are
+// released later (releaseHoldingLater) and release signals fired later
+// (handoff.fireLater).
+
+// maxCleanupGrace bounds the grace of a clean-up whose caller's ctx is done.
+const maxCleanupGrace = time.Second
+
+// cleanupContext returns the context of a clean-up after a call made with
+// ctx: ctx's values without its cancellation, bounded by limit (see
+// cleanupBudget).
+func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget(ctx, c, limit))
+}
+
+// cleanupBudget is how long a clean-up after a call made with ctx may take:
+// limit while ctx runs without a deadline, up to ctx's deadline when it has
+// one, and once ctx is done only a grace of an eighth of the session timeout
+// (at most maxCleanupGrace), none while the client is disconnected. A
+// deadline about to pass still leaves the grace.
+func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration) time.Duration {
+	var grace time.Duration
+	if c.State().IsConnected() {
+		grace = min(c.SessionTimeout()/8, maxCleanupGrace)
+	}
+	if ctx.Err() != nil {
+		return grace
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return min(limit, max(time.Until(d), grace))
+	}
+	return limit
+}
