@@ -195,4 +195,3 @@ func (s *ServiceCache[T]) Close() error {
 	}
 	return nil
 }
-

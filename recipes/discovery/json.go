@@ -10,7 +10,8 @@ import (
 // the payload's Java class in.
 const classProperty = "@class"
 
-// MarshalJSON writes the instance as Curator's JsonInstanceSerializer does:
+// MarshalJSON writes the instance as Curator's JsonInstanceSerializer does
+// (json.Marshal would escape <, > and & in its result; use MarshalJSON):
 // its fields in Curator's order, nulls where Curator writes nulls, no
 // escaping of <, > and & (Jackson escapes none of them), and "enabled" only
 // when Enabled is set.

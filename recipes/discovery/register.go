@@ -51,7 +51,7 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 			return err
 		}
 	}
-	r := &registration[T]{inst: inst, data: data, path: d.pathFor(inst.Name, inst.ID)}
+	r := &registration[T]{inst: inst, data: data, path: d.pathFor(inst.Name, inst.ID), owner: -1}
 	d.mu.Lock()
 	d.regs[inst.ID] = r
 	d.mu.Unlock()
@@ -120,8 +120,8 @@ func (d *ServiceDiscovery[T]) UnregisterService(ctx context.Context, inst Servic
 // never reported as a registration.
 func (d *ServiceDiscovery[T]) IsRegistered(id string) bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	r := d.regs[id]
-	d.mu.Unlock()
 	if r == nil {
 		return false
 	}
