@@ -134,4 +134,3 @@ func registerInstance(ctx context.Context, c *framework.Client, base string, ins
 	}
 	return h, d.Close, nil
 }
-
