@@ -37,6 +37,9 @@ const (
 	// Counter is a DistributedAtomicLong (optimistic, or promoted to a lock)
 	// and a SharedCount that every client increments.
 	Counter
+	// Discovery is a ServiceDiscovery per client: registrations come and go,
+	// and each client's ServiceCache must follow the server.
+	Discovery
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
@@ -58,6 +61,8 @@ func (k LockKind) String() string {
 		return "election-selector"
 	case Counter:
 		return "counter"
+	case Discovery:
+		return "discovery"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -88,7 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, Discovery:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -285,6 +290,8 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		v = checkLeases(holds, final, cfg.Clients, healedAt, cfg.MaxLeases)
 	case cfg.Kind == Counter:
 		v = checkCounters(holds, final, cfg.Clients, healedAt)
+	case cfg.Kind == Discovery:
+		v = checkDiscovery(holds, final, faults, cfg.Clients, healedAt, cfg.SessionTimeout)
 	case cfg.Kind.elections():
 		v = checkElection(holds, final, cfg.Clients, healedAt)
 	default:
