@@ -60,7 +60,7 @@ func (d *ServiceDiscovery[T]) NewServiceCache(name string) (*ServiceCache[T], er
 	dir := framework.JoinPath(d.base, name)
 	pcc, err := cache.NewPathChildrenCache(d.c, dir, cache.WithLogger(d.c.Logger()))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		return nil, fmt.Errorf("discovery: cache of %s: %w", dir, err)
 	}
 	return &ServiceCache[T]{c: d.c, dir: dir, pcc: pcc, memo: map[string]decoded[T]{}, listeners: map[int]CacheListener{}}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -215,15 +216,7 @@ func TestDiscoveryGoReadsCuratorsInstances(t *testing.T) {
 func TestDiscoveryCuratorReadsGoInstances(t *testing.T) {
 	srv := startZooKeeper(t)
 	ctx := testContext(t, 60*time.Second)
-	c := newGoClient(t, srv.ConnectString())
-	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close(ctx)
+	_, d := goDiscovery(t, srv.ConnectString())
 	for _, s := range discoverySpecs {
 		if err := d.RegisterService(ctx, s.goInstance(t)); err != nil {
 			t.Fatal(err)
@@ -268,15 +261,7 @@ func TestDiscoveryBothRegisterAgainAfterSessionExpiry(t *testing.T) {
 	goProxy := zktest.StartProxy(t, srv.ConnectString())
 	javaProxy := zktest.StartProxy(t, srv.ConnectString())
 	admin := newGoClient(t, srv.ConnectString())
-	c := newGoClient(t, goProxy.Addr())
-	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close(ctx)
+	c, d := goDiscovery(t, goProxy.Addr())
 	goSpec, javaSpec := discoverySpecs[0], discoverySpecs[1]
 	javaSpec.serviceType = discovery.Dynamic
 	if err := d.RegisterService(ctx, goSpec.goInstance(t)); err != nil {
@@ -324,6 +309,22 @@ func TestDiscoveryBothRegisterAgainAfterSessionExpiry(t *testing.T) {
 	if n := len(describedList(t, e.Field(0))); n != 2 {
 		t.Fatalf("Curator reads %d instances after the expiry, want 2", n)
 	}
+}
+
+// goDiscovery starts a zkcurator ServiceDiscovery at /services on a client
+// of connect; both close with the test.
+func goDiscovery(t *testing.T, connect string) (*framework.Client, *discovery.ServiceDiscovery[meta]) {
+	t.Helper()
+	c := newGoClient(t, connect)
+	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close(context.Background()) })
+	return c, d
 }
 
 func mustDo(t *testing.T, ctx context.Context, h *Helper, verb string, args ...string) {
