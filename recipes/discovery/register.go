@@ -27,7 +27,8 @@ type registration[T any] struct {
 // containers, in the node mode of its service type (an empty type registers
 // as Dynamic). A node that exists already is deleted and created again, so
 // that watchers fire, as Curator does. The registration is kept until
-// UnregisterService or Close: made again after a session loss.
+// UnregisterService or Close: made again after a session loss. Like every
+// change to registrations, it needs Start first (ErrNotStarted).
 func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceInstance[T]) error {
 	if err := inst.validate(); err != nil {
 		return err
