@@ -120,6 +120,19 @@ func (s *ServiceCache[T]) Instances() []ServiceInstance[T] {
 			out = append(out, d.inst)
 		}
 	}
+	if len(s.memo) > len(nodes) {
+		// A node removed while this call decoded it: the cache no longer
+		// holds it, so its memo goes.
+		held := make(map[string]bool, len(nodes))
+		for _, n := range nodes {
+			held[n.Path] = true
+		}
+		for p := range s.memo {
+			if !held[p] {
+				delete(s.memo, p)
+			}
+		}
+	}
 	return out
 }
 
