@@ -79,10 +79,14 @@ func (i ServiceInstance[T]) marshalPayload() ([]byte, error) {
 	if i.PayloadClass == "" {
 		return v, nil
 	}
-	var cls bytes.Buffer
-	writeString(&cls, i.PayloadClass)
-	if len(v) == 0 || v[0] != '{' {
-		return append(append(append([]byte("["), cls.Bytes()...), ','), append(v, ']')...), nil
+	var out bytes.Buffer
+	if v[0] != '{' {
+		out.WriteByte('[')
+		writeString(&out, i.PayloadClass)
+		out.WriteByte(',')
+		out.Write(v)
+		out.WriteByte(']')
+		return out.Bytes(), nil
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(v, &fields); err != nil {
@@ -91,11 +95,13 @@ func (i ServiceInstance[T]) marshalPayload() ([]byte, error) {
 	if _, ok := fields[classProperty]; ok {
 		return v, nil
 	}
-	out := append([]byte(`{"@class":`), cls.Bytes()...)
-	if rest := bytes.TrimSpace(v[1:]); len(rest) > 0 && rest[0] != '}' {
-		out = append(out, ',')
+	out.WriteString(`{"@class":`)
+	writeString(&out, i.PayloadClass)
+	if len(fields) > 0 {
+		out.WriteByte(',')
 	}
-	return append(out, v[1:]...), nil
+	out.Write(v[1:])
+	return out.Bytes(), nil
 }
 
 // wireInstance is the JSON as read: every field optional, unknown ones
