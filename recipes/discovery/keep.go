@@ -74,7 +74,7 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 		if err := d.create(ctx, r, nil); err != nil {
 			return err
 		}
-		d.c.Logger().Info("discovery: registered again after a session change: " + r.path)
+		d.c.Logger().Info("discovery: registered again after a session change", zap.String("path", r.path))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
@@ -151,7 +152,7 @@ func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T], ol
 			d.mu.Lock()
 			r.path, r.owner = path, owner
 			d.mu.Unlock()
-			d.c.Logger().Debug("discovery: registered " + path)
+			d.c.Logger().Debug("discovery: registered", zap.String("path", path))
 			return nil
 		}
 		if !errors.Is(err, zk.ErrNodeExists) || try == 2 {
