@@ -63,6 +63,7 @@ type hold struct {
 	tokenErr error           // why the token could not be read, if known
 	lost     <-chan struct{} // closed when holding is no longer certain
 	revoked  <-chan struct{} // closed on a revocation request, or nil
+	env      []string        // more of the command's environment, NAME=value
 }
 
 // usable reports why the command must not start under h: h was lost or
@@ -98,6 +99,7 @@ func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal,
 		envLockNode+"="+h.node,
 		envFencingToken+"="+strconv.FormatInt(h.token, 10),
 	)
+	cmd.Env = append(cmd.Env, h.env...)
 	if err := cmd.Start(); err != nil {
 		return cannotStart(cmd.Path, err)
 	}

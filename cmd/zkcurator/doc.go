@@ -9,6 +9,13 @@
 //	zkcurator elect [flags] PATH --id NAME [--] COMMAND [ARGS...]
 //	zkcurator participants [flags] PATH
 //	zkcurator revoke [flags] NODE
+//	zkcurator discover [flags] NAME
+//	zkcurator register [flags] NAME --address HOST --port N [--] COMMAND [ARGS...]
+//
+// discover and register speak Curator's service discovery
+// (curator-x-discovery): register keeps an instance registered while
+// COMMAND runs (ZKCURATOR_INSTANCE_ID in its environment), discover lists a
+// service's instances as their nodes' JSON.
 //
 // The command gets ZKCURATOR_LOCK_NODE and ZKCURATOR_FENCING_TOKEN in its
 // environment. When holding is no longer certain (Lost), it gets SIGTERM,

@@ -35,6 +35,8 @@ var commands = []*command{
 	semaphoreCommand,
 	electCommand,
 	participantsCommand,
+	discoverCommand,
+	registerCommand,
 	revokeCommand,
 }
 

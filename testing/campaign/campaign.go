@@ -42,6 +42,9 @@ const (
 	// writes, and the nemesis's pauses cut holders off for longer than the
 	// TTL. The ensemble must run with extended types (zktest.WithExtendedTypes).
 	TTLMutexLock
+	// Discovery is a ServiceDiscovery per client: registrations come and go,
+	// and each client's ServiceCache must follow the server.
+	Discovery
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
@@ -65,6 +68,8 @@ func (k LockKind) String() string {
 		return "counter"
 	case TTLMutexLock:
 		return "ttl-mutex"
+	case Discovery:
+		return "discovery"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -95,7 +100,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -292,6 +297,8 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		v = checkLeases(holds, final, cfg.Clients, healedAt, cfg.MaxLeases)
 	case cfg.Kind == Counter:
 		v = checkCounters(holds, final, cfg.Clients, healedAt)
+	case cfg.Kind == Discovery:
+		v = checkDiscovery(holds, final, faults, cfg.Clients, healedAt, cfg.SessionTimeout)
 	case cfg.Kind.elections():
 		v = checkElection(holds, final, cfg.Clients, healedAt)
 	default:

@@ -86,6 +86,7 @@ type worker struct {
 	leaser    leaser                   // the semaphore; nil for the locks
 	elector   elector                  // the election; nil for the locks
 	counters  *counters                // the counter campaign's values
+	discovery *discoverer              // the discovery campaign's registrations and cache
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -124,6 +125,12 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		w.counters = cs
 	case TTLMutexLock:
 		w.exclusive, w.release, w.stopOnLost = newTTLMutex(c, p.lock), ttlRelease, true
+	case Discovery:
+		dc, err := newDiscoverer(id, c, p)
+		if err != nil {
+			panic(fmt.Sprintf("campaign: discovery of client %d: %v", id, err)) // the paths are the campaign's own, valid
+		}
+		w.discovery = dc
 	default:
 		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
 	}
@@ -148,6 +155,9 @@ func (w *worker) run(ctx context.Context) {
 		return
 	case w.counters != nil:
 		w.runCounters(ctx)
+		return
+	case w.discovery != nil:
+		w.runDiscovery(ctx)
 		return
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {

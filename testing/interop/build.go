@@ -25,6 +25,7 @@ const JarDir = "/usr/share/java"
 // zookeeper.jar's manifest Class-Path brings netty and the rest of its own deps.
 var helperJars = []string{
 	"curator-recipes.jar",
+	"curator-x-discovery.jar", // its manifest brings Jackson
 	"curator-framework.jar",
 	"curator-client.jar",
 	"zookeeper.jar",

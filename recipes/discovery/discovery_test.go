@@ -1,0 +1,133 @@
+package discovery_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestConstructorsRefuseBadArguments(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	for name, err := range map[string]error{
+		"nil client": func() error { _, err := discovery.NewServiceDiscovery[meta](nil, "/s"); return err }(),
+		"root":       func() error { _, err := discovery.NewServiceDiscovery[meta](c, "/"); return err }(),
+		"bad path":   func() error { _, err := discovery.NewServiceDiscovery[meta](c, "s"); return err }(),
+		"interval": func() error {
+			_, err := discovery.NewServiceDiscovery[meta](c, "/s", discovery.WithRetryEvery(0))
+			return err
+		}(),
+	} {
+		if !errors.Is(err, discovery.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
+		}
+	}
+	d := started(t, c)
+	ctx := testCtx(t)
+	for _, bad := range []discovery.ServiceInstance[meta]{instance("a/b", "1", 1), instance("a", "", 1), instance("a", "1", 70000)} {
+		if err := d.RegisterService(ctx, bad); !errors.Is(err, discovery.ErrInvalidArgument) {
+			t.Errorf("RegisterService(%s/%s): %v", bad.Name, bad.ID, err)
+		}
+	}
+	if _, err := d.NewServiceProvider("a", discovery.WithDownInstancePolicy[meta](0, 2)); !errors.Is(err, discovery.ErrInvalidArgument) {
+		t.Errorf("down timeout 0: %v", err)
+	}
+	if err := d.Start(); !errors.Is(err, discovery.ErrAlreadyStarted) {
+		t.Errorf("second Start: %v", err)
+	}
+	must(t, d.Close(ctx))
+	must(t, d.Close(ctx))
+	if err := d.RegisterService(ctx, instance("a", "1", 1)); !errors.Is(err, discovery.ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// Each service type gets Curator's node mode; queries read them back; a
+// Java-style node already at the path is deleted and created again (a new
+// czxid); unregister and Close delete the nodes.
+func TestRegisterQueryUnregister(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	d := started(t, c)
+
+	dyn, seq, st := instance("api", "d", 1), instance("api", "s", 2), instance("api", "t", 3)
+	seq.ServiceType, st.ServiceType = discovery.DynamicSequential, discovery.Static
+	_, err := c.Create(ctx, "/services/api/d", []byte("stale"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	before, err := c.Exists(ctx, "/services/api/d")
+	must(t, err)
+	for _, i := range []discovery.ServiceInstance[meta]{dyn, seq, st} {
+		must(t, d.RegisterService(ctx, i))
+		if !d.IsRegistered(i.ID) {
+			t.Errorf("%s not reported registered", i.ID)
+		}
+	}
+	after, err := c.Exists(ctx, "/services/api/d")
+	must(t, err)
+	if after.Czxid == before.Czxid || after.EphemeralOwner != c.SessionID() {
+		t.Fatalf("the node there was not created again as this session's: before %+v after %+v", before, after)
+	}
+	kids, _, err := c.Children(ctx, "/services/api")
+	must(t, err)
+	var seqNode string
+	for _, k := range kids {
+		if strings.HasPrefix(k, "s") && len(k) == 11 {
+			seqNode = k
+		}
+	}
+	if len(kids) != 3 || seqNode == "" {
+		t.Fatalf("children %v", kids)
+	}
+	stat, err := c.Exists(ctx, "/services/api/t")
+	must(t, err)
+	if stat.EphemeralOwner != 0 {
+		t.Fatal("a STATIC instance in an ephemeral node")
+	}
+	names, err := d.QueryForNames(ctx)
+	must(t, err)
+	if len(names) != 1 || names[0] != "api" {
+		t.Fatalf("names %v", names)
+	}
+	got, err := d.QueryForInstances(ctx, "api")
+	must(t, err)
+	if len(got) != 3 || got[0].ID != "d" || got[0].Payload.Zone != "a" || got[1].ID != "s" || got[2].ServiceType != discovery.Static {
+		t.Fatalf("instances %+v", got)
+	}
+	one, ok, err := d.QueryForInstance(ctx, "api", "t")
+	must(t, err)
+	if !ok || *one.Port != 3 {
+		t.Fatalf("instance t: %+v %v", one, ok)
+	}
+	dyn.Payload = &meta{Zone: "b"}
+	must(t, d.UpdateService(ctx, dyn))
+	one, _, err = d.QueryForInstance(ctx, "api", "d")
+	must(t, err)
+	if one.Payload.Zone != "b" {
+		t.Fatalf("update not written: %+v", one.Payload)
+	}
+	if err := d.UpdateService(ctx, instance("api", "zz", 1)); !errors.Is(err, discovery.ErrNotRegistered) {
+		t.Fatalf("update of an unknown instance: %v", err)
+	}
+	must(t, d.UnregisterService(ctx, seq))
+	if _, err := c.Exists(ctx, "/services/api/"+seqNode); err != nil {
+		t.Fatal(err)
+	} else if stat, _ := c.Exists(ctx, "/services/api/"+seqNode); stat != nil {
+		t.Fatal("the sequential node outlived its unregister")
+	}
+	must(t, d.Close(ctx))
+	kids, _, err = c.Children(ctx, "/services/api")
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		t.Fatal(err)
+	}
+	if len(kids) != 0 {
+		t.Fatalf("Close left %v", kids)
+	}
+}

@@ -1,0 +1,55 @@
+// Package discovery is Curator's service discovery (curator-x-discovery) in
+// Go: a Go service registers its instances in the bytes Curator writes, and
+// finds the instances Java services registered.
+//
+// An instance is a node {basePath}/{name}/{id} holding Curator's JSON:
+//
+//	{"name":"api","id":"1","address":"10.0.0.1","port":8080,"sslPort":null,
+//	 "payload":{"@class":"com.example.Meta","zone":"a"},
+//	 "registrationTimeUTC":1700000000000,"serviceType":"DYNAMIC",
+//	 "uriSpec":{"parts":[{"value":"scheme","variable":true},...]}}
+//
+// ServiceInstance writes its fields in Curator's order, nulls where Curator
+// writes nulls, and "enabled" only when set (Curator's default serializer
+// omits it); it reads a missing "enabled" as true, a missing "serviceType" as
+// DYNAMIC, and ignores fields it does not know. A payload keeps its Java
+// class: PayloadClass is read from and written as Jackson's "@class". With
+// T = json.RawMessage a payload round-trips byte for byte.
+//
+// ServiceDiscovery registers, updates and unregisters this process's
+// instances and queries everyone's; ServiceCache follows one service's
+// instances on recipes/cache's engine; ServiceProvider picks one of them per
+// call by a ProviderStrategy (RoundRobin, Random, Sticky), after the user's
+// filters, Curator's down-instance policy (NoteError) and the enabled flag.
+//
+// What registration guarantees:
+//
+//   - A registration creates its node in the mode of its service type
+//     (DYNAMIC ephemeral, DYNAMIC_SEQUENTIAL ephemeral sequential, STATIC and
+//     PERMANENT persistent), parents as containers. A node already there is
+//     deleted and created again, so that watchers fire, as Curator does.
+//   - After every reconnect each registration is checked, and made again
+//     once when its node is gone or belongs to a session other than the
+//     client's current one; IsRegistered never reports a node of a session
+//     the client gave up or lost. UnregisterService and Close delete with a
+//     guaranteed delete.
+//
+// Where this package differs from Curator 5.4, on purpose:
+//
+//   - Curator deletes and re-creates every registration on every reconnect,
+//     even within the same session: watchers fire for nothing, and a
+//     DYNAMIC_SEQUENTIAL instance gains a second node (its create never
+//     meets NodeExists). Here a reconnect within the session changes
+//     nothing, and a sequential registration keeps one node.
+//   - Curator unregisters a DYNAMIC_SEQUENTIAL instance by deleting
+//     {basePath}/{name}/{id}, which is not its node, so the node stays until
+//     the session ends; here the node created is the one deleted.
+//   - Unregistering or updating an instance not registered here is
+//     ErrNotRegistered (Curator ignores the unregister).
+//   - A ServiceCache does not create its service's parent nodes (Curator's
+//     ServiceCache creates them as containers): reading needs no write.
+//   - The down-instance policy and the sticky strategy know an instance by
+//     its name and id (Curator compares every field, so an updated instance
+//     starts afresh).
+//   - An empty Address is written as null.
+package discovery

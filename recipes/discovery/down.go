@@ -1,0 +1,71 @@
+package discovery
+
+import (
+	"sync"
+	"time"
+)
+
+// Curator's DownInstancePolicy defaults.
+const (
+	DefaultDownTimeout   = 30 * time.Second
+	DefaultDownThreshold = 2
+)
+
+// downInstances is Curator's DownInstanceManager: an instance noted with
+// errors threshold times is left out until timeout after its first noted
+// error.
+type downInstances struct {
+	timeout   time.Duration
+	threshold int
+	now       func() time.Time
+
+	mu        sync.Mutex
+	statuses  map[string]*downStatus // by instance key
+	lastPurge time.Time
+}
+
+type downStatus struct {
+	since  time.Time
+	errors int
+}
+
+func newDownInstances(timeout time.Duration, threshold int) *downInstances {
+	return &downInstances{timeout: timeout, threshold: threshold, now: time.Now, statuses: map[string]*downStatus{}, lastPurge: time.Now()}
+}
+
+// note counts one error of the instance key.
+func (m *downInstances) note(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.purge()
+	s := m.statuses[key]
+	if s == nil {
+		s = &downStatus{since: m.now()}
+		m.statuses[key] = s
+	}
+	s.errors++
+}
+
+// up reports whether the instance key is not held down.
+func (m *downInstances) up(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.purge()
+	s := m.statuses[key]
+	return s == nil || s.errors < m.threshold
+}
+
+// purge forgets the statuses older than timeout, at most every timeout/2 (as
+// Curator). Called with mu held.
+func (m *downInstances) purge() {
+	now := m.now()
+	if now.Sub(m.lastPurge) < m.timeout/2 {
+		return
+	}
+	m.lastPurge = now
+	for k, s := range m.statuses {
+		if now.Sub(s.since) >= m.timeout {
+			delete(m.statuses, k)
+		}
+	}
+}

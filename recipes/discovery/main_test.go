@@ -1,0 +1,78 @@
+package discovery_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/discovery"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type meta struct {
+	Zone string `json:"zone"`
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// started returns a started ServiceDiscovery closed with the test.
+func started(t *testing.T, c *framework.Client, opts ...discovery.Option) *discovery.ServiceDiscovery[meta] {
+	t.Helper()
+	d, err := discovery.NewServiceDiscovery[meta](c, "/services", opts...)
+	must(t, err)
+	must(t, d.Start())
+	t.Cleanup(func() { d.Close(context.Background()) })
+	return d
+}
+
+func instance(name, id string, port int) discovery.ServiceInstance[meta] {
+	i := discovery.NewServiceInstance[meta](name, "127.0.0.1", port)
+	i.ID = id
+	i.Payload = &meta{Zone: "a"}
+	return i
+}
+
+// fourLetter is the server's answer to a four-letter word.
+func fourLetter(t *testing.T, addr, word string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	must(t, err)
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = conn.Write([]byte(word))
+	must(t, err)
+	out, err := io.ReadAll(conn)
+	must(t, err)
+	return string(out)
+}
+
+// watchedPaths are the paths under prefix the server holds watches on
+// (four-letter word wchp).
+func watchedPaths(t *testing.T, addr, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(fourLetter(t, addr, "wchp"), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
