@@ -10,7 +10,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // awaitNoGoroutinesBut waits until no goroutine is left beyond those that
@@ -34,7 +34,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	before := goleak.IgnoreCurrent()
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	l := leader.NewLeaderLatch(c, "/latch/client-closes", "a")
 	must(t, l.Start())
 	var term leader.Term
@@ -82,7 +82,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	before := goleak.IgnoreCurrent()
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
 	returned := make(chan struct{}, 4)
 	s := leader.NewLeaderSelector(c, "/selector/client-closes", "a", func(ctx context.Context, term leader.Term) error {
@@ -135,7 +135,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 func TestStartOnAClosedClient(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	must(t, c.Close())
 
 	l := leader.NewLeaderLatch(c, "/latch/closed-client", "a")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -91,7 +90,7 @@ func children(t *testing.T, c *framework.Client, dir string) []string {
 func waitChildren(t *testing.T, c *framework.Client, dir string, n int) []string {
 	t.Helper()
 	var ch []string
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children under %s", n, dir), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children under %s", n, dir), func() bool {
 		ch = children(t, c, dir)
 		return len(ch) == n
 	})

@@ -8,8 +8,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Errors returned under faults carry "leader: " once, however many layers
@@ -21,9 +21,9 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/prefix/latch"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	await(t, startLatch(t, obs, dir, "holder"), 10*time.Second)
-	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.NewWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(10*time.Second))
 	l := startLatch(t, c, dir, "x")
 	waitChildren(t, obs, dir, 2)
 

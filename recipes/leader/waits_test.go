@@ -11,7 +11,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // waitSlack is how much later than its ctx's deadline a call may return in
@@ -107,10 +107,10 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir, sdir = "/waits/partition-latch", "/waits/partition-selector"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	holder := startLatch(t, obs, dir, "holder")
 	await(t, holder, 10*time.Second)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	l := startLatch(t, c, dir, "queued")
 	waitChildren(t, obs, dir, 2)
 
