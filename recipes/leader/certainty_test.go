@@ -90,7 +90,7 @@ func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 	c := zkclient.New(t, proxy.Addr())
 	stalled := stallListeners(t, c, framework.Suspended)
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/suspension-in-flight", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/suspension-in-flight", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil
@@ -125,7 +125,7 @@ func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 		framework.WithSimulatedSessionExpirationPercent(25))
 	stalled := stallListeners(t, c, framework.Suspended)
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/session-in-flight", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/session-in-flight", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil

@@ -150,7 +150,7 @@ func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 	ctx := testCtx(t)
 	c := zkclient.New(t, srv.ConnectString())
 	for i := 0; i < 5; i++ {
-		l := leader.NewLeaderLatch(c, "/latch/quick", "q")
+		l := newLatch(t, c, "/latch/quick", "q")
 		must(t, l.Start())
 		must(t, l.Close(ctx))
 	}
@@ -214,23 +214,22 @@ func TestLatchBadInputAndLifecycle(t *testing.T) {
 		{c, "/ok", "", "empty participant id"},
 		{nil, "/ok", "x", "nil client"},
 	} {
-		l := leader.NewLeaderLatch(tc.c, tc.path, tc.id)
-		err := l.Start()
-		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) {
-			t.Errorf("NewLeaderLatch(%q, %q).Start() = %v, want ErrInvalidArgument naming %s", tc.path, tc.id, err, tc.wantInText)
-		}
-		if _, err := l.Participants(ctx); err == nil {
-			t.Errorf("Participants on a bad latch %q: no error", tc.path)
+		l, err := leader.NewLeaderLatch(tc.c, tc.path, tc.id)
+		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) || l != nil {
+			t.Errorf("NewLeaderLatch(%q, %q) = %v, %v; want nil and ErrInvalidArgument naming %s", tc.path, tc.id, l, err, tc.wantInText)
 		}
 	}
 	if n := proxy.RequestCount(zktest.OpCreate) + proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren); n != 0 {
 		t.Fatalf("%d requests for bad input", n)
 	}
-	if err := leader.NewLeaderLatch(c, "/ok", "x", leader.WithCloseMode(7)).Start(); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "7") {
+	if _, err := leader.NewLeaderLatch(c, "/ok", "x", leader.WithCloseMode(7)); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "7") {
 		t.Fatalf("unknown close mode: %v", err)
 	}
+	if _, err := leader.NewLeaderLatch(c, "/ok", "x", nil); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "option 0") {
+		t.Fatalf("nil option: %v", err)
+	}
 
-	l := leader.NewLeaderLatch(c, "/life", "x")
+	l := newLatch(t, c, "/life", "x")
 	if _, err := l.Await(ctx); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Await before Start: %v", err)
 	}

@@ -32,7 +32,7 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	must(t, b.Close(ctx))
 
 	ran := make(chan struct{})
-	s := leader.NewLeaderSelector(client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
 		close(ran)
 		return nil
 	})

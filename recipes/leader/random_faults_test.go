@@ -72,7 +72,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	var rec recorder
 	var followers sync.WaitGroup
 	start := func(p *participant) {
-		p.latch = leader.NewLeaderLatch(p.client, dir, fmt.Sprintf("%s.%d", p.name, p.restarts))
+		p.latch = newLatch(t, p.client, dir, fmt.Sprintf("%s.%d", p.name, p.restarts))
 		must(t, p.latch.Start())
 		followers.Add(1)
 		go func(who string, l *leader.LeaderLatch) {

@@ -24,7 +24,7 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 	obs := zkclient.New(t, srv.ConnectString(), opt)
 	l := startLatch(t, zkclient.New(t, srv.ConnectString(), opt), latchDir, "l")
 	terms := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString(), opt), selectorDir, "s",
+	s := newSelector(t, zkclient.New(t, srv.ConnectString(), opt), selectorDir, "s",
 		func(ctx context.Context, term leader.Term) error {
 			terms <- term
 			<-ctx.Done()

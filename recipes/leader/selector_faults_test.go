@@ -23,7 +23,7 @@ func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session),
 		framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	terms := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(c, "/selector/session-policy", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/session-policy", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil

@@ -62,7 +62,7 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 	var g termLog
 	var sels []*leader.LeaderSelector
 	for _, id := range []string{"a", "b", "c"} {
-		s := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
+		s := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
 		must(t, s.Start())
 		sels = append(sels, s)
 	}
@@ -102,7 +102,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	runs := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), "/selector/once", "x",
+	s := newSelector(t, zkclient.New(t, srv.ConnectString()), "/selector/once", "x",
 		func(ctx context.Context, term leader.Term) error {
 			runs <- term
 			return errors.New("done, with an error that is only logged")
@@ -148,11 +148,11 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 		causes <- context.Cause(ctx)
 		return nil
 	}
-	a := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), dir, "a", fn)
+	a := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "a", fn)
 	must(t, a.Start())
 	defer a.Close(ctx)
 	first := <-terms
-	b := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), dir, "b", fn)
+	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
 	must(t, b.Start())
 	defer b.Close(ctx)
 	waitChildren(t, op, dir, 2)
@@ -200,10 +200,10 @@ func TestSelectorLossAndClose(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
-	a := leader.NewLeaderSelector(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
+	a := newSelector(t, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
 	must(t, a.Start())
 	first := <-terms
-	b := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), dir, "b", fn)
+	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
 	must(t, b.Start())
 	waitChildren(t, obs, dir, 2)
 
@@ -224,10 +224,10 @@ func TestSelectorLossAndClose(t *testing.T) {
 	waitChildren(t, obs, dir, 0)
 
 	// A selector closed while it waits for the lock leaves no node behind.
-	holder := leader.NewLeaderSelector(obs, dir, "holder", fn)
+	holder := newSelector(t, obs, dir, "holder", fn)
 	must(t, holder.Start())
 	<-terms
-	waiter := leader.NewLeaderSelector(zkclient.New(t, srv.ConnectString()), dir, "waiter", fn)
+	waiter := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "waiter", fn)
 	must(t, waiter.Start())
 	waitChildren(t, obs, dir, 2)
 	must(t, waiter.Close(ctx))
@@ -262,15 +262,18 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 		{c, "/ok", "x", nil, "nil leader function"},
 		{nil, "/ok", "x", fn, "nil client"},
 	} {
-		s := leader.NewLeaderSelector(tc.c, tc.path, tc.id, tc.fn)
-		if err := s.Start(); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) {
-			t.Errorf("NewLeaderSelector(%q, %q).Start() = %v, want ErrInvalidArgument naming %s", tc.path, tc.id, err, tc.wantInText)
+		s, err := leader.NewLeaderSelector(tc.c, tc.path, tc.id, tc.fn)
+		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) || s != nil {
+			t.Errorf("NewLeaderSelector(%q, %q) = %v, %v; want nil and ErrInvalidArgument naming %s", tc.path, tc.id, s, err, tc.wantInText)
 		}
+	}
+	if _, err := leader.NewLeaderSelector(c, "/ok", "x", fn, nil); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "option 0") {
+		t.Errorf("nil option: %v", err)
 	}
 	if n := proxy.RequestCount(zktest.OpCreate) + proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren); n != 0 {
 		t.Fatalf("%d requests for bad input", n)
 	}
-	s := leader.NewLeaderSelector(c, "/life", "x", fn)
+	s := newSelector(t, c, "/life", "x", fn)
 	if _, err := s.Requeue(); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Requeue before Start: %v", err)
 	}
@@ -295,7 +298,7 @@ func TestSelectorLossOnASlowConnection(t *testing.T) {
 	ctx := testCtx(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil

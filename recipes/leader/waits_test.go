@@ -70,7 +70,7 @@ func prefixOnce(t *testing.T, what string, err error) {
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 	c := unreachableClient(t)
 	const wait = 2 * time.Second
-	l := leader.NewLeaderLatch(c, "/waits/latch", "a")
+	l := newLatch(t, c, "/waits/latch", "a")
 	must(t, l.Start())
 	within(t, "Await", wait, "waiting for leadership (the client has not connected yet)", func(ctx context.Context) error {
 		_, err := l.Await(ctx)
@@ -84,7 +84,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 		_, err := l.Leader(ctx)
 		return err
 	})
-	s := leader.NewLeaderSelector(c, "/waits/selector", "a", func(ctx context.Context, _ leader.Term) error {
+	s := newSelector(t, c, "/waits/selector", "a", func(ctx context.Context, _ leader.Term) error {
 		<-ctx.Done()
 		return nil
 	})
@@ -116,7 +116,7 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 
 	terms := make(chan leader.Term, 1)
 	returned := make(chan struct{})
-	s := leader.NewLeaderSelector(c, sdir, "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, sdir, "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		close(returned)
