@@ -57,6 +57,12 @@ func TestBarriersBadInput(t *testing.T) {
 	if _, err := barriers.NewDistributedDoubleBarrier(c, "/b/../c", 2); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Errorf("bad path: %v", err)
 	}
+	if _, err := barriers.NewDistributedBarrier(c, "/"); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("barrier at the root: %v", err)
+	}
+	if _, err := barriers.NewDistributedDoubleBarrier(c, "/", 2); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("double barrier at the root: %v", err)
+	}
 	for _, n := range []int{0, -3} {
 		if _, err := barriers.NewDistributedDoubleBarrier(c, "/b", n); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), "member count") {
 			t.Errorf("member count %d: %v", n, err)
