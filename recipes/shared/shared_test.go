@@ -188,6 +188,9 @@ func TestSharedBadInput(t *testing.T) {
 		t.Errorf("Start on 3 bytes: %v", err)
 	}
 	must(t, s.Close())
+	if err := s.Close(); err != nil {
+		t.Errorf("a second Close: %v, want nil", err)
+	}
 	if err := s.Start(ctx); !errors.Is(err, shared.ErrClosed) {
 		t.Errorf("Start after Close: %v", err)
 	}
