@@ -1,5 +1,6 @@
 // Package zkclient gives tests a started, connected framework.Client on a
-// zktest server, closed when the test ends.
+// zktest server, closed when the test ends, and godoc examples a server and
+// a client of it (NewWithServer).
 //
 // It is a package of its own, not part of zktest, so that zktest stays free
 // of the framework: the framework's own in-package tests, and those of the
@@ -8,11 +9,13 @@ package zkclient
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // TestRetryPolicy is the retry policy of New: quick retries against a local
@@ -48,4 +51,33 @@ func NewWithPolicy(tb testing.TB, connect string, policy retry.Policy, opts ...f
 		tb.Fatalf("connect to %s: %v", connect, err)
 	}
 	return c
+}
+
+// NewWithServer starts a real ZooKeeper on 127.0.0.1 and a client of it,
+// connected within 15 s, for godoc examples, which have no testing.TB;
+// stop closes both.
+func NewWithServer() (client *framework.Client, stop func(), err error) {
+	srv, err := zktest.NewServer()
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err = framework.NewClient(srv.ConnectString(), TestRetryPolicy)
+	if err == nil {
+		err = client.Start()
+		if err != nil {
+			client.Close()
+		}
+	}
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	stop = func() { client.Close(); srv.Close() }
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := client.BlockUntilConnected(ctx); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("connect to %s: %w", srv.ConnectString(), err)
+	}
+	return client, stop, nil
 }
