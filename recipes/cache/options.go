@@ -15,13 +15,13 @@ type config struct {
 	maxDepth int  // -1: no limit
 	depthSet bool // WithMaxDepth was given
 	follow   func(path string) bool
-	log      *zap.Logger
+	log      *zap.Logger // nil: the client's
 }
 
 // newConfig applies opts over the defaults of a cache whose depth is
 // maxDepth unless an option says otherwise, and checks the result.
 func newConfig(maxDepth int, opts []Option) (config, error) {
-	cfg := config{data: true, maxDepth: maxDepth, follow: func(string) bool { return true }, log: zap.NewNop()}
+	cfg := config{data: true, maxDepth: maxDepth, follow: func(string) bool { return true }}
 	for i, o := range opts {
 		if o == nil {
 			return cfg, fmt.Errorf("%w: option %d is nil", ErrInvalidArgument, i)
@@ -33,8 +33,6 @@ func newConfig(maxDepth int, opts []Option) (config, error) {
 		return cfg, fmt.Errorf("%w: max depth %d is below 0", ErrInvalidArgument, cfg.maxDepth)
 	case cfg.follow == nil:
 		return cfg, fmt.Errorf("%w: nil selector", ErrInvalidArgument)
-	case cfg.log == nil:
-		return cfg, fmt.Errorf("%w: nil logger", ErrInvalidArgument)
 	}
 	return cfg, nil
 }
@@ -60,8 +58,8 @@ func WithSelector(follow func(path string) bool) Option {
 	return func(c *config) { c.follow = follow }
 }
 
-// WithLogger logs through log, which must not be nil (a no-op logger by
-// default).
+// WithLogger logs through log instead of the client's logger (nil keeps
+// the client's).
 func WithLogger(log *zap.Logger) Option {
 	return func(c *config) { c.log = log }
 }
