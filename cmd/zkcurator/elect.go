@@ -60,7 +60,10 @@ const leaveTimeout = 2 * time.Second
 // session timeout (another participant that joined at the same moment may
 // lead instead).
 func lead(ctx context.Context, c *framework.Client, path, id string, wait optionalDuration) (hold, func(context.Context) error, error) {
-	latch := leader.NewLeaderLatch(c, path, id)
+	latch, err := leader.NewLeaderLatch(c, path, id)
+	if err != nil {
+		return hold{}, nil, err
+	}
 	if wait.set && wait.d == 0 {
 		others, err := latch.Participants(ctx)
 		if err != nil || len(others) > 0 {

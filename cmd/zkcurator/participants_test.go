@@ -53,11 +53,14 @@ func TestParticipantsKinds(t *testing.T) {
 		c := testClient(t, srv.ConnectString())
 		leading := make(chan string, 2)
 		for i, id := range []string{"selector-a", "selector-b"} {
-			s := leader.NewLeaderSelector(c, path, id, func(ctx context.Context, _ leader.Term) error {
+			s, err := leader.NewLeaderSelector(c, path, id, func(ctx context.Context, _ leader.Term) error {
 				leading <- id
 				<-ctx.Done()
 				return nil
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}

@@ -102,8 +102,11 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 			return err
 		}
 		name := fmt.Sprintf("scheduler-%d", i+1)
-		l := leader.NewLeaderLatch(c, dir, name)
-		if err := l.Start(); err != nil {
+		l, err := leader.NewLeaderLatch(c, dir, name)
+		if err == nil {
+			err = l.Start()
+		}
+		if err != nil {
 			c.Close()
 			proxy.Close()
 			return err

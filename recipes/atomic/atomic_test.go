@@ -12,15 +12,15 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // The counter's node holds Curator's encoding: 8 big-endian bytes.
 func TestAtomicLongStoresCuratorBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/bytes")
 	must(t, err)
 
@@ -55,7 +55,7 @@ func TestAtomicLongStoresCuratorBytes(t *testing.T) {
 func TestAtomicLongOperations(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/ops")
 	must(t, err)
 
@@ -106,7 +106,7 @@ func TestAtomicLongOperations(t *testing.T) {
 func TestAtomicValueBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	v, err := atomic.NewDistributedAtomicValue(c, "/values/raw")
 	must(t, err)
 	r, err := v.Get(ctx)
@@ -134,7 +134,7 @@ func TestAtomicValueBytes(t *testing.T) {
 func TestAtomicBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 
 	if _, err := atomic.NewDistributedAtomicLong(nil, "/x"); !errors.Is(err, atomic.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
@@ -193,7 +193,7 @@ func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 	var promotedTries int
 	errs := make(chan error, clients)
 	for i := 0; i < clients; i++ {
-		l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/counters/exact",
+		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/exact",
 			atomic.WithRetryPolicy(retry.NTimes{N: 1, Sleep: time.Millisecond}), promoted)
 		must(t, err)
 		wg.Add(1)
@@ -219,7 +219,7 @@ func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/exact")
 	must(t, err)
 	r, err := l.Get(ctx)
@@ -246,7 +246,7 @@ func TestAtomicLongConflictNotApplied(t *testing.T) {
 	var mu sync.Mutex
 	succeeded, failed := 0, 0
 	for i := 0; i < clients; i++ {
-		l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/counters/conflict",
+		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/conflict",
 			atomic.WithRetryPolicy(retry.NTimes{N: 0}))
 		must(t, err)
 		wg.Add(1)
@@ -268,7 +268,7 @@ func TestAtomicLongConflictNotApplied(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/counters/conflict")
+	l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/conflict")
 	must(t, err)
 	r, err := l.Get(ctx)
 	must(t, err)

@@ -13,8 +13,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // The reply to the counter's setData is lost after the server applied it:
@@ -25,9 +25,9 @@ func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, proxy.Addr()), "/lost/setdata")
+	l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, proxy.Addr()), "/lost/setdata")
 	must(t, err)
-	observer, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/lost/setdata")
+	observer, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/lost/setdata")
 	must(t, err)
 	_, err = l.Initialize(ctx, 41)
 	must(t, err)
@@ -60,7 +60,7 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	_, err := c.Create(ctx, "/lost", nil)
 	must(t, err)
 	l, err := atomic.NewDistributedAtomicLong(c, "/lost/create")
@@ -74,7 +74,7 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 	if proxy.LostReplies() != 1 {
 		t.Fatalf("LostReplies() = %d, want 1", proxy.LostReplies())
 	}
-	observer, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/lost/create")
+	observer, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/lost/create")
 	must(t, err)
 	got, err := observer.Get(ctx)
 	must(t, err)
@@ -89,7 +89,7 @@ func TestAtomicLostReplyCompareAndSetAndInitialize(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	_, err := c.Create(ctx, "/lost", nil)
 	must(t, err)
 	l, err := atomic.NewDistributedAtomicLong(c, "/lost/cas")
@@ -116,7 +116,7 @@ func TestAtomicLongServerRestart(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
-		l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/restart/counter",
+		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/restart/counter",
 			atomic.WithRetryPolicy(retry.NTimes{N: 50, Sleep: time.Millisecond}))
 		must(t, err)
 		wg.Add(1)
@@ -125,10 +125,10 @@ func TestAtomicLongServerRestart(t *testing.T) {
 			incrementUntil(ctx, l, stop, &tally)
 		}()
 	}
-	locktest.Eventually(t, 10*time.Second, "increments before the restart", func() bool { return tally.get().ok >= 20 })
+	zktest.Eventually(t, 10*time.Second, "increments before the restart", func() bool { return tally.get().ok >= 20 })
 	must(t, srv.Restart())
 	before := tally.get().ok
-	locktest.Eventually(t, 20*time.Second, "increments after the restart", func() bool { return tally.get().ok >= before+20 })
+	zktest.Eventually(t, 20*time.Second, "increments after the restart", func() bool { return tally.get().ok >= before+20 })
 	close(stop)
 	wg.Wait()
 	tally.check(t, ctx, srv.ConnectString(), "/restart/counter")
@@ -159,7 +159,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 				LockPath: "/random/lock", MaxLockTime: time.Second, RetryPolicy: retry.NTimes{N: 5},
 			}))
 		}
-		c := locktest.NewClient(t, proxies[i].Addr(), framework.WithSessionTimeout(session))
+		c := zkclient.New(t, proxies[i].Addr(), framework.WithSessionTimeout(session))
 		stopListen := c.Listen(func(st framework.ConnectionState) {
 			if st == framework.Lost {
 				sessionsLost.Add(1)
@@ -248,7 +248,7 @@ func (t *tally) get() counts {
 // successful increments and those plus the unknown ones. It returns it.
 func (t *tally) check(tb testing.TB, ctx context.Context, connect, path string) int64 {
 	tb.Helper()
-	l, err := atomic.NewDistributedAtomicLong(locktest.NewClient(tb, connect), path)
+	l, err := atomic.NewDistributedAtomicLong(zkclient.New(tb, connect), path)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A scripted run reports exact counts: an update whose two optimistic tries
@@ -25,13 +25,13 @@ func TestUpdateMetricsCountAScriptedRun(t *testing.T) {
 	defer cancel()
 	rec := metricstest.New()
 	const path, lockPath = "/metrics/atomic", "/metrics/atomic-lock"
-	c := locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec))
+	c := zkclient.New(t, p.Addr(), framework.WithMetrics(rec))
 	v, err := NewDistributedAtomicValue(c, path, WithRetryPolicy(retry.NTimes{N: 1}),
 		WithPromotedToLock(PromotedToLock{LockPath: lockPath, MaxLockTime: 200 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), path)
+	other, err := NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestUpdateMetricsCountAScriptedRun(t *testing.T) {
 	if r, err := v.update(ctx, conflicting(2)); err != nil || !r.Succeeded {
 		t.Fatalf("update after two conflicts = %+v, %v; want it succeeded under the lock", r, err)
 	}
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+	holder := locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath)
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // waitSlack is how much later than its bound a call may return in these
@@ -120,7 +120,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 func TestPromotedPhaseIsBoundedInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	const maxLockTime = 2 * time.Second
 	v, err := NewDistributedAtomicValue(c, "/waits/value", WithPromotedToLock(PromotedToLock{LockPath: "/waits/lock", MaxLockTime: maxLockTime}))
 	if err != nil {
@@ -148,7 +148,7 @@ func TestPromotedPhaseIsBoundedInAPartition(t *testing.T) {
 // any wait.
 func TestCallsOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	l, err := NewDistributedAtomicLong(c, "/closed/counter", WithPromotedToLock(PromotedToLock{LockPath: "/closed/lock", MaxLockTime: time.Second}))
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +176,8 @@ func TestCallsOnAClosedClient(t *testing.T) {
 // the update was waiting to retry after a conflict.
 func TestRetrySleepEndsWithCtx(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	other, err := NewDistributedAtomicLong(locktest.NewClient(t, srv.ConnectString()), "/waits/retry")
+	c := zkclient.New(t, srv.ConnectString())
+	other, err := NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/waits/retry")
 	if err != nil {
 		t.Fatal(err)
 	}

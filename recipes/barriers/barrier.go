@@ -17,13 +17,12 @@ type DistributedBarrier struct {
 	path string
 }
 
-// NewDistributedBarrier returns the barrier whose node is path.
+// NewDistributedBarrier returns the barrier whose node is path, or an error
+// matching ErrInvalidArgument for a nil client or a path that is invalid or
+// the root. It makes no network call.
 func NewDistributedBarrier(c *framework.Client, path string) (*DistributedBarrier, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: nil client for the barrier at %q", ErrInvalidArgument, path)
-	}
-	if err := framework.ValidatePath(path); err != nil {
-		return nil, fmt.Errorf("%w: barrier path: %w", ErrInvalidArgument, err)
+	if err := validate("barrier", c, path); err != nil {
+		return nil, err
 	}
 	return &DistributedBarrier{c: c, path: path}, nil
 }
@@ -82,4 +81,19 @@ func reconnects(c *framework.Client) (<-chan struct{}, func()) {
 		}
 	})
 	return ch, stop
+}
+
+// validate checks what every barrier needs before any request; its errors
+// match ErrInvalidArgument and name the value.
+func validate(kind string, c *framework.Client, path string) error {
+	if c == nil {
+		return fmt.Errorf("%w: nil client for the %s at %q", ErrInvalidArgument, kind, path)
+	}
+	if err := framework.ValidatePath(path); err != nil {
+		return fmt.Errorf("%w: %s path: %w", ErrInvalidArgument, kind, err)
+	}
+	if path == "/" {
+		return fmt.Errorf("%w: %s path %q: the barrier needs a node of its own", ErrInvalidArgument, kind, path)
+	}
+	return nil
 }

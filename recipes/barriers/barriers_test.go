@@ -13,16 +13,16 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/barriers"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestBarrierSetWaitRemove(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	a, err := barriers.NewDistributedBarrier(locktest.NewClient(t, srv.ConnectString()), "/gates/one")
+	a, err := barriers.NewDistributedBarrier(zkclient.New(t, srv.ConnectString()), "/gates/one")
 	must(t, err)
-	b, err := barriers.NewDistributedBarrier(locktest.NewClient(t, srv.ConnectString()), "/gates/one")
+	b, err := barriers.NewDistributedBarrier(zkclient.New(t, srv.ConnectString()), "/gates/one")
 	must(t, err)
 	must(t, b.Wait(ctx)) // no barrier: passes at once
 	must(t, a.Set(ctx))
@@ -47,7 +47,7 @@ func TestBarrierSetWaitRemove(t *testing.T) {
 
 func TestBarriersBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	if _, err := barriers.NewDistributedBarrier(nil, "/b"); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
 	}
@@ -56,6 +56,12 @@ func TestBarriersBadInput(t *testing.T) {
 	}
 	if _, err := barriers.NewDistributedDoubleBarrier(c, "/b/../c", 2); !errors.Is(err, framework.ErrInvalidPath) {
 		t.Errorf("bad path: %v", err)
+	}
+	if _, err := barriers.NewDistributedBarrier(c, "/"); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("barrier at the root: %v", err)
+	}
+	if _, err := barriers.NewDistributedDoubleBarrier(c, "/", 2); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+		t.Errorf("double barrier at the root: %v", err)
 	}
 	for _, n := range []int{0, -3} {
 		if _, err := barriers.NewDistributedDoubleBarrier(c, "/b", n); !errors.Is(err, barriers.ErrInvalidArgument) || !strings.Contains(err.Error(), "member count") {
@@ -75,19 +81,19 @@ func TestBarriersBadInput(t *testing.T) {
 func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	observer := locktest.NewClient(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 	const n = 3
 	members := make([]*barriers.DistributedDoubleBarrier, n)
 	for i := range members {
 		var err error
-		members[i], err = barriers.NewDistributedDoubleBarrier(locktest.NewClient(t, srv.ConnectString()), "/double/job", n)
+		members[i], err = barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), "/double/job", n)
 		must(t, err)
 	}
 	entered := make(chan error, n)
 	for _, m := range members[:n-1] {
 		go func() { entered <- m.Enter(ctx) }()
 	}
-	locktest.Eventually(t, 10*time.Second, "two members' nodes", func() bool {
+	zktest.Eventually(t, 10*time.Second, "two members' nodes", func() bool {
 		kids, _, err := observer.Children(ctx, "/double/job")
 		return err == nil && len(kids) == n-1
 	})
@@ -139,7 +145,7 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 func TestDoubleBarrierCancelledEnterLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	m, err := barriers.NewDistributedDoubleBarrier(c, "/double/cancel", 2)
 	must(t, err)
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -147,7 +153,7 @@ func TestDoubleBarrierCancelledEnterLeavesNoNode(t *testing.T) {
 	if err := m.Enter(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Enter alone = %v, want DeadlineExceeded", err)
 	}
-	locktest.Eventually(t, 10*time.Second, "no member node after a cancelled Enter", func() bool {
+	zktest.Eventually(t, 10*time.Second, "no member node after a cancelled Enter", func() bool {
 		kids, err := children(ctx, c, "/double/cancel")
 		return err == nil && len(kids) == 0
 	})
@@ -160,18 +166,18 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/lost", 2)
 	must(t, err)
-	observer := locktest.NewClient(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 	done := make(chan error, 1)
 	go func() { done <- a.Enter(ctx) }()
-	locktest.Eventually(t, 10*time.Second, "a's node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a's node", func() bool {
 		kids, _, err := observer.Children(ctx, "/double/lost")
 		return err == nil && len(kids) == 1
 	})
 	proxy.Pause()
-	locktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
 	proxy.Resume()
 	select {
 	case err := <-done:
@@ -181,7 +187,7 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("Enter did not end after its session was lost")
 	}
-	locktest.Eventually(t, 10*time.Second, "a's stale node gone", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a's stale node gone", func() bool {
 		kids, err := children(ctx, observer, "/double/lost")
 		return err == nil && len(kids) == 0
 	})
@@ -211,21 +217,21 @@ func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/leave-lost", 1)
 	must(t, err)
 	must(t, a.Enter(ctx))
 	session := ac.SessionID()
 	proxy.Pause()
-	locktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
 	proxy.Resume()
-	locktest.Eventually(t, 10*time.Second, "a new session", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a new session", func() bool {
 		return ac.SessionID() != 0 && ac.SessionID() != session
 	})
 	if err := a.Leave(ctx); !errors.Is(err, barriers.ErrMembershipLost) {
 		t.Fatalf("Leave after a lost session = %v, want ErrMembershipLost", err)
 	}
-	observer := locktest.NewClient(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 	kids, err := children(ctx, observer, "/double/leave-lost")
 	must(t, err)
 	if slices.Contains(kids, a.MemberPath()[len("/double/leave-lost/"):]) {
@@ -239,7 +245,7 @@ func TestDoubleBarrierMemberCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	_, err := c.Create(ctx, "/double/lost-create", nil, framework.CreatingParentsIfNeeded())
 	must(t, err)
 	a, err := barriers.NewDistributedDoubleBarrier(c, "/double/lost-create", 2)
@@ -247,8 +253,8 @@ func TestDoubleBarrierMemberCreateReplyLost(t *testing.T) {
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	done := make(chan error, 1)
 	go func() { done <- a.Enter(ctx) }()
-	observer := locktest.NewClient(t, srv.ConnectString())
-	locktest.Eventually(t, 10*time.Second, "the lost reply", func() bool { return proxy.LostReplies() == 1 })
+	observer := zkclient.New(t, srv.ConnectString())
+	zktest.Eventually(t, 10*time.Second, "the lost reply", func() bool { return proxy.LostReplies() == 1 })
 	b, err := barriers.NewDistributedDoubleBarrier(observer, "/double/lost-create", 2)
 	must(t, err)
 	must(t, b.Enter(ctx))

@@ -7,8 +7,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/barriers"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Every barrier call on a closed client fails with framework.ErrClosed,
@@ -16,7 +16,7 @@ import (
 func TestBarrierCallsOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	member, err := barriers.NewDistributedDoubleBarrier(c, "/closed/double", 1)
 	must(t, err)
 	must(t, member.Enter(ctx))

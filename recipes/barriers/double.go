@@ -32,13 +32,12 @@ type DistributedDoubleBarrier struct {
 }
 
 // NewDistributedDoubleBarrier returns a member of the double barrier at path
-// that opens once memberQty members (at least 1) have entered.
+// that opens once memberQty members (at least 1) have entered, or an error
+// matching ErrInvalidArgument for a nil client, a path that is invalid or
+// the root, or a count below 1. It makes no network call.
 func NewDistributedDoubleBarrier(c *framework.Client, path string, memberQty int) (*DistributedDoubleBarrier, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: nil client for the double barrier at %q", ErrInvalidArgument, path)
-	}
-	if err := framework.ValidatePath(path); err != nil {
-		return nil, fmt.Errorf("%w: double barrier path: %w", ErrInvalidArgument, err)
+	if err := validate("double barrier", c, path); err != nil {
+		return nil, err
 	}
 	if memberQty < 1 {
 		return nil, fmt.Errorf("%w: member count %d for the double barrier at %q, want at least 1", ErrInvalidArgument, memberQty, path)

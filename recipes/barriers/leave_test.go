@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/barriers"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Four members leave one by one in a scripted order, each settled in its
@@ -25,13 +25,13 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 		t.Run(strings.ReplaceAll(script, " ", "_"), func(t *testing.T) {
 			srv := zktest.StartServer(t)
 			ctx := testCtx(t)
-			observer := locktest.NewClient(t, srv.ConnectString())
+			observer := zkclient.New(t, srv.ConnectString())
 			const n, path = 4, "/double/order"
 			members := make([]*barriers.DistributedDoubleBarrier, n)
 			entered := make(chan error, n)
 			for i := range members {
 				var err error
-				members[i], err = barriers.NewDistributedDoubleBarrier(locktest.NewClient(t, srv.ConnectString()), path, n)
+				members[i], err = barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), path, n)
 				must(t, err)
 				go func() { entered <- members[i].Enter(ctx) }()
 			}
@@ -57,7 +57,7 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 						t.Fatalf("the lowest member's node is gone while %d members have not started leaving (%v)", n-1-k, err)
 					}
 				} else {
-					locktest.Eventually(t, 10*time.Second, "a leaving member's node deleted", func() bool {
+					zktest.Eventually(t, 10*time.Second, "a leaving member's node deleted", func() bool {
 						stat, err := observer.Exists(ctx, m.MemberPath())
 						return err == nil && stat == nil
 					})
@@ -76,7 +76,7 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 					t.Fatal("a member did not pass Leave once all had started leaving")
 				}
 			}
-			locktest.Eventually(t, 10*time.Second, "no member or ready node left", func() bool {
+			zktest.Eventually(t, 10*time.Second, "no member or ready node left", func() bool {
 				kids, err := children(ctx, observer, path)
 				return err == nil && len(kids) == 0
 			})
@@ -87,7 +87,7 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 // awaitWatch waits until some session watches nodePath.
 func awaitWatch(t *testing.T, ctx context.Context, srv *zktest.Server, nodePath string) {
 	t.Helper()
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("a watch on %s", nodePath), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("a watch on %s", nodePath), func() bool {
 		counts, err := srv.WatchCounts(ctx)
 		return err == nil && counts[nodePath] > 0
 	})
@@ -101,8 +101,8 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const path = "/double/lowest-lost"
-	observer := locktest.NewClient(t, srv.ConnectString())
-	ac := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
+	observer := zkclient.New(t, srv.ConnectString())
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	b, err := barriers.NewDistributedDoubleBarrier(observer, path, 2)
 	must(t, err)
 	a := lowerMember(t, ac, path, b)
@@ -115,7 +115,7 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	go func() { left <- a.Leave(ctx) }()
 	awaitWatch(t, ctx, srv, b.MemberPath())
 	proxy.Pause()
-	locktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
 	proxy.Resume()
 	select {
 	case err := <-left:
@@ -150,10 +150,10 @@ func TestDoubleBarrierCancelledLeaveOfTheLowest(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const path = "/double/lowest-cancel"
-	observer := locktest.NewClient(t, srv.ConnectString())
-	b, err := barriers.NewDistributedDoubleBarrier(locktest.NewClient(t, srv.ConnectString()), path, 2)
+	observer := zkclient.New(t, srv.ConnectString())
+	b, err := barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), path, 2)
 	must(t, err)
-	a := lowerMember(t, locktest.NewClient(t, srv.ConnectString()), path, b)
+	a := lowerMember(t, zkclient.New(t, srv.ConnectString()), path, b)
 	entered := make(chan error, 1)
 	go func() { entered <- b.Enter(ctx) }()
 	must(t, a.Enter(ctx))
@@ -165,7 +165,7 @@ func TestDoubleBarrierCancelledLeaveOfTheLowest(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for every other member to leave") {
 		t.Fatalf("a cancelled Leave of the lowest = %v, want DeadlineExceeded saying what it waited for", err)
 	}
-	locktest.Eventually(t, 10*time.Second, "the lowest's node deleted", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the lowest's node deleted", func() bool {
 		stat, err := observer.Exists(ctx, a.MemberPath())
 		return err == nil && stat == nil
 	})

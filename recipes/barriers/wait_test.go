@@ -12,8 +12,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/barriers"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // wait is the ctx deadline these tests give a call; slack is how much later
@@ -80,8 +80,8 @@ func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second), framework.WithConnectionTimeout(20*time.Second))
-	observer := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second), framework.WithConnectionTimeout(20*time.Second))
+	observer := zkclient.New(t, srv.ConnectString())
 	gate, err := barriers.NewDistributedBarrier(c, "/part/gate")
 	must(t, err)
 	must(t, gate.Set(ctx))
@@ -103,7 +103,7 @@ func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 	withinWait(t, "Enter", entering, func(ectx context.Context) error {
 		done := make(chan error, 1)
 		go func() { done <- a.Enter(ectx) }()
-		locktest.Eventually(t, wait, "the entering member's node", func() bool {
+		zktest.Eventually(t, wait, "the entering member's node", func() bool {
 			stat, err := observer.Exists(ctx, a.MemberPath())
 			return err == nil && stat != nil
 		})
@@ -119,7 +119,7 @@ func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 	p.Resume()
 
 	for _, m := range []*barriers.DistributedDoubleBarrier{a, l1} {
-		locktest.Eventually(t, 10*time.Second, "the node of a member that gave up deleted", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the node of a member that gave up deleted", func() bool {
 			stat, err := observer.Exists(ctx, m.MemberPath())
 			return err == nil && stat == nil
 		})

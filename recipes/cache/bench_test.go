@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // benchNodes is the size of the benchmarks' tree: 100 parents of 99
@@ -25,7 +25,7 @@ const benchParents, benchChildren = 100, 99
 // changes per second the cache follows. Run it with -benchtime=1x.
 func BenchmarkTreeCache(b *testing.B) {
 	srv := zktest.StartServer(b)
-	c := locktest.NewClient(b, srv.ConnectString(), framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.New(b, srv.ConnectString(), framework.WithSessionTimeout(10*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const root = "/bench"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // goroutinePeak samples the number of goroutines until stop is called, and
@@ -47,8 +47,8 @@ func TestGoroutinesBounded(t *testing.T) {
 	const parents, children = 30, 99 // 3,001 nodes
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(10*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(10*time.Second))
 	ctx := testCtx(t)
 	must(t, buildTreeOf(ctx, admin, "/many", parents, children))
 	tc, err := cache.NewTreeCache(c, "/many")
@@ -66,10 +66,10 @@ func TestGoroutinesBounded(t *testing.T) {
 		must(t, err)
 	}
 	p.Sever()
-	locktest.Eventually(t, 20*time.Second, "the client to reconnect", func() bool { return c.State() == framework.Reconnected })
+	zktest.Eventually(t, 20*time.Second, "the client to reconnect", func() bool { return c.State() == framework.Reconnected })
 	_, err = admin.Create(ctx, "/many/zz", nil) // read after the whole tree
 	must(t, err)
-	locktest.Eventually(t, 30*time.Second, "the cache to read the tree again", func() bool {
+	zktest.Eventually(t, 30*time.Second, "the cache to read the tree again", func() bool {
 		_, ok := tc.Current("/many/zz")
 		return ok
 	})
@@ -94,8 +94,8 @@ func TestSlowConsumerLosesNothing(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			const nodes, writes = 20, 6000
 			srv := zktest.StartServer(t)
-			admin := locktest.NewClient(t, srv.ConnectString())
-			c := locktest.NewClient(t, srv.ConnectString())
+			admin := zkclient.New(t, srv.ConnectString())
+			c := zkclient.New(t, srv.ConnectString())
 			ctx := testCtx(t)
 			for i := range nodes {
 				_, err := admin.Create(ctx, fmt.Sprintf("/slow/n%02d", i), nil, framework.CreatingParentsIfNeeded())

@@ -9,13 +9,13 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestTreeCacheLoadsThenFollowsEveryChange(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	for _, p := range []string{"/tree/a/x", "/tree/b"} {
 		_, err := c.Create(ctx, p, []byte(p), framework.CreatingParentsIfNeeded())
@@ -66,7 +66,7 @@ func TestTreeCacheLoadsThenFollowsEveryChange(t *testing.T) {
 // is a new node (a new czxid): removed, then added.
 func TestNodeCacheSeesADeletedAndRecreatedNodeAsNew(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	nc, err := cache.NewNodeCache(c, "/flag")
 	must(t, err)
@@ -97,7 +97,7 @@ func TestNodeCacheSeesADeletedAndRecreatedNodeAsNew(t *testing.T) {
 
 func TestPathChildrenCacheReportsOnlyTheChildren(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	_, err := c.Create(ctx, "/members/m1", []byte("1"), framework.CreatingParentsIfNeeded())
 	must(t, err)
@@ -121,7 +121,7 @@ func TestPathChildrenCacheReportsOnlyTheChildren(t *testing.T) {
 
 func TestTreeCacheDepthAndSelector(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	for _, p := range []string{"/d/keep/deep", "/d/skip/deep"} {
 		_, err := c.Create(ctx, p, nil, framework.CreatingParentsIfNeeded())
@@ -150,7 +150,7 @@ func TestTreeCacheDepthAndSelector(t *testing.T) {
 
 func TestBadInputIsAClearError(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct {
 		name string
 		err  error

@@ -11,8 +11,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // returnsWithin fails the test if fn does not return within d.
@@ -49,7 +49,7 @@ func eachKind(c *framework.Client, path string) map[string]func() (closer, error
 // second Close returns nil at once, and a Start after Close is ErrClosed.
 func TestCloseOfANeverStartedCache(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for name, newCache := range eachKind(c, "/never") {
 		cc, err := newCache()
 		must(t, err)
@@ -70,7 +70,7 @@ func TestCloseOfANeverStartedCache(t *testing.T) {
 // framework.ErrClosed, at once, and can still be closed.
 func TestStartOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	must(t, c.Close())
 	for name, newCache := range eachKind(c, "/closed") {
 		cc, err := newCache()
@@ -89,7 +89,7 @@ func TestStartOnAClosedClient(t *testing.T) {
 func TestCloseEndsAStartThatCannotFinish(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClientWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
+	c := zkclient.NewWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
 		framework.WithSessionTimeout(30*time.Second), framework.WithConnectionTimeout(30*time.Second))
 	tc, err := cache.NewTreeCache(c, "/unreachable")
 	must(t, err)
@@ -97,7 +97,7 @@ func TestCloseEndsAStartThatCannotFinish(t *testing.T) {
 	p.Pause()
 	started := make(chan error, 1)
 	go func() { started <- tc.Start(context.Background()) }()
-	locktest.Eventually(t, 10*time.Second, "the load's first read to be sent", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the load's first read to be sent", func() bool {
 		return p.RequestCount(zktest.OpGetData) > 0
 	})
 	must(t, returnsWithin(t, 5*time.Second, "Close during a Start", tc.Close))
@@ -120,8 +120,8 @@ func TestCloseEndsAStartThatCannotFinish(t *testing.T) {
 func TestClosedCacheLeavesNothingRunning(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClientWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.NewWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
 		framework.WithSessionTimeout(30*time.Second), framework.WithConnectionTimeout(30*time.Second))
 	ctx := testCtx(t)
 	for _, n := range []string{"/leak/a/x", "/leak/b"} {
@@ -138,7 +138,7 @@ func TestClosedCacheLeavesNothingRunning(t *testing.T) {
 	before := p.RequestCount(zktest.OpGetData)
 	_, err = admin.SetData(ctx, "/leak/b", []byte("1"), -1)
 	must(t, err)
-	locktest.Eventually(t, 10*time.Second, "the cache to read the changed node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the cache to read the changed node", func() bool {
 		return p.RequestCount(zktest.OpGetData) > before
 	})
 	must(t, returnsWithin(t, 5*time.Second, "Close during a read", tc.Close))

@@ -33,4 +33,9 @@
 // watch notifications the client delivers through
 // framework.Client.ListenNodeEvents, and one feeds the Events channel. Each
 // node has at most one data watch and one child watch armed at a time.
+//
+// The constructors check their arguments and options before any request and
+// report a bad one as ErrInvalidArgument naming it; options only record
+// values. A cache logs through its client's logger unless WithLogger gives
+// another, and reports its metrics through the client's Metrics.
 package cache

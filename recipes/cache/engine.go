@@ -88,6 +88,9 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	if err := framework.ValidatePath(root); err != nil {
 		return nil, fmt.Errorf("%w: path %q: %w", ErrInvalidArgument, root, err)
 	}
+	if cfg.log == nil {
+		cfg.log = c.Logger()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,

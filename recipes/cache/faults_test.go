@@ -15,8 +15,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // After a session expiry the cache reads its tree again on the new session
@@ -24,8 +24,8 @@ import (
 func TestTreeCacheReportsWhatChangedAcrossASessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(time.Second))
 	ctx := testCtx(t)
 	for _, n := range []string{"/exp/keep", "/exp/change", "/exp/gone"} {
 		_, err := admin.Create(ctx, n, []byte("v0"), framework.CreatingParentsIfNeeded())
@@ -72,8 +72,8 @@ func TestTreeCacheReportsWhatChangedAcrossASessionExpiry(t *testing.T) {
 func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	writer := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr()+","+p.Addr(), framework.WithSessionTimeout(4*time.Second))
 	ctx := testCtx(t)
 	const root = "/random"
 	_, err := writer.Create(ctx, root, nil)
@@ -108,7 +108,7 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 			must(t, srv.Restart())
 		case 4 * ops / 5: // past the session: a new session, every watch set again
 			p.Pause()
-			locktest.Eventually(t, 20*time.Second, "the cache's session lost", func() bool { return c.State() == framework.Lost })
+			zktest.Eventually(t, 20*time.Second, "the cache's session lost", func() bool { return c.State() == framework.Lost })
 			p.Resume()
 		}
 		path := randomPath()
@@ -127,10 +127,10 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	}
 
 	want := serverTree(t, writer, root)
-	locktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
+	zktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
 		return sameTree(nodesByPath(tc.Snapshot()), want)
 	})
-	locktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
+	zktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
 		return replayed.matches(t, want)
 	})
 	must(t, tc.Close())
@@ -224,8 +224,8 @@ func sameTree(got, want map[string]cache.Node) bool {
 func TestSuspensionIsReportedWhileAReadWaits(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
 	ctx := testCtx(t)
 	_, err := admin.Create(ctx, "/stuck", []byte("v0"))
 	must(t, err)
@@ -252,7 +252,7 @@ func TestSuspensionIsReportedWhileAReadWaits(t *testing.T) {
 	reads := p.RequestCount(zktest.OpGetData)
 	_, err = admin.SetData(ctx, "/stuck", []byte("v1"), -1)
 	must(t, err)
-	locktest.Eventually(t, 10*time.Second, "the cache reads the changed node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the cache reads the changed node", func() bool {
 		return p.RequestCount(zktest.OpGetData) > reads
 	})
 	p.Pause()

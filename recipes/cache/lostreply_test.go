@@ -14,8 +14,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // replayer applies a cache's events, on a goroutine, to a tree that starts
@@ -69,8 +69,8 @@ func (r *replayer) wait() error {
 func TestCachesThroughLostRepliesAndLatency(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	writer := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(10*time.Second))
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(10*time.Second))
 	ctx := testCtx(t)
 	const root, flag = "/lost", "/lostflag"
 	_, err := writer.Create(ctx, root, nil)
@@ -121,7 +121,7 @@ func TestCachesThroughLostRepliesAndLatency(t *testing.T) {
 		p.LoseNextReply(ops...)
 		for n := 0; p.LostReplies() == lost; n++ {
 			// Changes while the cache is connected, so that it reads.
-			locktest.Eventually(t, 20*time.Second, "the cache's client connected", func() bool { return c.State().IsConnected() })
+			zktest.Eventually(t, 20*time.Second, "the cache's client connected", func() bool { return c.State().IsConnected() })
 			if n == 200 { // no such request came: a reconnect sends the watches again
 				p.Sever()
 			}
@@ -135,7 +135,7 @@ func TestCachesThroughLostRepliesAndLatency(t *testing.T) {
 	p.SetLatency(0)
 
 	want := serverTree(t, writer, root)
-	locktest.Eventually(t, 30*time.Second, "the tree cache to match the server", func() bool {
+	zktest.Eventually(t, 30*time.Second, "the tree cache to match the server", func() bool {
 		return sameTree(nodesByPath(tc.Snapshot()), want)
 	})
 	wantFlag, flagStat, err := writer.GetData(ctx, flag)
@@ -143,18 +143,18 @@ func TestCachesThroughLostRepliesAndLatency(t *testing.T) {
 	if !flagExists && !errors.Is(err, zk.ErrNoNode) {
 		t.Fatal(err)
 	}
-	locktest.Eventually(t, 30*time.Second, "the node cache to match the server", func() bool {
+	zktest.Eventually(t, 30*time.Second, "the node cache to match the server", func() bool {
 		n, ok := nc.Current()
 		return ok == flagExists && (!ok || bytes.Equal(n.Data, wantFlag) && n.Stat.Czxid == flagStat.Czxid && n.Stat.Version == flagStat.Version)
 	})
-	locktest.Eventually(t, 30*time.Second, "replaying the tree cache's events to give the server's tree", func() bool {
+	zktest.Eventually(t, 30*time.Second, "replaying the tree cache's events to give the server's tree", func() bool {
 		return treeEvents.matches(t, want)
 	})
 	wantFlagTree := map[string]cache.Node{}
 	if flagExists {
 		wantFlagTree[flag] = cache.Node{Path: flag, Data: wantFlag, Stat: *flagStat}
 	}
-	locktest.Eventually(t, 30*time.Second, "replaying the node cache's events to give the server's node", func() bool {
+	zktest.Eventually(t, 30*time.Second, "replaying the node cache's events to give the server's node", func() bool {
 		return flagEvents.matches(t, wantFlagTree)
 	})
 	must(t, tc.Close())

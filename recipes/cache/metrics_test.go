@@ -5,16 +5,16 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Every event a cache emits is counted once, by cache and type.
 func TestCacheMetricsCountEveryEvent(t *testing.T) {
 	srv := zktest.StartServer(t)
 	rec := metricstest.New()
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec))
+	c := zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec))
 	ctx := testCtx(t)
 	_, err := c.Create(ctx, "/counted/a", nil, framework.CreatingParentsIfNeeded())
 	must(t, err)

@@ -6,25 +6,33 @@ import (
 	"go.uber.org/zap"
 )
 
-// Option configures a cache.
-type Option func(*config) error
+// Option configures a cache. An option only records its value; the
+// constructor checks them all and reports a bad one as ErrInvalidArgument.
+type Option func(*config)
 
 type config struct {
 	data     bool
-	maxDepth int // -1: no limit
+	maxDepth int  // -1: no limit
+	depthSet bool // WithMaxDepth was given
 	follow   func(path string) bool
-	log      *zap.Logger
+	log      *zap.Logger // nil: the client's
 }
 
+// newConfig applies opts over the defaults of a cache whose depth is
+// maxDepth unless an option says otherwise, and checks the result.
 func newConfig(maxDepth int, opts []Option) (config, error) {
-	cfg := config{data: true, maxDepth: maxDepth, follow: func(string) bool { return true }, log: zap.NewNop()}
+	cfg := config{data: true, maxDepth: maxDepth, follow: func(string) bool { return true }}
 	for i, o := range opts {
 		if o == nil {
 			return cfg, fmt.Errorf("%w: option %d is nil", ErrInvalidArgument, i)
 		}
-		if err := o(&cfg); err != nil {
-			return cfg, err
-		}
+		o(&cfg)
+	}
+	switch {
+	case cfg.depthSet && cfg.maxDepth < 0:
+		return cfg, fmt.Errorf("%w: max depth %d is below 0", ErrInvalidArgument, cfg.maxDepth)
+	case cfg.follow == nil:
+		return cfg, fmt.Errorf("%w: nil selector", ErrInvalidArgument)
 	}
 	return cfg, nil
 }
@@ -32,41 +40,26 @@ func newConfig(maxDepth int, opts []Option) (config, error) {
 // WithoutData makes the cache keep only the nodes' Stats, not their data:
 // NodeUpdated still reports every new data version.
 func WithoutData() Option {
-	return func(c *config) error { c.data = false; return nil }
+	return func(c *config) { c.data = false }
 }
 
 // WithMaxDepth limits a TreeCache to the nodes at most depth levels below
-// its root (0: the root only). Without it the whole subtree is cached.
+// its root (0: the root only); depth must not be negative. Without it the
+// whole subtree is cached.
 func WithMaxDepth(depth int) Option {
-	return func(c *config) error {
-		if depth < 0 {
-			return fmt.Errorf("%w: max depth %d is below 0", ErrInvalidArgument, depth)
-		}
-		c.maxDepth = depth
-		return nil
-	}
+	return func(c *config) { c.maxDepth, c.depthSet = depth, true }
 }
 
 // WithSelector makes the cache hold a node below its root, and the subtree
-// under it, only when follow returns true for the node's path (Curator's
-// TreeCacheSelector.acceptChild). follow must be fast and must not block.
+// under it, only when follow (not nil) returns true for the node's path
+// (Curator's TreeCacheSelector.acceptChild). follow must be fast and must
+// not block.
 func WithSelector(follow func(path string) bool) Option {
-	return func(c *config) error {
-		if follow == nil {
-			return fmt.Errorf("%w: nil selector", ErrInvalidArgument)
-		}
-		c.follow = follow
-		return nil
-	}
+	return func(c *config) { c.follow = follow }
 }
 
-// WithLogger logs through log (a no-op logger by default).
+// WithLogger logs through log instead of the client's logger (nil keeps
+// the client's).
 func WithLogger(log *zap.Logger) Option {
-	return func(c *config) error {
-		if log == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		c.log = log
-		return nil
-	}
+	return func(c *config) { c.log = log }
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // outage is one way to lose the connection and get it back, and the
@@ -62,7 +62,7 @@ var outages = []outage{
 
 func awaitState(t *testing.T, c *framework.Client, s framework.ConnectionState) {
 	t.Helper()
-	locktest.Eventually(t, 30*time.Second, "the client "+s.String(), func() bool { return c.State() == s })
+	zktest.Eventually(t, 30*time.Second, "the client "+s.String(), func() bool { return c.State() == s })
 }
 
 // A reconnect, in the same session or a new one, after which nothing
@@ -73,7 +73,7 @@ func TestReconnectWithoutChangesIsQuiet(t *testing.T) {
 		t.Run(o.name, func(t *testing.T) {
 			srv := zktest.StartServer(t)
 			p := zktest.StartProxy(t, srv.ConnectString())
-			c := locktest.NewClient(t, p.Addr(), o.opts...)
+			c := zkclient.New(t, p.Addr(), o.opts...)
 			ctx := testCtx(t)
 			for _, n := range []string{"/quiet/a/x", "/quiet/a/y", "/quiet/b"} {
 				_, err := c.Create(ctx, n, []byte(n), framework.CreatingParentsIfNeeded())
@@ -114,8 +114,8 @@ func TestDepthAndSelectorHoldAfterAReconnect(t *testing.T) {
 		t.Run(o.name, func(t *testing.T) {
 			srv := zktest.StartServer(t)
 			p := zktest.StartProxy(t, srv.ConnectString())
-			admin := locktest.NewClient(t, srv.ConnectString())
-			c := locktest.NewClient(t, p.Addr(), o.opts...)
+			admin := zkclient.New(t, srv.ConnectString())
+			c := zkclient.New(t, p.Addr(), o.opts...)
 			ctx := testCtx(t)
 			for _, n := range []string{"/ds/keep", "/ds/skip"} {
 				_, err := admin.Create(ctx, n, nil, framework.CreatingParentsIfNeeded())

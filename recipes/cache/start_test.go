@@ -9,8 +9,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A Start whose context ends in the middle of the load leaves a cache that
@@ -20,8 +20,8 @@ import (
 func TestStartAgainAfterAFailedLoadFollowsEveryNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr())
 	ctx := testCtx(t)
 	_, err := admin.Create(ctx, "/again/a", []byte("0"), framework.CreatingParentsIfNeeded())
 	must(t, err)
@@ -35,7 +35,7 @@ func TestStartAgainAfterAFailedLoadFollowsEveryNode(t *testing.T) {
 	loadCtx, cancel := context.WithCancel(ctx)
 	failed := make(chan error, 1)
 	go func() { failed <- tc.Start(loadCtx) }()
-	locktest.Eventually(t, 10*time.Second, "the load to list the root's children", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the load to list the root's children", func() bool {
 		return p.RequestCount(zktest.OpGetChildren2)+p.RequestCount(zktest.OpGetChildren) > 0
 	})
 	cancel()
@@ -73,7 +73,7 @@ func TestStartAgainAfterAFailedLoadFollowsEveryNode(t *testing.T) {
 // ready to start.
 func TestStartWithAnEndedContext(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	_, err := c.Create(ctx, "/ended", nil)
 	must(t, err)
@@ -95,8 +95,8 @@ func TestStartWithAnEndedContext(t *testing.T) {
 func TestStartAgainAfterAStartFailedWhileSuspended(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
 	ctx := testCtx(t)
 	_, err := admin.Create(ctx, "/blip/a", []byte("0"), framework.CreatingParentsIfNeeded())
 	must(t, err)
@@ -111,7 +111,7 @@ func TestStartAgainAfterAStartFailedWhileSuspended(t *testing.T) {
 	loadCtx, cancel := context.WithCancel(ctx)
 	failed := make(chan error, 1)
 	go func() { failed <- tc.Start(loadCtx) }()
-	locktest.Eventually(t, 10*time.Second, "the load's first read", func() bool { return p.RequestCount(zktest.OpGetData) > 0 })
+	zktest.Eventually(t, 10*time.Second, "the load's first read", func() bool { return p.RequestCount(zktest.OpGetData) > 0 })
 	states := make(chan framework.ConnectionState, 16)
 	stop := c.Listen(func(s framework.ConnectionState) { states <- s })
 	defer stop()

@@ -8,7 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // The client calls its state listeners one after another, so a listener
@@ -58,7 +59,7 @@ func TestLatchAwaitWaitsOutASuspensionNotYetDelivered(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	stalled := stallListeners(t, c, framework.Suspended)
 	l := startLatch(t, c, "/latch/suspension-in-flight", "a")
 	term := await(t, l, 10*time.Second)
@@ -86,10 +87,10 @@ func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	stalled := stallListeners(t, c, framework.Suspended)
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/suspension-in-flight", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/suspension-in-flight", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil
@@ -120,11 +121,11 @@ func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(25))
 	stalled := stallListeners(t, c, framework.Suspended)
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/session-in-flight", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/session-in-flight", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil
@@ -141,7 +142,7 @@ func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 
 	proxy.Pause()
 	awaitStalled(t, stalled, 10*time.Second)
-	locktest.Eventually(t, 10*time.Second, "the client gives its session up", func() bool { return c.State() == framework.Lost })
+	zktest.Eventually(t, 10*time.Second, "the client gives its session up", func() bool { return c.State() == framework.Lost })
 	// As in TestLatchNeverLeadsThroughAGivenUpSessionsNode: let the old
 	// connection's Close begin, and discard what the pause held.
 	time.Sleep(200 * time.Millisecond)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // awaitNoGoroutinesBut waits until no goroutine is left beyond those that
@@ -34,8 +34,8 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	before := goleak.IgnoreCurrent()
-	c := locktest.NewClient(t, srv.ConnectString())
-	l := leader.NewLeaderLatch(c, "/latch/client-closes", "a")
+	c := zkclient.New(t, srv.ConnectString())
+	l := newLatch(t, c, "/latch/client-closes", "a")
 	must(t, l.Start())
 	var term leader.Term
 	select {
@@ -82,10 +82,10 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	before := goleak.IgnoreCurrent()
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
 	returned := make(chan struct{}, 4)
-	s := leader.NewLeaderSelector(c, "/selector/client-closes", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/client-closes", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		returned <- struct{}{}
@@ -135,17 +135,17 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 func TestStartOnAClosedClient(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	must(t, c.Close())
 
-	l := leader.NewLeaderLatch(c, "/latch/closed-client", "a")
+	l := newLatch(t, c, "/latch/closed-client", "a")
 	if err := l.Start(); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("latch Start on a closed client: %v, want framework.ErrClosed", err)
 	}
 	if _, err := l.Await(ctx); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("Await on a closed client: %v, want framework.ErrClosed", err)
 	}
-	s := leader.NewLeaderSelector(c, "/selector/closed-client", "a", func(ctx context.Context, _ leader.Term) error { return nil })
+	s := newSelector(t, c, "/selector/closed-client", "a", func(ctx context.Context, _ leader.Term) error { return nil })
 	if err := s.Start(); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("selector Start on a closed client: %v, want framework.ErrClosed", err)
 	}

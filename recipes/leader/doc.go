@@ -67,9 +67,12 @@
 // milliseconds of its deadline, whether the client is connecting, retrying
 // or cut off; the error matches ctx's error and says what the call waited
 // for (leadership, a node's deletion, the leader function). Bad arguments
-// (a nil client or function, an empty id, an invalid path or the root) are
-// reported by Start, as ErrInvalidArgument naming the value, before any
-// request. Start on a closed client returns framework.ErrClosed. Close is
-// idempotent: a second Close, or one before Start, returns nil. Errors carry
-// the "leader: " prefix once.
+// (a nil client, function or option, an empty id, an invalid path or the
+// root, an unknown close mode) are reported by NewLeaderLatch and
+// NewLeaderSelector, as ErrInvalidArgument naming the value; a constructor
+// makes no request and starts nothing. Start returns at once:
+// ErrAlreadyStarted the second time, ErrClosed after Close,
+// framework.ErrClosed on a closed client. Close is idempotent: a second
+// Close, or one before Start, returns nil. Errors carry the "leader: "
+// prefix once.
 package leader

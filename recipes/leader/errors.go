@@ -3,10 +3,10 @@ package leader
 import "errors"
 
 var (
-	// ErrInvalidArgument reports a bad argument to a constructor or option
-	// (a nil client, an empty id, a path that is invalid or the root), named
-	// in the error. NewLeaderLatch and NewLeaderSelector make no call that
-	// can fail, so Start and every later call return it.
+	// ErrInvalidArgument reports a bad argument to NewLeaderLatch or
+	// NewLeaderSelector (a nil client, an empty id, a path that is invalid
+	// or the root, a nil function or option, an unknown close mode), named
+	// in the error.
 	ErrInvalidArgument = errors.New("leader: invalid argument")
 
 	// ErrClosed is returned by a call on a latch or selector that has been

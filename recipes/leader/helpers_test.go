@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -42,11 +41,31 @@ func newProxy(t *testing.T, target string) *zktest.Proxy {
 	return p
 }
 
+// newLatch builds a latch, failing the test on an error.
+func newLatch(t *testing.T, c *framework.Client, dir, id string, opts ...leader.LatchOption) *leader.LeaderLatch {
+	t.Helper()
+	l, err := leader.NewLeaderLatch(c, dir, id, opts...)
+	if err != nil {
+		t.Fatalf("NewLeaderLatch(%q, %q): %v", dir, id, err)
+	}
+	return l
+}
+
+// newSelector builds a selector, failing the test on an error.
+func newSelector(t *testing.T, c *framework.Client, dir, id string, fn leader.LeadFunc, opts ...leader.SelectorOption) *leader.LeaderSelector {
+	t.Helper()
+	s, err := leader.NewLeaderSelector(c, dir, id, fn, opts...)
+	if err != nil {
+		t.Fatalf("NewLeaderSelector(%q, %q): %v", dir, id, err)
+	}
+	return s
+}
+
 // startLatch starts a latch and closes it when the test ends, if the test
 // has not.
 func startLatch(t *testing.T, c *framework.Client, dir, id string, opts ...leader.LatchOption) *leader.LeaderLatch {
 	t.Helper()
-	l := leader.NewLeaderLatch(c, dir, id, opts...)
+	l := newLatch(t, c, dir, id, opts...)
 	must(t, l.Start())
 	t.Cleanup(func() { _ = l.Close(context.Background()) })
 	return l
@@ -91,7 +110,7 @@ func children(t *testing.T, c *framework.Client, dir string) []string {
 func waitChildren(t *testing.T, c *framework.Client, dir string, n int) []string {
 	t.Helper()
 	var ch []string
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children under %s", n, dir), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children under %s", n, dir), func() bool {
 		ch = children(t, c, dir)
 		return len(ch) == n
 	})

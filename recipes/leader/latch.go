@@ -25,11 +25,17 @@ const (
 	CloseNotifyLeader
 )
 
-// LatchOption configures a LeaderLatch.
-type LatchOption func(*LeaderLatch)
+// LatchOption configures a LeaderLatch. An option only records its value;
+// NewLeaderLatch checks them all.
+type LatchOption func(*latchConfig)
 
-// WithCloseMode sets what Close reports on the Leadership channel.
-func WithCloseMode(m CloseMode) LatchOption { return func(l *LeaderLatch) { l.mode = m } }
+type latchConfig struct {
+	mode CloseMode
+}
+
+// WithCloseMode sets what Close reports on the Leadership channel: one of
+// CloseSilent (the default) and CloseNotifyLeader.
+func WithCloseMode(m CloseMode) LatchOption { return func(c *latchConfig) { c.mode = m } }
 
 type lifecycle int
 
@@ -51,7 +57,6 @@ type LeaderLatch struct {
 	id     string
 	mode   CloseMode
 	met    *termMetrics
-	err    error // a construction error, reported by Start
 
 	mu            sync.Mutex
 	state         lifecycle
@@ -67,28 +72,35 @@ type LeaderLatch struct {
 	unlisten      func()
 }
 
-// NewLeaderLatch returns a latch for the participant id on path. It makes no
-// network call; an invalid path (the root included), an empty id or a nil
-// client is reported by Start, as an error matching ErrInvalidArgument.
-func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) *LeaderLatch {
-	l := &LeaderLatch{
+// NewLeaderLatch returns a latch for the participant id on path, or an
+// error matching ErrInvalidArgument that names the bad value: a nil client,
+// an invalid path (the root included), an empty id, a nil option or an
+// unknown close mode. It makes no network call and starts nothing.
+func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) (*LeaderLatch, error) {
+	if err := validate("latch", c, path, id); err != nil {
+		return nil, err
+	}
+	var cfg latchConfig
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: option %d of the latch at %q is nil", ErrInvalidArgument, i, path)
+		}
+		o(&cfg)
+	}
+	if cfg.mode != CloseSilent && cfg.mode != CloseNotifyLeader {
+		return nil, fmt.Errorf("%w: unknown close mode %d for the latch at %q", ErrInvalidArgument, cfg.mode, path)
+	}
+	return &LeaderLatch{
 		met:     newTermMetrics(c, "latch"),
 		client:  c,
 		path:    path,
 		id:      id,
-		err:     validate("latch", c, path, id),
+		mode:    cfg.mode,
 		changed: make(chan struct{}),
 		changes: make(chan Term, 1),
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
-	}
-	for _, o := range opts {
-		o(l)
-	}
-	if l.err == nil && l.mode != CloseSilent && l.mode != CloseNotifyLeader {
-		l.err = fmt.Errorf("%w: unknown close mode %d for the latch at %q", ErrInvalidArgument, l.mode, path)
-	}
-	return l
+	}, nil
 }
 
 // ID returns the participant id.
@@ -102,9 +114,6 @@ func (l *LeaderLatch) Path() string { return l.path }
 // framework.ErrClosed once the client is closed (the latch is then not
 // started).
 func (l *LeaderLatch) Start() error {
-	if l.err != nil {
-		return l.err
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -131,9 +140,6 @@ func (l *LeaderLatch) Start() error {
 // queued). It returns ErrClosed when the latch is closed, framework.ErrClosed
 // when its client is, and ErrNotStarted before Start.
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
-	if l.err != nil {
-		return Term{}, l.err
-	}
 	for {
 		l.mu.Lock()
 		t, state, changed := l.term, l.state, l.changed
@@ -178,9 +184,6 @@ func (l *LeaderLatch) Leadership() <-chan Term { return l.changes }
 // Participants returns the participants queued on the latch's path, the
 // leader first, with the ids read from their nodes (Java latches included).
 func (l *LeaderLatch) Participants(ctx context.Context) ([]Participant, error) {
-	if l.err != nil {
-		return nil, l.err
-	}
 	nodes, err := listNodes(ctx, l.client, l.path, latchName)
 	if err != nil {
 		return nil, fmt.Errorf("leader: participants of %s: %w", l.path, err)
@@ -204,8 +207,7 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
 // once the client is closed, the node goes with its session). The
 // Leadership channel is closed as the close mode says. Close is idempotent:
 // a second Close, or a Close before Start (after which Start returns
-// ErrClosed), returns nil at once, as does every Close of a latch built
-// with invalid arguments.
+// ErrClosed), returns nil at once.
 func (l *LeaderLatch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	was := l.state

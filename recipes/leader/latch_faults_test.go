@@ -9,7 +9,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Under the standard error policy a leader cut off from the ensemble loses
@@ -20,10 +21,10 @@ func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/suspended"
-	a := startLatch(t, locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a")
+	a := startLatch(t, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a")
 	first := await(t, a, 10*time.Second)
-	b := startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, "b")
-	locktest.Eventually(t, 10*time.Second, "b queued", func() bool {
+	b := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "b")
+	zktest.Eventually(t, 10*time.Second, "b queued", func() bool {
 		ps, err := b.Participants(ctx)
 		return err == nil && len(ps) == 2
 	})
@@ -44,7 +45,7 @@ func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 	if second.Token <= first.Token {
 		t.Fatalf("token %d after %d", second.Token, first.Token)
 	}
-	locktest.Eventually(t, 10*time.Second, "a queued again behind b", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a queued again behind b", func() bool {
 		ps, err := b.Participants(ctx)
 		return err == nil && slices.Equal(ids(ps), []string{"b", "a"})
 	})
@@ -56,7 +57,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/session-policy"
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second),
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second),
 		framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	a := startLatch(t, c, dir, "a")
 	term := await(t, a, 10*time.Second)
@@ -74,7 +75,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no Suspended after the connection was severed")
 	}
-	locktest.Eventually(t, 10*time.Second, "reconnected", func() bool { return c.State() == framework.Reconnected })
+	zktest.Eventually(t, 10*time.Second, "reconnected", func() bool { return c.State() == framework.Reconnected })
 	if term.Context().Err() != nil || !a.HasLeadership() {
 		t.Fatalf("term ended by a short suspension under the session policy: %v", context.Cause(term.Context()))
 	}
@@ -102,14 +103,14 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/latch/given-up"
-	obs := locktest.NewClient(t, srv.ConnectString())
-	b := startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, "b")
+	obs := zkclient.New(t, srv.ConnectString())
+	b := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "b")
 	first := await(t, b, 10*time.Second)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(25))
 	a := startLatch(t, c, dir, "a")
 	var oldNode string
-	locktest.Eventually(t, 10*time.Second, "a queued", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a queued", func() bool {
 		ps, err := b.Participants(ctx)
 		if err == nil && len(ps) == 2 {
 			oldNode = ps[1].Node
@@ -157,8 +158,8 @@ func TestLatchCloseDuringAPartitionReturnsInTime(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/close-partitioned"
-	obs := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	obs := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	l := startLatch(t, c, dir, "a")
 	term := await(t, l, 10*time.Second)
 

@@ -11,8 +11,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Three latches on three clients: one leads, the others queue in order with
@@ -22,10 +22,10 @@ func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/latch/handover"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	var latches []*leader.LeaderLatch
 	for _, id := range []string{"a", "b", "c"} {
-		latches = append(latches, startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, id))
+		latches = append(latches, startLatch(t, zkclient.New(t, srv.ConnectString()), dir, id))
 		waitChildren(t, obs, dir, len(latches))
 	}
 	for _, name := range children(t, obs, dir) {
@@ -78,10 +78,10 @@ func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/latch/deleted"
-	op := locktest.NewClient(t, srv.ConnectString())
-	a := startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, "a")
+	op := zkclient.New(t, srv.ConnectString())
+	a := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "a")
 	first := await(t, a, 10*time.Second)
-	b := startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, "b")
+	b := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "b")
 	waitChildren(t, op, dir, 2)
 
 	must(t, op.Delete(ctx, first.Node))
@@ -92,7 +92,7 @@ func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 	if second.Token <= first.Token {
 		t.Fatalf("token %d after %d", second.Token, first.Token)
 	}
-	locktest.Eventually(t, 10*time.Second, "a queued again behind b", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a queued again behind b", func() bool {
 		ps, err := b.Participants(ctx)
 		return err == nil && slices.Equal(ids(ps), []string{"b", "a"}) && ps[1].Node != first.Node
 	})
@@ -107,10 +107,10 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/latch/await"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	holder := startLatch(t, obs, dir, "holder")
 	await(t, holder, 10*time.Second)
-	waiter := startLatch(t, locktest.NewClient(t, srv.ConnectString()), dir, "waiter")
+	waiter := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "waiter")
 	waitChildren(t, obs, dir, 2)
 
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -148,9 +148,9 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for i := 0; i < 5; i++ {
-		l := leader.NewLeaderLatch(c, "/latch/quick", "q")
+		l := newLatch(t, c, "/latch/quick", "q")
 		must(t, l.Start())
 		must(t, l.Close(ctx))
 	}
@@ -162,7 +162,7 @@ func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct {
 		mode       leader.CloseMode
 		wantNotice bool
@@ -199,7 +199,7 @@ func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
 func TestLatchBadInputAndLifecycle(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
@@ -214,23 +214,22 @@ func TestLatchBadInputAndLifecycle(t *testing.T) {
 		{c, "/ok", "", "empty participant id"},
 		{nil, "/ok", "x", "nil client"},
 	} {
-		l := leader.NewLeaderLatch(tc.c, tc.path, tc.id)
-		err := l.Start()
-		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) {
-			t.Errorf("NewLeaderLatch(%q, %q).Start() = %v, want ErrInvalidArgument naming %s", tc.path, tc.id, err, tc.wantInText)
-		}
-		if _, err := l.Participants(ctx); err == nil {
-			t.Errorf("Participants on a bad latch %q: no error", tc.path)
+		l, err := leader.NewLeaderLatch(tc.c, tc.path, tc.id)
+		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) || l != nil {
+			t.Errorf("NewLeaderLatch(%q, %q) = %v, %v; want nil and ErrInvalidArgument naming %s", tc.path, tc.id, l, err, tc.wantInText)
 		}
 	}
 	if n := proxy.RequestCount(zktest.OpCreate) + proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren); n != 0 {
 		t.Fatalf("%d requests for bad input", n)
 	}
-	if err := leader.NewLeaderLatch(c, "/ok", "x", leader.WithCloseMode(7)).Start(); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "7") {
+	if _, err := leader.NewLeaderLatch(c, "/ok", "x", leader.WithCloseMode(7)); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "7") {
 		t.Fatalf("unknown close mode: %v", err)
 	}
+	if _, err := leader.NewLeaderLatch(c, "/ok", "x", nil); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "option 0") {
+		t.Fatalf("nil option: %v", err)
+	}
 
-	l := leader.NewLeaderLatch(c, "/life", "x")
+	l := newLatch(t, c, "/life", "x")
 	if _, err := l.Await(ctx); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Await before Start: %v", err)
 	}

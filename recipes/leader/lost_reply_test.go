@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A reply lost at each step of a latch's life (its create, its listing of
@@ -29,16 +29,16 @@ func TestLatchLostRepliesLeaveOneNode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fmt.Sprintf("/latch/lost-reply/%s", tc.name)
-			obs := locktest.NewClient(t, srv.ConnectString())
+			obs := zkclient.New(t, srv.ConnectString())
 			holder := startLatch(t, obs, dir, "holder")
 			first := await(t, holder, 10*time.Second)
 			proxy := newProxy(t, srv.ConnectString())
-			c := locktest.NewClient(t, proxy.Addr())
+			c := zkclient.New(t, proxy.Addr())
 			if tc.op != zktest.OpDelete {
 				proxy.LoseNextReply(tc.op)
 			}
 			l := startLatch(t, c, dir, "x")
-			locktest.Eventually(t, 10*time.Second, "x queued behind the holder", func() bool {
+			zktest.Eventually(t, 10*time.Second, "x queued behind the holder", func() bool {
 				ps, err := holder.Participants(ctx)
 				return err == nil && len(ps) == 2 && ps[1].ID == "x"
 			})

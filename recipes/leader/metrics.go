@@ -16,10 +16,7 @@ type termMetrics struct {
 // newTermMetrics asks c's Metrics for the instruments of recipe (latch or
 // selector).
 func newTermMetrics(c *framework.Client, recipe string) *termMetrics {
-	var m framework.Metrics = framework.NopMetrics{}
-	if c != nil {
-		m = c.Metrics()
-	}
+	m := c.Metrics()
 	r := framework.Label{Name: "recipe", Value: recipe}
 	return &termMetrics{
 		begun:   m.Counter(framework.MetricLeaderTerms, r),

@@ -7,8 +7,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Terms begun, their lengths and who leads now are reported exactly: a
@@ -17,7 +17,7 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	rec := metricstest.New()
 	srv := sharedServer(t)
 	client := func() *framework.Client {
-		return locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec))
+		return zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec))
 	}
 	ctx := testCtx(t)
 
@@ -32,7 +32,7 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	must(t, b.Close(ctx))
 
 	ran := make(chan struct{})
-	s := leader.NewLeaderSelector(client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
 		close(ran)
 		return nil
 	})

@@ -8,8 +8,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Errors returned under faults carry "leader: " once, however many layers
@@ -21,9 +21,9 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/prefix/latch"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	await(t, startLatch(t, obs, dir, "holder"), 10*time.Second)
-	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.NewWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(10*time.Second))
 	l := startLatch(t, c, dir, "x")
 	waitChildren(t, obs, dir, 2)
 
@@ -39,20 +39,23 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := leader.NewLeaderSelector(c, "/prefix/selector", "x", nil)
-	errs = append(errs, s.Start(), leader.NewLeaderLatch(c, "/", "x").Start())
+	_, errSelector := leader.NewLeaderSelector(c, "/prefix/selector", "x", nil)
+	_, errLatch := leader.NewLeaderLatch(c, "/", "x")
+	errs = append(errs, errSelector, errLatch)
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	_, err := l.Await(short) // queued behind the holder
 	errs = append(errs, err)
-	_, err = leader.NewLeaderLatch(c, dir, "").Await(ctx)
+	_, err = leader.NewLeaderLatch(c, dir, "")
+	errs = append(errs, err)
+	_, err = newLatch(t, c, dir, "unstarted").Await(ctx)
 	errs = append(errs, err)
 	must(t, l.Close(ctx))
 	_, err = l.Await(ctx)
 	errs = append(errs, err, l.Start())
 	must(t, c.Close())
 	_, err = l.Participants(ctx)
-	errs = append(errs, err, leader.NewLeaderLatch(c, dir, "y").Start())
+	errs = append(errs, err, newLatch(t, c, dir, "y").Start())
 	for i, err := range errs {
 		if err == nil {
 			t.Errorf("case %d: no error", i)

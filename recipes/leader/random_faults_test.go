@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // interval is one term as a participant saw it: from Await's return to the
@@ -57,7 +57,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewSource(seed))
 	srv := sharedServer(t)
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	const dir = "/latch/random"
 	const n = 4
 
@@ -72,7 +72,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	var rec recorder
 	var followers sync.WaitGroup
 	start := func(p *participant) {
-		p.latch = leader.NewLeaderLatch(p.client, dir, fmt.Sprintf("%s.%d", p.name, p.restarts))
+		p.latch = newLatch(t, p.client, dir, fmt.Sprintf("%s.%d", p.name, p.restarts))
 		must(t, p.latch.Start())
 		followers.Add(1)
 		go func(who string, l *leader.LeaderLatch) {
@@ -91,7 +91,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	for i := range ps {
 		proxy := newProxy(t, srv.ConnectString())
 		ps[i] = &participant{name: fmt.Sprintf("p%d", i), proxy: proxy,
-			client: locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))}
+			client: zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))}
 		start(ps[i])
 	}
 
@@ -135,14 +135,14 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 		p.proxy.Resume()
 	}
 	// Someone leads again once the faults stop.
-	locktest.Eventually(t, 20*time.Second, "a leader after the faults", func() bool {
+	zktest.Eventually(t, 20*time.Second, "a leader after the faults", func() bool {
 		return slices.ContainsFunc(ps, func(p *participant) bool { return p.latch.HasLeadership() })
 	})
 	for _, p := range ps {
 		closeLatch(p)
 	}
 	followers.Wait()
-	locktest.Eventually(t, 2*shortSession+5*time.Second, "no node left", func() bool { return len(children(t, obs, dir)) == 0 })
+	zktest.Eventually(t, 2*shortSession+5*time.Second, "no node left", func() bool { return len(children(t, obs, dir)) == 0 })
 
 	terms := rec.terms
 	slices.SortFunc(terms, func(a, b interval) int { return a.start.Compare(b.start) })

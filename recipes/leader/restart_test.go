@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A server restart (on a server of the test's own) ends a latch's and a
@@ -21,10 +21,10 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 	ctx := testCtx(t)
 	const latchDir, selectorDir = "/restart/latch", "/restart/selector"
 	opt := framework.WithSessionTimeout(6 * time.Second)
-	obs := locktest.NewClient(t, srv.ConnectString(), opt)
-	l := startLatch(t, locktest.NewClient(t, srv.ConnectString(), opt), latchDir, "l")
+	obs := zkclient.New(t, srv.ConnectString(), opt)
+	l := startLatch(t, zkclient.New(t, srv.ConnectString(), opt), latchDir, "l")
 	terms := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString(), opt), selectorDir, "s",
+	s := newSelector(t, zkclient.New(t, srv.ConnectString(), opt), selectorDir, "s",
 		func(ctx context.Context, term leader.Term) error {
 			terms <- term
 			<-ctx.Done()

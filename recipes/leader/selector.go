@@ -15,12 +15,17 @@ import (
 // up when the function returns; a returned error is logged.
 type LeadFunc func(ctx context.Context, term Term) error
 
-// SelectorOption configures a LeaderSelector.
-type SelectorOption func(*LeaderSelector)
+// SelectorOption configures a LeaderSelector. An option only records its
+// value; NewLeaderSelector checks them all.
+type SelectorOption func(*selectorConfig)
+
+type selectorConfig struct {
+	autoRequeue bool
+}
 
 // AutoRequeue makes the selector queue again each time its function
 // returns, as Curator's LeaderSelector.autoRequeue.
-func AutoRequeue() SelectorOption { return func(s *LeaderSelector) { s.autoRequeue = true } }
+func AutoRequeue() SelectorOption { return func(c *selectorConfig) { c.autoRequeue = true } }
 
 // LeaderSelector runs a function while this participant leads, with
 // Curator's LeaderSelector protocol: leadership is an InterProcessMutex on
@@ -35,7 +40,6 @@ type LeaderSelector struct {
 	autoRequeue bool
 	mutex       *locks.InterProcessMutex
 	met         *termMetrics
-	err         error
 
 	mu     sync.Mutex
 	state  lifecycle
@@ -48,31 +52,36 @@ type LeaderSelector struct {
 }
 
 // NewLeaderSelector returns a selector for the participant id on path that
-// runs fn while it leads. It makes no network call; an invalid path (the
-// root included), an empty id, a nil function or a nil client is reported
-// by Start, as an error matching ErrInvalidArgument.
-func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts ...SelectorOption) *LeaderSelector {
-	s := &LeaderSelector{
-		met:    newTermMetrics(c, "selector"),
-		client: c,
-		path:   path,
-		id:     id,
-		fn:     fn,
-		err:    validate("selector", c, path, id),
-		stage:  stageIdle,
-		kick:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+// runs fn while it leads, or an error matching ErrInvalidArgument that names
+// the bad value: a nil client, an invalid path (the root included), an empty
+// id, a nil function or a nil option. It makes no network call and starts
+// nothing.
+func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts ...SelectorOption) (*LeaderSelector, error) {
+	if err := validate("selector", c, path, id); err != nil {
+		return nil, err
 	}
-	if s.err == nil && fn == nil {
-		s.err = fmt.Errorf("%w: nil leader function for the selector at %q", ErrInvalidArgument, path)
+	if fn == nil {
+		return nil, fmt.Errorf("%w: nil leader function for the selector at %q", ErrInvalidArgument, path)
 	}
-	if s.err == nil {
-		s.mutex = locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
+	var cfg selectorConfig
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: option %d of the selector at %q is nil", ErrInvalidArgument, i, path)
+		}
+		o(&cfg)
 	}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+	return &LeaderSelector{
+		met:         newTermMetrics(c, "selector"),
+		client:      c,
+		path:        path,
+		id:          id,
+		fn:          fn,
+		autoRequeue: cfg.autoRequeue,
+		mutex:       locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id))),
+		stage:       stageIdle,
+		kick:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
+	}, nil
 }
 
 // ID returns the participant id.
@@ -86,9 +95,6 @@ func (s *LeaderSelector) Path() string { return s.path }
 // framework.ErrClosed once the client is closed (the selector is then not
 // started).
 func (s *LeaderSelector) Start() error {
-	if s.err != nil {
-		return s.err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -112,9 +118,6 @@ func (s *LeaderSelector) Start() error {
 // for), and ErrNotStarted or ErrClosed outside the selector's life or
 // framework.ErrClosed once its client is closed.
 func (s *LeaderSelector) Requeue() (bool, error) {
-	if s.err != nil {
-		return false, s.err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -154,9 +157,6 @@ func (s *LeaderSelector) HasLeadership() bool {
 // Participants returns the participants queued on the selector's path, the
 // leader first, with the ids read from their nodes (Java selectors included).
 func (s *LeaderSelector) Participants(ctx context.Context) ([]Participant, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	nodes, err := s.mutex.ParticipantNodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("leader: participants of %s: %w", s.path, err)
@@ -179,9 +179,8 @@ func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) {
 // Close waits until the function has returned and the lock node is deleted,
 // or until ctx ends (the node is then deleted when the function returns),
 // with an error that says which of the two it was still waiting for. Close
-// is idempotent: a second Close, a Close before Start (after which Start
-// returns ErrClosed) and a Close of a selector built with invalid arguments
-// return nil at once and do nothing.
+// is idempotent: a second Close and a Close before Start (after which Start
+// returns ErrClosed) return nil at once and do nothing.
 func (s *LeaderSelector) Close(ctx context.Context) error {
 	s.mu.Lock()
 	was := s.state

@@ -8,7 +8,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Under the session error policy a selector keeps its term through a
@@ -20,10 +20,10 @@ func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const session = 3 * time.Second
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(session),
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session),
 		framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	terms := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(c, "/selector/session-policy", "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/session-policy", "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil

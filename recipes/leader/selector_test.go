@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // termLog records the terms selectors run, checking that no two overlap.
@@ -58,15 +58,15 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/selector/turns"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	var g termLog
 	var sels []*leader.LeaderSelector
 	for _, id := range []string{"a", "b", "c"} {
-		s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
+		s := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
 		must(t, s.Start())
 		sels = append(sels, s)
 	}
-	locktest.Eventually(t, 20*time.Second, "12 terms", func() bool { return g.count() >= 12 })
+	zktest.Eventually(t, 20*time.Second, "12 terms", func() bool { return g.count() >= 12 })
 	ps, err := sels[0].Participants(ctx)
 	must(t, err)
 	for _, p := range ps {
@@ -102,7 +102,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	runs := make(chan leader.Term, 4)
-	s := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), "/selector/once", "x",
+	s := newSelector(t, zkclient.New(t, srv.ConnectString()), "/selector/once", "x",
 		func(ctx context.Context, term leader.Term) error {
 			runs <- term
 			return errors.New("done, with an error that is only logged")
@@ -139,7 +139,7 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)
 	const dir = "/selector/deleted"
-	op := locktest.NewClient(t, srv.ConnectString())
+	op := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
 	causes := make(chan error, 4)
 	fn := func(ctx context.Context, term leader.Term) error {
@@ -148,11 +148,11 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 		causes <- context.Cause(ctx)
 		return nil
 	}
-	a := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "a", fn)
+	a := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "a", fn)
 	must(t, a.Start())
 	defer a.Close(ctx)
 	first := <-terms
-	b := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "b", fn)
+	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
 	must(t, b.Start())
 	defer b.Close(ctx)
 	waitChildren(t, op, dir, 2)
@@ -193,17 +193,17 @@ func TestSelectorLossAndClose(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir = "/selector/loss"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
 	fn := func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil
 	}
-	a := leader.NewLeaderSelector(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
+	a := newSelector(t, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
 	must(t, a.Start())
 	first := <-terms
-	b := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "b", fn)
+	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
 	must(t, b.Start())
 	waitChildren(t, obs, dir, 2)
 
@@ -224,10 +224,10 @@ func TestSelectorLossAndClose(t *testing.T) {
 	waitChildren(t, obs, dir, 0)
 
 	// A selector closed while it waits for the lock leaves no node behind.
-	holder := leader.NewLeaderSelector(obs, dir, "holder", fn)
+	holder := newSelector(t, obs, dir, "holder", fn)
 	must(t, holder.Start())
 	<-terms
-	waiter := leader.NewLeaderSelector(locktest.NewClient(t, srv.ConnectString()), dir, "waiter", fn)
+	waiter := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "waiter", fn)
 	must(t, waiter.Start())
 	waitChildren(t, obs, dir, 2)
 	must(t, waiter.Close(ctx))
@@ -245,7 +245,7 @@ func TestSelectorLossAndClose(t *testing.T) {
 func TestSelectorBadInputAndLifecycle(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := testCtx(t)
 	fn := func(ctx context.Context, _ leader.Term) error { <-ctx.Done(); return nil }
 	proxy.ResetCounts()
@@ -262,15 +262,18 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 		{c, "/ok", "x", nil, "nil leader function"},
 		{nil, "/ok", "x", fn, "nil client"},
 	} {
-		s := leader.NewLeaderSelector(tc.c, tc.path, tc.id, tc.fn)
-		if err := s.Start(); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) {
-			t.Errorf("NewLeaderSelector(%q, %q).Start() = %v, want ErrInvalidArgument naming %s", tc.path, tc.id, err, tc.wantInText)
+		s, err := leader.NewLeaderSelector(tc.c, tc.path, tc.id, tc.fn)
+		if !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.wantInText) || s != nil {
+			t.Errorf("NewLeaderSelector(%q, %q) = %v, %v; want nil and ErrInvalidArgument naming %s", tc.path, tc.id, s, err, tc.wantInText)
 		}
+	}
+	if _, err := leader.NewLeaderSelector(c, "/ok", "x", fn, nil); !errors.Is(err, leader.ErrInvalidArgument) || !strings.Contains(err.Error(), "option 0") {
+		t.Errorf("nil option: %v", err)
 	}
 	if n := proxy.RequestCount(zktest.OpCreate) + proxy.RequestCount(zktest.OpGetChildren2) + proxy.RequestCount(zktest.OpGetChildren); n != 0 {
 		t.Fatalf("%d requests for bad input", n)
 	}
-	s := leader.NewLeaderSelector(c, "/life", "x", fn)
+	s := newSelector(t, c, "/life", "x", fn)
 	if _, err := s.Requeue(); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Requeue before Start: %v", err)
 	}
@@ -293,9 +296,9 @@ func TestSelectorLossOnASlowConnection(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	terms := make(chan leader.Term, 1)
-	s := leader.NewLeaderSelector(c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		return nil

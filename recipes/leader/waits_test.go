@@ -11,7 +11,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // waitSlack is how much later than its ctx's deadline a call may return in
@@ -70,7 +70,7 @@ func prefixOnce(t *testing.T, what string, err error) {
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 	c := unreachableClient(t)
 	const wait = 2 * time.Second
-	l := leader.NewLeaderLatch(c, "/waits/latch", "a")
+	l := newLatch(t, c, "/waits/latch", "a")
 	must(t, l.Start())
 	within(t, "Await", wait, "waiting for leadership (the client has not connected yet)", func(ctx context.Context) error {
 		_, err := l.Await(ctx)
@@ -84,7 +84,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 		_, err := l.Leader(ctx)
 		return err
 	})
-	s := leader.NewLeaderSelector(c, "/waits/selector", "a", func(ctx context.Context, _ leader.Term) error {
+	s := newSelector(t, c, "/waits/selector", "a", func(ctx context.Context, _ leader.Term) error {
 		<-ctx.Done()
 		return nil
 	})
@@ -107,16 +107,16 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const dir, sdir = "/waits/partition-latch", "/waits/partition-selector"
-	obs := locktest.NewClient(t, srv.ConnectString())
+	obs := zkclient.New(t, srv.ConnectString())
 	holder := startLatch(t, obs, dir, "holder")
 	await(t, holder, 10*time.Second)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	l := startLatch(t, c, dir, "queued")
 	waitChildren(t, obs, dir, 2)
 
 	terms := make(chan leader.Term, 1)
 	returned := make(chan struct{})
-	s := leader.NewLeaderSelector(c, sdir, "a", func(ctx context.Context, term leader.Term) error {
+	s := newSelector(t, c, sdir, "a", func(ctx context.Context, term leader.Term) error {
 		terms <- term
 		<-ctx.Done()
 		close(returned)

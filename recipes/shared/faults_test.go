@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/shared"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Clients increment one SharedCount with TrySet (read, write at the version
@@ -25,7 +25,7 @@ func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 	for i := range proxies {
 		proxies[i] = zktest.StartProxy(t, srv.ConnectString())
 		proxies[i].LoseNextReply(zktest.OpSetData)
-		s, err := shared.NewSharedCount(locktest.NewClient(t, proxies[i].Addr()), "/shared/inc", 0)
+		s, err := shared.NewSharedCount(zkclient.New(t, proxies[i].Addr()), "/shared/inc", 0)
 		must(t, err)
 		must(t, s.Start(ctx))
 		defer s.Close()
@@ -81,7 +81,7 @@ func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 	close(stop)
 	<-faults
 
-	s, err := shared.NewSharedCount(locktest.NewClient(t, srv.ConnectString()), "/shared/inc", 0)
+	s, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/inc", 0)
 	must(t, err)
 	must(t, s.Start(ctx))
 	defer s.Close()

@@ -7,9 +7,9 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/shared"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Every TrySet of a started count or value is counted once by its result;
@@ -19,7 +19,7 @@ func TestTrySetMetricsCountAScriptedRun(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	rec := metricstest.New()
-	c := locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec))
+	c := zkclient.New(t, p.Addr(), framework.WithMetrics(rec))
 	count, err := shared.NewSharedCount(c, "/metrics/count", 0)
 	must(t, err)
 	must(t, count.Start(ctx))

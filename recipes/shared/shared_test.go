@@ -10,15 +10,15 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/shared"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Start writes the seed in Curator's encoding only when the node is missing.
 func TestSharedCountSeedAndBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	a, err := shared.NewSharedCount(c, "/shared/seed", 258)
 	must(t, err)
 	must(t, a.Start(ctx))
@@ -31,7 +31,7 @@ func TestSharedCountSeedAndBytes(t *testing.T) {
 	if !bytes.Equal(data, []byte{0, 0, 1, 2}) {
 		t.Fatalf("node data %x, want 00000102", data)
 	}
-	b, err := shared.NewSharedCount(locktest.NewClient(t, srv.ConnectString()), "/shared/seed", 7)
+	b, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/seed", 7)
 	must(t, err)
 	must(t, b.Start(ctx))
 	defer b.Close()
@@ -60,11 +60,11 @@ func mustData(t *testing.T, c *framework.Client, path string) []byte {
 func TestSharedCountTrySet(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	a, err := shared.NewSharedCount(locktest.NewClient(t, srv.ConnectString()), "/shared/tryset", 0)
+	a, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/tryset", 0)
 	must(t, err)
 	must(t, a.Start(ctx))
 	defer a.Close()
-	b, err := shared.NewSharedCount(locktest.NewClient(t, srv.ConnectString()), "/shared/tryset", 0)
+	b, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/tryset", 0)
 	must(t, err)
 	must(t, b.Start(ctx))
 	defer b.Close()
@@ -92,7 +92,7 @@ func TestSharedCountTrySet(t *testing.T) {
 func TestSharedValueChangesOrderedNeverDropped(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	s, err := shared.NewSharedValue(locktest.NewClient(t, srv.ConnectString()), "/shared/changes", []byte("seed"))
+	s, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/changes", []byte("seed"))
 	must(t, err)
 	must(t, s.Start(ctx))
 	defer s.Close()
@@ -126,11 +126,11 @@ func TestSharedValueChangesOrderedNeverDropped(t *testing.T) {
 func TestSharedValueSeesOtherWriters(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	w, err := shared.NewSharedValue(locktest.NewClient(t, srv.ConnectString()), "/shared/others", nil)
+	w, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/others", nil)
 	must(t, err)
 	must(t, w.Start(ctx))
 	defer w.Close()
-	r, err := shared.NewSharedValue(locktest.NewClient(t, srv.ConnectString()), "/shared/others", nil)
+	r, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/others", nil)
 	must(t, err)
 	must(t, r.Start(ctx))
 	defer r.Close()
@@ -166,7 +166,7 @@ func assertReaches(t *testing.T, s *shared.SharedValue, last *int32, want int32)
 func TestSharedBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	if _, err := shared.NewSharedCount(nil, "/x", 0); !errors.Is(err, shared.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
 	}
@@ -188,6 +188,9 @@ func TestSharedBadInput(t *testing.T) {
 		t.Errorf("Start on 3 bytes: %v", err)
 	}
 	must(t, s.Close())
+	if err := s.Close(); err != nil {
+		t.Errorf("a second Close: %v, want nil", err)
+	}
 	if err := s.Start(ctx); !errors.Is(err, shared.ErrClosed) {
 		t.Errorf("Start after Close: %v", err)
 	}
@@ -198,7 +201,7 @@ func TestSharedCountTrySetLostReply(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	s, err := shared.NewSharedCount(locktest.NewClient(t, proxy.Addr()), "/shared/lost", 10)
+	s, err := shared.NewSharedCount(zkclient.New(t, proxy.Addr()), "/shared/lost", 10)
 	must(t, err)
 	must(t, s.Start(ctx))
 	defer s.Close()
@@ -207,7 +210,7 @@ func TestSharedCountTrySetLostReply(t *testing.T) {
 	if ok || !errors.Is(err, shared.ErrOutcomeUnknown) {
 		t.Fatalf("TrySet with a lost reply = %v, %v; want ErrOutcomeUnknown", ok, err)
 	}
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	_, stat, err := c.GetData(ctx, "/shared/lost")
 	must(t, err)
 	if stat.Version != 1 || !bytes.Equal(mustData(t, c, "/shared/lost"), []byte{0, 0, 0, 11}) {
@@ -221,11 +224,11 @@ func TestSharedValueAcrossSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	w, err := shared.NewSharedValue(locktest.NewClient(t, srv.ConnectString()), "/shared/expiry", nil)
+	w, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/expiry", nil)
 	must(t, err)
 	must(t, w.Start(ctx))
 	defer w.Close()
-	rc := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
+	rc := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	r, err := shared.NewSharedValue(rc, "/shared/expiry", nil)
 	must(t, err)
 	must(t, r.Start(ctx))
@@ -239,7 +242,7 @@ func TestSharedValueAcrossSessionExpiry(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		must(t, w.Set(ctx, []byte(fmt.Sprint("during ", i))))
 	}
-	locktest.Eventually(t, 10*time.Second, "the client gives up its session", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the client gives up its session", func() bool {
 		return rc.State() == framework.Lost
 	})
 	proxy.Resume()

@@ -13,8 +13,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/shared"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // waitSlack is how much later than its ctx's deadline a call may return in
@@ -86,7 +86,7 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	n, err := shared.NewSharedCount(c, "/waits/count", 1)
 	must(t, err)
 	must(t, n.Start(ctx))
@@ -113,7 +113,7 @@ func TestSharedOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	started, err := shared.NewSharedCount(c, "/closed/started", 1)
 	must(t, err)
 	must(t, started.Start(ctx))
@@ -151,7 +151,7 @@ func TestFollowingEndsWithTheClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	before := goleak.IgnoreCurrent()
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	v, err := shared.NewSharedValue(c, "/closed/following", []byte("x"))
 	must(t, err)
 	must(t, v.Start(ctx))

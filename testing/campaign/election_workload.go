@@ -37,7 +37,10 @@ type latchElector struct {
 }
 
 func (e latchElector) tryLead(ctx context.Context, wait time.Duration) (leadHold, bool, error) {
-	l := leader.NewLeaderLatch(e.c, e.path, e.id)
+	l, err := leader.NewLeaderLatch(e.c, e.path, e.id)
+	if err != nil {
+		return leadHold{}, false, err
+	}
 	if err := l.Start(); err != nil {
 		return leadHold{}, false, err
 	}
@@ -66,7 +69,7 @@ type selectorElector struct {
 func (e selectorElector) tryLead(ctx context.Context, wait time.Duration) (leadHold, bool, error) {
 	terms := make(chan leader.Term, 1)
 	stepDown := make(chan struct{})
-	s := leader.NewLeaderSelector(e.c, e.path, e.id, func(ctx context.Context, t leader.Term) error {
+	s, err := leader.NewLeaderSelector(e.c, e.path, e.id, func(ctx context.Context, t leader.Term) error {
 		terms <- t
 		select {
 		case <-stepDown:
@@ -74,6 +77,9 @@ func (e selectorElector) tryLead(ctx context.Context, wait time.Duration) (leadH
 		}
 		return nil
 	})
+	if err != nil {
+		return leadHold{}, false, err
+	}
 	if err := s.Start(); err != nil {
 		return leadHold{}, false, err
 	}

@@ -107,7 +107,8 @@ func TestLeaderLatchAcrossLanguages(t *testing.T) {
 	if _, err := jl.Await(ctx, kindLeader); err != nil {
 		t.Fatal(err)
 	}
-	gl := leader.NewLeaderLatch(newGoClient(t, srv.ConnectString()), path, "go-1")
+	gl, err := leader.NewLeaderLatch(newGoClient(t, srv.ConnectString()), path, "go-1")
+	leaderMust(t, err)
 	leaderMust(t, gl.Start())
 	defer gl.Close(context.Background())
 	agree(t, ctx, java, "j1", gl.Participants, "java-1:true", "go-1:false")
@@ -139,7 +140,8 @@ func TestLeaderLatchAcrossLanguages(t *testing.T) {
 	}
 
 	// Java's process is killed while it leads: Go leads within its session timeout.
-	gl2 := leader.NewLeaderLatch(newGoClient(t, srv.ConnectString()), path, "go-2")
+	gl2, err := leader.NewLeaderLatch(newGoClient(t, srv.ConnectString()), path, "go-2")
+	leaderMust(t, err)
 	leaderMust(t, gl2.Start())
 	defer gl2.Close(context.Background())
 	agree(t, ctx, java, "j2", gl2.Participants, "java-2:true", "go-2:false")
@@ -163,7 +165,8 @@ func TestLeaderLatchAcrossLanguages(t *testing.T) {
 	}
 	defer proxy.Close()
 	leaderMust(t, gl2.Close(ctx))
-	gl3 := leader.NewLeaderLatch(newGoClient(t, proxy.Addr()), path, "go-3")
+	gl3, err := leader.NewLeaderLatch(newGoClient(t, proxy.Addr()), path, "go-3")
+	leaderMust(t, err)
 	leaderMust(t, gl3.Start())
 	defer gl3.Close(context.Background())
 	third := awaitTerm(t, ctx, gl3)
@@ -208,7 +211,7 @@ func TestLeaderSelectorAcrossLanguages(t *testing.T) {
 
 	terms := make(chan leader.Term, 8)
 	yield := make(chan struct{}, 8)
-	gs := leader.NewLeaderSelector(newGoClient(t, srv.ConnectString()), path, "go-1",
+	gs, err := leader.NewLeaderSelector(newGoClient(t, srv.ConnectString()), path, "go-1",
 		func(ctx context.Context, term leader.Term) error {
 			terms <- term
 			select {
@@ -217,6 +220,7 @@ func TestLeaderSelectorAcrossLanguages(t *testing.T) {
 			}
 			return nil
 		}, leader.AutoRequeue())
+	leaderMust(t, err)
 	leaderMust(t, gs.Start())
 	defer gs.Close(context.Background())
 	agree(t, ctx, java, "s1", gs.Participants, "java-1:true", "go-1:false")

@@ -12,6 +12,10 @@
 // test ends and print the server log when the test failed. Programs use
 // [NewServer] and [NewCluster] and must call Close.
 //
+// [Eventually] awaits a condition, bounded in time. Package zkclient (in
+// testing/zktest/zkclient) gives tests a started, connected framework client;
+// it is apart so that zktest itself never imports the framework.
+//
 // ZooKeeper and Java must be installed (scripts/install-zookeeper.sh, which
 // make test runs). The environment variable ZOOKEEPER_CLASSPATH overrides the
 // default class path, and JAVA_HOME selects the Java runtime.
