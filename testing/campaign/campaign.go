@@ -37,6 +37,9 @@ const (
 	// Counter is a DistributedAtomicLong (optimistic, or promoted to a lock)
 	// and a SharedCount that every client increments.
 	Counter
+	// Membership is a GroupMember per client: after each fault settles,
+	// every live member sees exactly the live members (membership_workload.go).
+	Membership
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
@@ -58,6 +61,8 @@ func (k LockKind) String() string {
 		return "election-selector"
 	case Counter:
 		return "counter"
+	case Membership:
+		return "membership"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -88,7 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, Membership:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -224,6 +229,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Kind == Membership {
+		return runMembership(ctx, cluster, cfg)
 	}
 	clk := newClock()
 	p := newPaths(cfg.Kind)
