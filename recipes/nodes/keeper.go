@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
+	"github.com/zkcurator/zkcurator/retry"
 )
 
 // The keeper waits between failed attempts from minRetry, doubling up to
@@ -24,37 +25,49 @@ const (
 func (p *PersistentNode) keep(ctx context.Context) {
 	defer close(p.stopped)
 	delay := minRetry
+	var w armed
 	for {
-		watch, err := p.step(ctx)
-		var retry <-chan time.Time
+		err := p.step(ctx, &w)
+		var again <-chan time.Time
 		switch {
 		case ctx.Err() != nil:
 			return
-		case errors.Is(err, framework.ErrClosed):
-			p.stop(fmt.Errorf("nodes: keep %s: %w", p.base, err))
-			return
-		case isPermanent(err):
+		case errors.Is(err, framework.ErrClosed), isPermanent(err):
 			p.stop(fmt.Errorf("nodes: keep %s: %w", p.base, err))
 			return
 		case err != nil:
 			p.failed(err)
-			retry = time.After(delay)
+			again = time.After(delay)
 			delay = min(2*delay, maxRetry)
 		default:
 			delay = minRetry
 		}
-		if watch == nil && retry == nil {
-			continue
+		if w.ch == nil && again == nil {
+			continue // just made or removed a node: look again
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.c.Done():
-		case <-watch:
-		case <-retry:
+		case <-w.ch:
+			w.ch = nil
+		case <-again:
 		case <-p.kick:
 		}
 	}
+}
+
+// armed is the watch the keeper waits on. go-zookeeper keeps a watch across
+// the reconnects of one session, so a look after a reconnect reuses it
+// rather than register one more channel per reconnect.
+type armed struct {
+	ch      <-chan zk.Event
+	path    string
+	session int64
+}
+
+func (a *armed) holds(path string, session int64) bool {
+	return a.ch != nil && a.path == path && a.session == session
 }
 
 // isPermanent reports a failure no retry can mend.
@@ -70,45 +83,57 @@ func (p *PersistentNode) stop(err error) {
 }
 
 func (p *PersistentNode) failed(err error) {
-	p.c.Logger().Debug("nodes: keeping a node failed; trying again", zap.String("path", p.base), zap.Error(err))
+	log := p.c.Logger().Warn
+	if retry.IsRetryable(err) || errors.Is(err, framework.ErrNotConnected) {
+		log = p.c.Logger().Debug
+	}
+	log("nodes: keeping a node failed; trying again", zap.String("path", p.base), zap.Error(err))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = err
 }
 
-// step looks at the node once. When the node stands for this client it
-// returns a watch that fires when the node changes; when it was just made it
-// returns no watch, so that the next step looks again and sets one.
-func (p *PersistentNode) step(ctx context.Context) (<-chan zk.Event, error) {
+// step looks at the node once and makes it when it is missing, arming w
+// to fire when the node changes.
+func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	p.mu.Lock()
 	path, owner := p.path, p.owner
 	p.mu.Unlock()
 	if path == "" {
-		return nil, p.create(ctx)
+		return p.create(ctx)
 	}
-	stat, watch, err := p.c.ExistsW(ctx, path)
+	var stat *zk.Stat
+	var err error
+	if session := p.c.SessionID(); w.holds(path, session) {
+		stat, err = p.c.Exists(ctx, path)
+	} else {
+		var ch <-chan zk.Event
+		if stat, ch, err = p.c.ExistsW(ctx, path); err == nil {
+			*w = armed{ch: ch, path: path, session: session}
+		}
+	}
 	switch {
 	case err != nil:
-		return nil, err
+		return err
 	case stat == nil:
-		return nil, p.create(ctx)
+		return p.create(ctx)
 	case !p.mode.IsEphemeral() || stat.EphemeralOwner == p.c.SessionID():
 		p.mu.Lock()
 		if p.mode.IsEphemeral() {
 			p.owner = stat.EphemeralOwner
 		}
 		p.mu.Unlock()
-		return watch, p.applyData(ctx)
+		return p.applyData(ctx)
 	case owner != 0 && stat.EphemeralOwner == owner:
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if errors.Is(err, zk.ErrBadVersion) {
 			err = nil // changed meanwhile: look again
 		}
-		return nil, err
+		return err
 	}
-	// Another session's node holds the path: wait for it to go.
-	return watch, nil
+	// Another session's node holds the path: wait (on w) for it to go.
+	return nil
 }
 
 // create makes the node, or again where it stood.
