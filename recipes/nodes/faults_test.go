@@ -1,11 +1,13 @@
 package nodes_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -61,27 +63,32 @@ func TestPersistentNodeBackOnceAfterSessionExpiry(t *testing.T) {
 }
 
 // A create whose reply is lost is found again by its protected id: one
-// node, never two.
+// node, never two, whether the client's retry finds it within the create or
+// the create fails (no retries) and the keeper tries again with the same id.
+// (Without protection the no-retry client is left with two nodes.)
 func TestPersistentNodeProtectedLostCreateReplyMakesOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	must(t, admin.CreateContainers(testCtx(t), "/lost/x"))
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
-	for _, mode := range []framework.CreateMode{framework.EphemeralSequential, framework.PersistentSequential} {
-		parent := "/lost/" + mode.String()
-		must(t, admin.CreateContainers(testCtx(t), parent+"/x"))
-		n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithProtection())
-		must(t, err)
-		proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
-		startNode(t, n)
-		if proxy.LostReplies() == 0 {
-			t.Fatal("no reply was lost")
+	for _, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
+		proxy := zktest.StartProxy(t, srv.ConnectString())
+		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy,
+			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second))
+		for _, mode := range []framework.CreateMode{framework.EphemeralSequential, framework.PersistentSequential} {
+			parent := fmt.Sprintf("/lost/%T/%v", policy, mode)
+			// The parent stands, so that the lost reply is the node's own.
+			must(t, admin.CreateContainers(testCtx(t), parent+"/x"))
+			n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithProtection())
+			must(t, err)
+			proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
+			startNode(t, n)
+			if proxy.LostReplies() == 0 {
+				t.Fatalf("%s: no reply was lost", parent)
+			}
+			must(t, admin.Delete(testCtx(t), parent+"/x"))
+			awaitStanding(t, admin, c, n, parent, mode.IsEphemeral())
+			must(t, n.Close(testCtx(t)))
+			proxy.ResetCounts()
 		}
-		must(t, admin.Delete(testCtx(t), parent+"/x"))
-		awaitStanding(t, admin, c, n, parent, mode.IsEphemeral())
-		must(t, n.Close(testCtx(t)))
-		proxy.ResetCounts()
 	}
 }
 
