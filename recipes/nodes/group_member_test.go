@@ -61,17 +61,17 @@ func serverMembers(ctx context.Context, c *framework.Client, group string) (map[
 // name exactly want.
 func awaitView(t *testing.T, admin *framework.Client, m *nodes.GroupMember, group string, want ...string) {
 	t.Helper()
-	var got string
-	locktest.Eventually(t, 30*time.Second, fmt.Sprintf("member %s sees %v", m.ID(), want), func() bool {
+	await(t, 30*time.Second, fmt.Sprintf("member %s sees %v, as the server has them", m.ID(), want), func() (bool, string) {
 		view := m.CurrentMembers()
-		srv, err := serverMembers(context.Background(), admin, group)
+		onServer, err := serverMembers(context.Background(), admin, group)
 		ids := make([]string, 0, len(view))
 		for id := range view {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		got = strings.Join(ids, ",")
-		return err == nil && got == strings.Join(want, ",") && maps.EqualFunc(view, srv, func(a, b []byte) bool { return string(a) == string(b) })
+		ok := err == nil && strings.Join(ids, ",") == strings.Join(want, ",") &&
+			maps.EqualFunc(view, onServer, func(a, b []byte) bool { return string(a) == string(b) })
+		return ok, fmt.Sprintf("view %q, server %q (%v)", view, onServer, err)
 	})
 }
 

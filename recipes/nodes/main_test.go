@@ -2,6 +2,7 @@ package nodes_test
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"testing"
 	"time"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -46,35 +46,44 @@ func children(t *testing.T, c *framework.Client, parent string) []string {
 	return ch
 }
 
+// await polls cond every 10 ms until it holds, failing the test after
+// timeout with what and cond's last description of what it saw.
+func await(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until %s; last saw %s", timeout, what, saw)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // awaitStanding waits until parent has exactly one child, it is n's node,
 // and (for an ephemeral node) the session that owns it is c's current one.
 func awaitStanding(t *testing.T, admin, c *framework.Client, n *nodes.PersistentNode, parent string, ephemeral bool) string {
 	t.Helper()
-	var why string
-	locktest.Eventually(t, 30*time.Second, "the node stands once: "+why, func() bool {
+	await(t, 30*time.Second, "the node stands once in "+parent, func() (bool, string) {
 		ch, _, err := admin.Children(context.Background(), parent)
 		if err != nil || len(ch) != 1 {
-			why = "children " + join(ch)
-			return false
+			return false, fmt.Sprintf("children %v (%v)", ch, err)
 		}
 		p := framework.JoinPath(parent, ch[0])
 		if n.Path() != p {
-			why = "Path() " + n.Path() + " for " + p
-			return false
+			return false, fmt.Sprintf("Path() %q for %s", n.Path(), p)
 		}
 		stat, err := admin.Exists(context.Background(), p)
 		if err != nil || stat == nil {
-			return false
+			return false, fmt.Sprintf("%s gone (%v)", p, err)
 		}
-		return !ephemeral || stat.EphemeralOwner == c.SessionID()
+		if ephemeral && stat.EphemeralOwner != c.SessionID() {
+			return false, fmt.Sprintf("%s owned by 0x%x, client session 0x%x", p, stat.EphemeralOwner, c.SessionID())
+		}
+		return true, ""
 	})
 	return n.Path()
-}
-
-func join(s []string) string {
-	out := ""
-	for _, x := range s {
-		out += x + " "
-	}
-	return out
 }

@@ -59,11 +59,18 @@ func TestGroupMemberAcrossLanguages(t *testing.T) {
 	javaSees := func(want string) {
 		t.Helper()
 		var got string
-		locktest.Eventually(t, 30*time.Second, fmt.Sprintf("Curator sees %s (last %s)", want, got), func() bool {
+		for deadline := time.Now().Add(30 * time.Second); got != want; {
+			if time.Now().After(deadline) {
+				t.Fatalf("Curator never saw %s; last saw %s", want, got)
+			}
 			e, err := java.Do(ctx, kindMembers, "nodes.members", "j")
-			got = e.Field(1)
-			return err == nil && got == want
-		})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = e.Field(1); got != want {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 	}
 	goSees := func(want string) {
 		t.Helper()
