@@ -123,7 +123,11 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 			p.owner = stat.EphemeralOwner
 		}
 		p.mu.Unlock()
-		return p.applyData(ctx)
+		if err := p.applyData(ctx); err != nil {
+			return err
+		}
+		p.markCreated() // a node taken over counts once it has our data
+		return nil
 	case owner != 0 && stat.EphemeralOwner == owner:
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
