@@ -7,13 +7,21 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // SetData sets the data the node is kept with: on the node now, if it
 // stands, and on every creation from then on. Before Start it only sets the
-// data of the first create. An error means the node could not be written
+// data of the first create. On a closed client it returns an error
+// matching framework.ErrClosed. An error means the node could not be written
 // now; the data is kept for the next creation all the same.
 func (p *PersistentNode) SetData(ctx context.Context, data []byte) error {
+	select {
+	case <-p.c.Done():
+		return fmt.Errorf("nodes: set data of %s: %w", p.base, framework.ErrClosed)
+	default:
+	}
 	p.mu.Lock()
 	if p.state == closed {
 		p.mu.Unlock()

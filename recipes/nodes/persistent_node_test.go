@@ -143,6 +143,9 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 	if err := m.Start(); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("Start on a closed client: %v", err)
 	}
+	if err := m.SetData(ctx, nil); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("SetData on a closed client: %v", err)
+	}
 }
 
 // A started node's keeper ends with its client's Close, without Close of
