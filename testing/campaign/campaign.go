@@ -43,8 +43,8 @@ const (
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
-// "semaphore-mutex", "election-latch", "election-selector" or "counter"); it
-// is also the name of the campaign's znode.
+// "semaphore-mutex", "election-latch", "election-selector", "counter" or
+// "membership"); it is also the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
