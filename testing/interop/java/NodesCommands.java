@@ -56,7 +56,7 @@ public final class NodesCommands {
             case "nodes.setdata": {
                 CuratorHelper.arity(f, 4);
                 if (MEMBERS.containsKey(f[2])) {
-                    member(f[2]).setThisData(bytes(f[3]));
+                    setThisData(member(f[2]), bytes(f[3]));
                 } else {
                     node(f[2]).setData(bytes(f[3]));
                 }
@@ -93,6 +93,24 @@ public final class NodesCommands {
             }
             default:
                 throw new IllegalArgumentException("unknown verb " + f[1]);
+        }
+    }
+
+    /**
+     * GroupMember.setThisData refuses data until its node's first create has been processed, which
+     * Curator does not let a caller wait for: try again, for at most 10 s.
+     */
+    private static void setThisData(GroupMember m, byte[] data) throws Exception {
+        for (int i = 0; ; i++) {
+            try {
+                m.setThisData(data);
+                return;
+            } catch (IllegalStateException e) {
+                if (i == 200) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
         }
     }
 
