@@ -32,8 +32,14 @@
 // a cache.PathChildrenCache of the group; CurrentMembers reads the cache and,
 // as in Curator, always includes this member.
 //
-// Every recipe runs one goroutine (a TTL node two) that ends with Close or
-// with its client's Close. A Close during a first unprotected sequential
-// create whose reply is lost cannot know the node's name: use WithProtection
-// for persistent sequential nodes.
+// A PersistentNode runs one goroutine, a PersistentTtlNode two, and a
+// GroupMember one besides its cache's; all end with Close or with the
+// client's Close. A node that is waiting after a reconnect reuses its watch,
+// which go-zookeeper keeps across the reconnects of one session.
+//
+// Without protection a sequential create whose reply is lost cannot be
+// found again: the keeper's next create makes a second node (an ephemeral
+// one goes with the session, a persistent one stays), and a Close during it
+// cannot delete what it never learned the name of, as in Curator. Use
+// WithProtection for sequential nodes.
 package nodes
