@@ -43,7 +43,8 @@ func runMembership(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*R
 
 	members := make([]*nodes.GroupMember, len(clients))
 	for i, c := range clients {
-		m, err := nodes.NewGroupMember(c, group, fmt.Sprintf("c%d", i), []byte(fmt.Sprintf("client %d", i)))
+		id := fmt.Sprintf("c%d", i)
+		m, err := nodes.NewGroupMember(c, group, id, []byte(memberData(id)))
 		if err != nil {
 			return nil, err
 		}
@@ -110,8 +111,11 @@ func agree(ctx context.Context, v *Verdict, admin *framework.Client, group strin
 	v.violate("membership %s: the views did not settle on %v within %v: %s", when, want, recovery, last)
 }
 
+// memberData is the data member id joins with, which every view must show.
+func memberData(id string) string { return "member " + id }
+
 // viewsAgree reports whether the server's members and every member's view
-// are exactly want, and describes them.
+// are exactly want, with each member's own data, and describes them.
 func viewsAgree(ctx context.Context, admin *framework.Client, group string, live []*nodes.GroupMember, want []string) (bool, string) {
 	onServer, _, err := admin.Children(ctx, group)
 	slices.Sort(onServer)
@@ -120,8 +124,9 @@ func viewsAgree(ctx context.Context, admin *framework.Client, group string, live
 	for _, m := range live {
 		view := m.CurrentMembers()
 		ids := make([]string, 0, len(view))
-		for id := range view {
+		for id, data := range view {
 			ids = append(ids, id)
+			ok = ok && string(data) == memberData(id)
 		}
 		slices.Sort(ids)
 		ok = ok && slices.Equal(ids, want)
