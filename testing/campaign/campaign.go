@@ -45,11 +45,15 @@ const (
 	// Discovery is a ServiceDiscovery per client: registrations come and go,
 	// and each client's ServiceCache must follow the server.
 	Discovery
+	// Membership is a GroupMember per client: after each fault settles,
+	// every live member sees exactly the live members (membership_workload.go).
+	Membership
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
-// "semaphore-mutex", "election-latch", "election-selector", "counter" or
-// "ttl-mutex"); it is also the name of the campaign's znode.
+// "semaphore-mutex", "election-latch", "election-selector", "counter",
+// "ttl-mutex", "discovery" or "membership"); it is also the name of the
+// campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
@@ -70,6 +74,8 @@ func (k LockKind) String() string {
 		return "ttl-mutex"
 	case Discovery:
 		return "discovery"
+	case Membership:
+		return "membership"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -100,7 +106,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2
@@ -236,6 +242,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Kind == Membership {
+		return runMembership(ctx, cluster, cfg)
 	}
 	clk := newClock()
 	p := newPaths(cfg.Kind)

@@ -1,0 +1,62 @@
+package nodes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// SetData sets the data the node is kept with: on the node now, if it
+// stands, and on every creation from then on. Before Start it only sets the
+// data of the first create. On a closed client it returns an error
+// matching framework.ErrClosed. An error means the node could not be written
+// now; the data is kept for the next creation all the same.
+func (p *PersistentNode) SetData(ctx context.Context, data []byte) error {
+	select {
+	case <-p.c.Done():
+		return fmt.Errorf("nodes: set data of %s: %w", p.base, framework.ErrClosed)
+	default:
+	}
+	p.mu.Lock()
+	if p.state == closed {
+		p.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrClosed, p.base)
+	}
+	p.data = bytes.Clone(data)
+	p.gen++
+	p.mu.Unlock()
+	return p.applyData(ctx)
+}
+
+// applyData writes the latest data on the node when the node does not hold
+// it yet. Writes are serialized and always write the latest data, so that
+// the last write carries the last SetData.
+func (p *PersistentNode) applyData(ctx context.Context) error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	p.mu.Lock()
+	path, data, gen, applied := p.path, p.data, p.gen, p.applied
+	p.mu.Unlock()
+	if path == "" || applied >= gen {
+		return nil
+	}
+	_, err := p.c.SetData(ctx, path, data, -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		p.poke() // it is made again with this data
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("nodes: set data of %s: %w", path, err)
+	}
+	p.mu.Lock()
+	if p.path == path && p.applied < gen {
+		p.applied = gen
+	}
+	p.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,162 @@
+package nodes_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestNewGroupMemberRejectsBadArguments(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	for _, tc := range []struct{ path, id, want string }{
+		{"/g", "", `""`},
+		{"/g", "a/b", `"a/b"`},
+		{"/", "a", `"/"`},
+		{"g", "a", `"g"`},
+	} {
+		_, err := nodes.NewGroupMember(c, tc.path, tc.id, nil)
+		if !errors.Is(err, nodes.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewGroupMember(%q, %q): %v, want ErrInvalidArgument naming %s", tc.path, tc.id, err, tc.want)
+		}
+	}
+}
+
+func TestIDFromPath(t *testing.T) {
+	for path, want := range map[string]string{"/g/a": "a", "/a/b/c-1": "c-1", "/x": "x"} {
+		if got := nodes.IDFromPath(path); got != want {
+			t.Errorf("IDFromPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// serverMembers reads the group's members and data from the server.
+func serverMembers(ctx context.Context, c *framework.Client, group string) (map[string][]byte, error) {
+	ch, _, err := c.Children(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(ch))
+	for _, id := range ch {
+		data, _, err := c.GetData(ctx, framework.JoinPath(group, id))
+		if err != nil {
+			return nil, err
+		}
+		out[id] = data
+	}
+	return out, nil
+}
+
+// awaitView waits until m's CurrentMembers equal the server's members and
+// name exactly want.
+func awaitView(t *testing.T, admin *framework.Client, m *nodes.GroupMember, group string, want ...string) {
+	t.Helper()
+	await(t, 30*time.Second, fmt.Sprintf("member %s sees %v, as the server has them", m.ID(), want), func() (bool, string) {
+		view := m.CurrentMembers()
+		onServer, err := serverMembers(context.Background(), admin, group)
+		ids := make([]string, 0, len(view))
+		for id := range view {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		ok := err == nil && strings.Join(ids, ",") == strings.Join(want, ",") &&
+			maps.EqualFunc(view, onServer, func(a, b []byte) bool { return string(a) == string(b) })
+		return ok, fmt.Sprintf("view %q, server %q (%v)", view, onServer, err)
+	})
+}
+
+// Three members see each other with their data; when one's client dies,
+// the others see it go, and a data change is seen by all.
+func TestGroupMembersSeeEachOther(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	clients := make([]*framework.Client, 3)
+	members := make([]*nodes.GroupMember, 3)
+	for i := range members {
+		clients[i] = locktest.NewClient(t, srv.ConnectString())
+		m, err := nodes.NewGroupMember(clients[i], "/group", fmt.Sprintf("m%d", i), []byte(fmt.Sprintf("data%d", i)))
+		must(t, err)
+		must(t, m.Start(ctx))
+		t.Cleanup(func() { _ = m.Close(context.Background()) })
+		members[i] = m
+	}
+	for _, m := range members {
+		awaitView(t, admin, m, "/group", "m0", "m1", "m2")
+	}
+	must(t, members[1].SetThisData(ctx, []byte("new")))
+	must(t, clients[2].Close())
+	for _, m := range members[:2] {
+		awaitView(t, admin, m, "/group", "m0", "m1")
+		if got := string(m.CurrentMembers()["m1"]); got != "new" {
+			t.Fatalf("%s sees m1's data %q", m.ID(), got)
+		}
+	}
+	must(t, members[0].Close(ctx))
+	awaitView(t, admin, members[1], "/group", "m1")
+}
+
+// After each fault (session expiry, a delete by an operator, a server
+// restart) every member's view equals the server's.
+func TestGroupMemberViewEqualsServerAfterFaults(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	flaky := locktest.NewClient(t, proxy.Addr())
+	steady := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(6*time.Second))
+	a, err := nodes.NewGroupMember(flaky, "/faults", "a", []byte("a"))
+	must(t, err)
+	b, err := nodes.NewGroupMember(steady, "/faults", "b", []byte("b"))
+	must(t, err)
+	for _, m := range []*nodes.GroupMember{a, b} {
+		must(t, m.Start(ctx))
+		defer m.Close(context.Background())
+	}
+	both := func() {
+		t.Helper()
+		awaitView(t, admin, a, "/faults", "a", "b")
+		awaitView(t, admin, b, "/faults", "a", "b")
+	}
+	both()
+
+	lost := awaitState(t, flaky, framework.Lost)
+	proxy.Pause()
+	lost()
+	awaitView(t, admin, b, "/faults", "b") // the server expired a's session
+	proxy.Resume()
+	both()
+
+	must(t, admin.Delete(ctx, "/faults/b"))
+	both()
+
+	must(t, srv.Restart())
+	both()
+}
+
+func TestGroupMemberLifecycle(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	m, err := nodes.NewGroupMember(c, "/life-group", "a", nil)
+	must(t, err)
+	must(t, m.Start(ctx))
+	if err := m.Start(ctx); !errors.Is(err, nodes.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v", err)
+	}
+	must(t, m.Close(ctx))
+	must(t, m.Close(ctx))
+	if st, err := c.Exists(ctx, "/life-group/a"); err != nil || st != nil {
+		t.Fatalf("member node after Close: %v %v", st, err)
+	}
+}

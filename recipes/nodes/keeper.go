@@ -1,0 +1,261 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
+	"github.com/zkcurator/zkcurator/retry"
+)
+
+// The keeper waits between failed attempts from minRetry, doubling up to
+// maxRetry; a connection change ends a wait at once.
+const (
+	minRetry = 50 * time.Millisecond
+	maxRetry = 2 * time.Second
+)
+
+// keep makes sure the node stands until ctx ends or the client closes.
+func (p *PersistentNode) keep(ctx context.Context) {
+	defer close(p.stopped)
+	delay := minRetry
+	var w armed
+	for {
+		err := p.step(ctx, &w)
+		var again <-chan time.Time
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, framework.ErrClosed), isPermanent(err):
+			p.stop(fmt.Errorf("nodes: keep %s: %w", p.base, err))
+			return
+		case err != nil:
+			p.failed(err)
+			again = time.After(delay)
+			delay = min(2*delay, maxRetry)
+		default:
+			delay = minRetry
+		}
+		if w.ch == nil && again == nil {
+			continue // just made or removed a node: look again
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.c.Done():
+		case <-w.ch:
+			w.ch = nil
+		case <-again:
+		case <-p.kick:
+		}
+	}
+}
+
+// armed is the watch the keeper waits on. go-zookeeper keeps a watch across
+// the reconnects of one session, so a look after a reconnect reuses it
+// rather than register one more channel per reconnect.
+type armed struct {
+	ch      <-chan zk.Event
+	path    string
+	session int64
+}
+
+func (a *armed) holds(path string, session int64) bool {
+	return a.ch != nil && a.path == path && a.session == session
+}
+
+// isPermanent reports a failure no retry can mend.
+func isPermanent(err error) bool {
+	return errors.Is(err, framework.ErrTTLNotEnabled) || errors.Is(err, framework.ErrInvalidPath) ||
+		errors.Is(err, framework.ErrInvalidArgument)
+}
+
+func (p *PersistentNode) stop(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fatal = err
+}
+
+func (p *PersistentNode) failed(err error) {
+	log := p.c.Logger().Warn
+	if retry.IsRetryable(err) || errors.Is(err, framework.ErrNotConnected) {
+		log = p.c.Logger().Debug
+	}
+	log("nodes: keeping a node failed; trying again", zap.String("path", p.base), zap.Error(err))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = err
+}
+
+// step looks at the node once and makes it when it is missing, arming w
+// to fire when the node changes.
+func (p *PersistentNode) step(ctx context.Context, w *armed) error {
+	p.mu.Lock()
+	path, owner := p.path, p.owner
+	p.mu.Unlock()
+	if path == "" {
+		return p.create(ctx)
+	}
+	var stat *zk.Stat
+	var err error
+	if session := p.c.SessionID(); w.holds(path, session) {
+		stat, err = p.c.Exists(ctx, path)
+	} else {
+		var ch <-chan zk.Event
+		if stat, ch, err = p.c.ExistsW(ctx, path); err == nil {
+			*w = armed{ch: ch, path: path, session: session}
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case stat == nil:
+		return p.create(ctx)
+	case !p.mode.IsEphemeral() || stat.EphemeralOwner == p.c.SessionID():
+		p.mu.Lock()
+		if p.mode.IsEphemeral() {
+			p.owner = stat.EphemeralOwner
+		}
+		p.mu.Unlock()
+		if err := p.applyData(ctx); err != nil {
+			return err
+		}
+		p.markCreated() // a node taken over counts once it has our data
+		return nil
+	case owner != 0 && stat.EphemeralOwner == owner:
+		// Ours, from a session the client gave up: it must not count.
+		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
+		if errors.Is(err, zk.ErrBadVersion) {
+			err = nil // changed meanwhile: look again
+		}
+		return err
+	}
+	// Another session's node holds the path: wait (on w) for it to go.
+	return nil
+}
+
+// create makes the node, or again where it stood.
+func (p *PersistentNode) create(ctx context.Context) error {
+	p.mu.Lock()
+	data, gen, prev := p.data, p.gen, p.path
+	p.mu.Unlock()
+	target, mode := p.target(prev)
+	opts := []framework.CreateOption{framework.WithMode(mode), framework.CreatingParentContainersIfNeeded()}
+	if p.id != "" {
+		opts = append(opts, framework.WithProtectedID(p.id))
+	}
+	if mode.IsTTL() {
+		opts = append(opts, framework.WithTTL(p.cfg.ttl))
+	}
+	create := func(ctx context.Context) (string, error) { return p.c.Create(ctx, target, data, opts...) }
+	var made string
+	var owner int64
+	var err error
+	if mode.IsEphemeral() {
+		made, owner, err = owned.Create(ctx, p.c, create)
+	} else {
+		made, err = create(ctx)
+	}
+	if errors.Is(err, zk.ErrNodeExists) && p.id == "" && !mode.IsSequential() {
+		return p.adopt(ctx, target)
+	}
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.path, p.owner, p.applied = made, owner, gen
+	p.mu.Unlock()
+	p.markCreated()
+	return nil
+}
+
+// adopt takes over a node that stood at the path already, as Curator does:
+// a persistent one, or an ephemeral one of the current session. An ephemeral
+// node of another session is waited for, never counted.
+func (p *PersistentNode) adopt(ctx context.Context, path string) error {
+	stat, err := p.c.Exists(ctx, path)
+	if err != nil || stat == nil {
+		return err
+	}
+	p.mu.Lock()
+	p.path, p.owner, p.applied = path, 0, 0 // its data is not known to be ours
+	if p.mode.IsEphemeral() && owned.IsCurrent(p.c, stat.EphemeralOwner) {
+		p.owner = stat.EphemeralOwner
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+// target is where and in which mode to create the node. Once it has stood
+// somewhere it is made again at the same name (a sequential one with its
+// sequence, in the matching plain mode), as Curator's PersistentNode does;
+// a protected node keeps its id, so that a create whose reply was lost is
+// found again.
+func (p *PersistentNode) target(prev string) (string, framework.CreateMode) {
+	switch {
+	case prev == "":
+		return p.base, p.mode
+	case p.id == "":
+		return prev, plain(p.mode)
+	case p.mode.IsSequential() && len(prev) >= 10:
+		return p.base + prev[len(prev)-10:], plain(p.mode)
+	}
+	return p.base, p.mode
+}
+
+// plain is the non-sequential mode of the same kind.
+func plain(m framework.CreateMode) framework.CreateMode {
+	switch m {
+	case framework.EphemeralSequential:
+		return framework.Ephemeral
+	case framework.PersistentSequential:
+		return framework.Persistent
+	case framework.PersistentSequentialWithTTL:
+		return framework.PersistentWithTTL
+	}
+	return m
+}
+
+func (p *PersistentNode) markCreated() {
+	select {
+	case <-p.created:
+	default:
+		close(p.created)
+	}
+}
+
+// deleteNode deletes the node at Close: a persistent one wherever it stood
+// (at the base path when a create's outcome is unknown), an ephemeral one
+// only while it is this client's.
+func (p *PersistentNode) deleteNode(ctx context.Context) error {
+	p.mu.Lock()
+	path, owner := p.path, p.owner
+	p.mu.Unlock()
+	if path == "" && p.id == "" && !p.mode.IsSequential() && !p.mode.IsEphemeral() {
+		path = p.base // a create may have landed without its reply
+	}
+	if path == "" {
+		return nil
+	}
+	opts := append([]framework.DeleteOption{framework.Guaranteed(), framework.Quietly()}, p.closeOpts...)
+	if p.mode.IsEphemeral() {
+		stat, err := p.c.Exists(ctx, path)
+		if err != nil {
+			return fmt.Errorf("nodes: close %s: %w", path, err)
+		}
+		if stat == nil || (stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID()) || owner == 0 {
+			return nil
+		}
+		opts = append(opts, framework.WithVersion(stat.Version))
+	}
+	if err := p.c.Delete(ctx, path, opts...); err != nil && !errors.Is(err, zk.ErrBadVersion) {
+		return fmt.Errorf("nodes: close %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package nodes_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/nodes"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startNode starts n, waits for its first create and closes it when the
+// test ends.
+func startNode(t *testing.T, n *nodes.PersistentNode) {
+	t.Helper()
+	must(t, n.Start())
+	t.Cleanup(func() { _ = n.Close(context.Background()) })
+	must(t, n.WaitForInitialCreate(testCtx(t)))
+}
+
+// children lists parent's children as the server has them, sorted.
+func children(t *testing.T, c *framework.Client, parent string) []string {
+	t.Helper()
+	ch, _, err := c.Children(testCtx(t), parent)
+	must(t, err)
+	sort.Strings(ch)
+	return ch
+}
+
+// await polls cond every 10 ms until it holds, failing the test after
+// timeout with what and cond's last description of what it saw.
+func await(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until %s; last saw %s", timeout, what, saw)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// awaitStanding waits until parent has exactly one child, it is n's node,
+// and (for an ephemeral node) the session that owns it is c's current one.
+func awaitStanding(t *testing.T, admin, c *framework.Client, n *nodes.PersistentNode, parent string, ephemeral bool) string {
+	t.Helper()
+	await(t, 30*time.Second, "the node stands once in "+parent, func() (bool, string) {
+		ch, _, err := admin.Children(context.Background(), parent)
+		if err != nil || len(ch) != 1 {
+			return false, fmt.Sprintf("children %v (%v)", ch, err)
+		}
+		p := framework.JoinPath(parent, ch[0])
+		if n.Path() != p {
+			return false, fmt.Sprintf("Path() %q for %s", n.Path(), p)
+		}
+		stat, err := admin.Exists(context.Background(), p)
+		if err != nil || stat == nil {
+			return false, fmt.Sprintf("%s gone (%v)", p, err)
+		}
+		if ephemeral && stat.EphemeralOwner != c.SessionID() {
+			return false, fmt.Sprintf("%s owned by 0x%x, client session 0x%x", p, stat.EphemeralOwner, c.SessionID())
+		}
+		return true, ""
+	})
+	return n.Path()
+}

@@ -1,0 +1,111 @@
+package nodes_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestNewPersistentTtlNodeRejectsBadArguments(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	cases := []struct {
+		name string
+		ttl  time.Duration
+		opts []nodes.PersistentTtlNodeOption
+		want string
+	}{
+		{"zero ttl", 0, nil, "0s"},
+		{"child with a slash", time.Second, []nodes.PersistentTtlNodeOption{nodes.WithChildNodeName("a/b")}, `"a/b"`},
+		{"zero factor", time.Second, []nodes.PersistentTtlNodeOption{nodes.WithTouchScheduleFactor(0)}, "factor 0"},
+		{"interval below 1ms", time.Millisecond, []nodes.PersistentTtlNodeOption{nodes.WithTouchScheduleFactor(2)}, "factor 2"},
+	}
+	for _, tc := range cases {
+		_, err := nodes.NewPersistentTtlNode(c, "/ttl", tc.ttl, nil, tc.opts...)
+		if !errors.Is(err, nodes.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want ErrInvalidArgument naming %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// The container stands with its touched TTL child, both are made again
+// when deleted, and Close deletes both.
+func TestPersistentTtlNodeKeepsContainerAndChild(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	c := locktest.NewClient(t, srv.ConnectString())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentTtlNode(c, "/ttl/a", 400*time.Millisecond, []byte("d"))
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	must(t, n.WaitForInitialCreate(ctx))
+	if n.Path() != "/ttl/a" {
+		t.Fatalf("Path() %q", n.Path())
+	}
+	stat, err := admin.Exists(ctx, "/ttl/a/touch")
+	must(t, err)
+	if stat == nil {
+		t.Fatal("no touched child")
+	}
+	must(t, admin.Delete(ctx, "/ttl/a", framework.DeletingChildrenIfNeeded()))
+	locktest.Eventually(t, 20*time.Second, "the container and its child are back", func() bool {
+		st, err := admin.Exists(ctx, "/ttl/a/touch")
+		return err == nil && st != nil
+	})
+	data, _, err := admin.GetData(ctx, "/ttl/a")
+	must(t, err)
+	if string(data) != "d" {
+		t.Fatalf("container data %q", data)
+	}
+	must(t, n.Close(ctx))
+	if st, err := admin.Exists(ctx, "/ttl/a"); err != nil || st != nil {
+		t.Fatalf("container after Close: %v %v", st, err)
+	}
+}
+
+func TestPersistentTtlNodeWithoutServerSupportFailsClearly(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentTtlNode(c, "/nottl/a", time.Second, nil)
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, framework.ErrTTLNotEnabled) {
+		t.Fatalf("WaitForInitialCreate on a server without TTL nodes: %v", err)
+	}
+
+	p, err := nodes.NewPersistentNode(c, "/nottl/p", framework.PersistentWithTTL, nil, nodes.WithTTL(time.Second))
+	must(t, err)
+	must(t, p.Start())
+	defer p.Close(ctx)
+	if err := p.WaitForInitialCreate(ctx); !errors.Is(err, framework.ErrTTLNotEnabled) {
+		t.Fatalf("TTL PersistentNode on a server without TTL nodes: %v", err)
+	}
+}
+
+// A PersistentNode in a TTL mode is made (a server without TTL nodes
+// refuses it, see above) and made again at its name.
+func TestPersistentNodeTTLModes(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	c := locktest.NewClient(t, srv.ConnectString())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	for _, mode := range []framework.CreateMode{framework.PersistentWithTTL, framework.PersistentSequentialWithTTL} {
+		parent := "/ttlmode/" + mode.String()
+		n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
+		must(t, err)
+		startNode(t, n)
+		first := awaitStanding(t, admin, c, n, parent, false)
+		must(t, admin.Delete(testCtx(t), first))
+		if again := awaitStanding(t, admin, c, n, parent, false); again != first {
+			t.Fatalf("made again at %s, first at %s", again, first)
+		}
+	}
+}
