@@ -4,27 +4,11 @@ import (
 	"errors"
 
 	"github.com/go-zookeeper/zk"
-	"go.uber.org/zap"
 )
 
-// authOrReadyLocked applies the WithAuth entries this connection has not accepted yet
-// before operations may use it; go-zookeeper re-sends accepted ones on reconnect.
-func (k *core) authOrReadyLocked() {
-	s := &k.sess
-	if s.rewatching || !s.sentinel {
-		return // sessionUpLocked comes back here (rewatch.go)
-	}
-	if s.authApplied < len(k.cfg.auth) {
-		if !s.authRunning {
-			s.authRunning = true
-			conn, gen, from := s.conn, s.gen, s.authApplied
-			k.spawnLocked(func() { k.applyAuth(conn, gen, from) })
-		}
-		return
-	}
-	k.readyLocked()
-}
-
+// applyAuth sends the WithAuth entries from index from on conn of
+// generation gen, reporting to readiness.authDone how many it accepted;
+// go-zookeeper re-sends accepted ones on reconnect.
 func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
 	applied := from
 	var err error
@@ -37,21 +21,8 @@ func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
 	k.events.push(loopEvent{kind: evAuthDone, gen: gen, applied: applied, err: err})
 }
 
-func (k *core) authDoneLocked(ev loopEvent) {
-	s := &k.sess
-	s.authRunning = false
-	s.authApplied = ev.applied
-	if ev.err != nil && !isConnectionError(ev.err) {
-		a := k.cfg.auth[ev.applied]
-		k.log.Error("authentication rejected; continuing without it",
-			zap.String("scheme", a.scheme), zap.Error(ev.err))
-		s.authApplied++
-	}
-	if s.hasSession {
-		k.authOrReadyLocked()
-	}
-}
-
+// isConnectionError reports whether err is a connection's end rather than
+// the server's answer.
 func isConnectionError(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrClosing) ||
 		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionExpired)

@@ -80,7 +80,9 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
-	k.sess.readyCh = make(chan struct{})
+	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
+		k.events.push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
+	})
 	ns := ""
 	if cfg.namespace != "" {
 		ns = "/" + cfg.namespace
@@ -143,7 +145,7 @@ func (k *core) close() {
 	k.connClosed = true
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
-	k.stopRewatchLocked()
+	k.sess.readiness.stopRewatch()
 	k.mu.Unlock()
 	if conn != nil {
 		closeConn(conn, gate)

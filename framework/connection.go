@@ -16,27 +16,15 @@ import (
 // session is the connection state the event loop maintains; guarded by core.mu.
 type session struct {
 	conn          *zk.Conn
+	gate          *gozk.Gate      // shared with conn's connections (rewatch.go)
 	gen           uint64          // increments each time conn is replaced
 	state         ConnectionState // the last state published to listeners
 	stateSince    time.Time       // when state was published; zero once its time is counted
-	ready         bool            // a session is established and auth applied: operations may run
-	readyCh       chan struct{}   // closed while ready
-	hasSession    bool            // go-zookeeper reports a session on conn
-	authApplied   int             // how many WithAuth entries conn has accepted
-	authRunning   bool
 	lastSessionID int64
 	negotiated    time.Duration // the session timeout the server granted, once known
 	suspendTimer  *time.Timer   // the simulated expiry, or after Lost the retry of a failed connect; nil once fired or stopped
 	suspendEpoch  uint64        // increments each time suspendTimer is stopped, so that a stopped timer's event is ignored
-
-	// See rewatch.go.
-	sentinel         bool // our sentinel watch is armed in this session
-	sentinelRunning  bool
-	sentinelFailures int
-	rewatching       bool // waiting for go-zookeeper's SetWatches after a reconnect
-	rewatchTimer     *time.Timer
-	rewatchEpoch     uint64
-	gate             *gozk.Gate // shared with conn's connections
+	readiness     readiness     // when conn's session may serve operations
 }
 
 type loopEventKind int
@@ -109,12 +97,7 @@ func (k *core) connectLocked() error {
 	k.sess.conn = conn
 	k.sess.gen = gen
 	k.sess.gate = gate
-	k.sess.hasSession = false
-	k.sess.authApplied = 0
-	k.sess.authRunning = false
-	k.sess.sentinel = false
-	k.sess.sentinelRunning = false
-	k.stopRewatchLocked()
+	k.sess.readiness.newConnection(gen)
 	return nil
 }
 
@@ -145,7 +128,7 @@ func (k *core) handle(ev loopEvent) {
 	case evNegotiated:
 		s.negotiated = ev.timeout
 	case evAuthDone:
-		k.authDoneLocked(ev)
+		k.stepLocked(s.readiness.authDone(ev.applied, ev.err))
 	case evSuspendExpired:
 		if ev.epoch != s.suspendEpoch {
 			return // stopped since it fired
@@ -163,7 +146,7 @@ func (k *core) handle(ev loopEvent) {
 			k.replaceConnLocked()
 		}
 	case evRewatched:
-		k.rewatchedLocked(ev)
+		k.stepLocked(s.readiness.rewatched(ev.timedOut, ev.epoch))
 	case evSentinel:
 		k.sentinelDoneLocked(ev)
 	}
@@ -173,7 +156,6 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	s := &k.sess
 	switch ev.State {
 	case zk.StateHasSession:
-		s.hasSession = true
 		k.stopSuspendTimerLocked() // the server has spoken; a later loss arms it anew
 		sid := s.conn.SessionID()
 		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != 0 && s.state != Lost {
@@ -184,20 +166,15 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		}
 		sameSession := sid == s.lastSessionID
 		s.lastSessionID = sid
-		k.sessionUpLocked(sameSession)
+		k.stepLocked(s.readiness.sessionUp(sameSession))
 	case zk.StateDisconnected:
-		s.hasSession = false
-		k.stopRewatchLocked()
-		k.notReadyLocked()
+		s.readiness.sessionDown()
 		if s.state.IsConnected() {
 			k.publishLocked(Suspended)
 		}
 		k.armSuspendTimerLocked()
 	case zk.StateExpired:
-		s.hasSession = false
-		s.sentinel = false
-		k.stopRewatchLocked()
-		k.notReadyLocked()
+		s.readiness.sessionDown()
 		k.stopSuspendTimerLocked()
 		switch s.state {
 		case 0:
@@ -214,26 +191,24 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	}
 }
 
-func (k *core) readyLocked() {
+// stepLocked takes the step towards readiness that a transition of
+// readiness.go asked for.
+func (k *core) stepLocked(step readyStep) {
 	s := &k.sess
-	k.stopSuspendTimerLocked()
-	if !s.ready {
-		s.ready = true
-		close(s.readyCh)
-	}
-	switch {
-	case s.state == 0:
-		k.publishLocked(Connected)
-	case !s.state.IsConnected():
-		k.publishLocked(Reconnected)
-	}
-}
-
-func (k *core) notReadyLocked() {
-	s := &k.sess
-	if s.ready {
-		s.ready = false
-		s.readyCh = make(chan struct{})
+	switch step {
+	case stepArmSentinel:
+		k.armSentinelLocked()
+	case stepSendAuth:
+		conn, gen, from := s.conn, s.gen, s.readiness.authApplied
+		k.spawnLocked(func() { k.applyAuth(conn, gen, from) })
+	case stepReady:
+		k.stopSuspendTimerLocked()
+		switch {
+		case s.state == 0:
+			k.publishLocked(Connected)
+		case !s.state.IsConnected():
+			k.publishLocked(Reconnected)
+		}
 	}
 }
 
@@ -289,7 +264,7 @@ func (k *core) replaceConnLocked() {
 	if old, gate := s.conn, s.gate; old != nil {
 		k.spawnLocked(func() { closeConn(old, gate) })
 	}
-	k.notReadyLocked()
+	s.readiness.notReady()
 	if err := k.connectLocked(); err != nil {
 		k.log.Error("cannot open a new connection; retrying in 1s", zap.Error(err))
 		s.gen++ // ignore the old connection's events
@@ -339,7 +314,7 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 	var expired <-chan time.Time // armed only once we have to wait
 	for {
 		k.mu.Lock()
-		closed, started, ready, ch, conn := k.closed, k.started, k.sess.ready, k.sess.readyCh, k.sess.conn
+		closed, started, ready, ch, conn := k.closed, k.started, k.sess.readiness.ready, k.sess.readiness.readyCh, k.sess.conn
 		k.mu.Unlock()
 		switch {
 		case closed && !background:

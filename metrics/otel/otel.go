@@ -27,7 +27,9 @@ type Metrics struct {
 	gauges     map[string]metric.Float64UpDownCounter
 }
 
-// New makes an instrument for every zkcurator metric with meter.
+// New makes an instrument with meter for every zkcurator metric (those
+// framework.MetricDescs lists when it is called, which from main on include
+// every linked recipe package's).
 func New(meter metric.Meter) (*Metrics, error) {
 	if meter == nil {
 		return nil, fmt.Errorf("otel: nil Meter")

@@ -87,9 +87,9 @@ func TestCollectAfterAScriptedRun(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{framework.MetricLockAcquisitions, map[string]string{"recipe": "mutex", "result": "acquired"}, 2},
-		{framework.MetricLockHandoffs, map[string]string{"recipe": "mutex"}, 1},
-		{framework.MetricLockHoldSeconds, map[string]string{"recipe": "mutex"}, 2},
+		{locks.MetricAcquisitions, map[string]string{"recipe": "mutex", "result": "acquired"}, 2},
+		{locks.MetricHandoffs, map[string]string{"recipe": "mutex"}, 1},
+		{locks.MetricHoldSeconds, map[string]string{"recipe": "mutex"}, 2},
 		{framework.MetricConnectionStates, map[string]string{"state": "CONNECTED"}, 2},
 	} {
 		if v := collect(t, reader, w.name, w.labels); v != w.want {

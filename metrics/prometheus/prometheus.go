@@ -34,9 +34,11 @@ type options struct{ buckets []float64 }
 // WithBuckets sets the buckets of every histogram (default DefaultBuckets).
 func WithBuckets(b []float64) Option { return func(o *options) { o.buckets = b } }
 
-// New registers a collector for every zkcurator metric with reg and returns
-// the Metrics to give framework.WithMetrics. It fails if reg refuses one,
-// for example when another Metrics registered them already.
+// New registers a collector for every zkcurator metric with reg (those
+// framework.MetricDescs lists when it is called, which from main on include
+// every linked recipe package's) and returns the Metrics to give
+// framework.WithMetrics. It fails if reg refuses one, for example when
+// another Metrics registered them already.
 func New(reg prom.Registerer, opts ...Option) (*Metrics, error) {
 	if reg == nil {
 		return nil, fmt.Errorf("prometheus: nil Registerer")

@@ -92,11 +92,11 @@ func TestScrapeAfterAScriptedRun(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{framework.MetricLockAcquisitions, map[string]string{"recipe": "mutex", "result": "acquired"}, 2},
-		{framework.MetricLockHandoffs, map[string]string{"recipe": "mutex"}, 1},
-		{framework.MetricLockLost, map[string]string{"recipe": "mutex"}, 1},
-		{framework.MetricLockWaitSeconds, map[string]string{"recipe": "mutex"}, 2},
-		{framework.MetricLockHoldSeconds, map[string]string{"recipe": "mutex"}, 2},
+		{locks.MetricAcquisitions, map[string]string{"recipe": "mutex", "result": "acquired"}, 2},
+		{locks.MetricHandoffs, map[string]string{"recipe": "mutex"}, 1},
+		{locks.MetricLost, map[string]string{"recipe": "mutex"}, 1},
+		{locks.MetricWaitSeconds, map[string]string{"recipe": "mutex"}, 2},
+		{locks.MetricHoldSeconds, map[string]string{"recipe": "mutex"}, 2},
 		{framework.MetricConnectionStates, map[string]string{"state": "CONNECTED"}, 2},
 		{framework.MetricConnectionStates, map[string]string{"state": "SUSPENDED"}, 1},
 		{framework.MetricConnectionStates, map[string]string{"state": "LOST"}, 1},

@@ -6,7 +6,26 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// updateMetrics are a value's instruments (framework.MetricDescs).
+// The metrics of the updates of DistributedAtomicValue and
+// DistributedAtomicLong.
+const (
+	MetricUpdates    = "zkcurator_atomic_updates_total"
+	MetricTries      = "zkcurator_atomic_tries_total"
+	MetricPromotions = "zkcurator_atomic_promotions_total"
+)
+
+func init() {
+	framework.RegisterMetrics(
+		framework.MetricDesc{Name: MetricUpdates, Kind: framework.CounterKind, Labels: []string{"result"},
+			Help: "Updates of a DistributedAtomicValue or DistributedAtomicLong (CompareAndSet included) by result: succeeded; failed, when it did not apply (a conflict outlasted the tries, the promoted lock's wait ran out, or CompareAndSet found another value); unknown, when a write's reply was lost; error."},
+		framework.MetricDesc{Name: MetricTries, Kind: framework.CounterKind, Labels: []string{"phase"},
+			Help: "Read-and-write tries of those updates, by phase: optimistic, or promoted (made while holding the promoted lock)."},
+		framework.MetricDesc{Name: MetricPromotions, Kind: framework.CounterKind,
+			Help: "Updates whose optimistic tries were used up and that went on to the promoted lock."},
+	)
+}
+
+// updateMetrics are a value's instruments.
 type updateMetrics struct {
 	optimistic, promoted                framework.Counter // tries by phase
 	promotions                          framework.Counter
@@ -16,15 +35,15 @@ type updateMetrics struct {
 func newUpdateMetrics(c *framework.Client) *updateMetrics {
 	m := c.Metrics()
 	phase := func(v string) framework.Counter {
-		return m.Counter(framework.MetricAtomicTries, framework.Label{Name: "phase", Value: v})
+		return m.Counter(MetricTries, framework.Label{Name: "phase", Value: v})
 	}
 	result := func(v string) framework.Counter {
-		return m.Counter(framework.MetricAtomicUpdates, framework.Label{Name: "result", Value: v})
+		return m.Counter(MetricUpdates, framework.Label{Name: "result", Value: v})
 	}
 	return &updateMetrics{
 		optimistic: phase("optimistic"),
 		promoted:   phase("promoted"),
-		promotions: m.Counter(framework.MetricAtomicPromotions),
+		promotions: m.Counter(MetricPromotions),
 		succeeded:  result("succeeded"),
 		failed:     result("failed"),
 		unknown:    result("unknown"),

@@ -79,13 +79,13 @@ func TestUpdateMetricsCountAScriptedRun(t *testing.T) {
 		labels []string
 		want   float64
 	}{
-		{framework.MetricAtomicUpdates, []string{"result", "succeeded"}, 1},
-		{framework.MetricAtomicUpdates, []string{"result", "failed"}, 2},
-		{framework.MetricAtomicUpdates, []string{"result", "unknown"}, 1},
-		{framework.MetricAtomicUpdates, []string{"result", "error"}, 1},
-		{framework.MetricAtomicTries, []string{"phase", "optimistic"}, 2 + 2 + 1 + 1 + 1},
-		{framework.MetricAtomicTries, []string{"phase", "promoted"}, 1},
-		{framework.MetricAtomicPromotions, nil, 2},
+		{MetricUpdates, []string{"result", "succeeded"}, 1},
+		{MetricUpdates, []string{"result", "failed"}, 2},
+		{MetricUpdates, []string{"result", "unknown"}, 1},
+		{MetricUpdates, []string{"result", "error"}, 1},
+		{MetricTries, []string{"phase", "optimistic"}, 2 + 2 + 1 + 1 + 1},
+		{MetricTries, []string{"phase", "promoted"}, 1},
+		{MetricPromotions, nil, 2},
 	} {
 		if got := rec.Value(w.name, w.labels...); got != w.want {
 			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.want)

@@ -31,8 +31,8 @@ func TestCacheMetricsCountEveryEvent(t *testing.T) {
 	expect(t, ev, "NODE_REMOVED /counted/a")
 
 	for typ, want := range map[string]float64{"NODE_ADDED": 2, "INITIALIZED": 1, "NODE_UPDATED": 1, "NODE_REMOVED": 1, "CONNECTION_LOST": 0} {
-		if v := rec.Value(framework.MetricCacheEvents, "cache", "tree", "type", typ); v != want {
-			t.Errorf("%s{cache=tree,type=%s} = %v, want %v", framework.MetricCacheEvents, typ, v, want)
+		if v := rec.Value(cache.MetricEvents, "cache", "tree", "type", typ); v != want {
+			t.Errorf("%s{cache=tree,type=%s} = %v, want %v", cache.MetricEvents, typ, v, want)
 		}
 	}
 	if p := rec.Problems(); len(p) > 0 {

@@ -6,7 +6,25 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// termMetrics are one recipe's instruments (framework.MetricDescs).
+// The metrics the leader recipes report; durations are in seconds.
+const (
+	MetricTerms       = "zkcurator_leader_terms_total"
+	MetricTermSeconds = "zkcurator_leader_term_seconds"
+	MetricLeading     = "zkcurator_leader_leading"
+)
+
+func init() {
+	framework.RegisterMetrics(
+		framework.MetricDesc{Name: MetricTerms, Kind: framework.CounterKind, Labels: []string{"recipe"},
+			Help: "Leadership terms begun, by recipe (latch, selector)."},
+		framework.MetricDesc{Name: MetricTermSeconds, Kind: framework.HistogramKind, Labels: []string{"recipe"},
+			Help: "Length of ended leadership terms."},
+		framework.MetricDesc{Name: MetricLeading, Kind: framework.GaugeKind, Labels: []string{"recipe"},
+			Help: "Participants of the process that lead now."},
+	)
+}
+
+// termMetrics are one recipe's instruments.
 type termMetrics struct {
 	begun   framework.Counter
 	length  framework.Histogram
@@ -19,9 +37,9 @@ func newTermMetrics(c *framework.Client, recipe string) *termMetrics {
 	m := c.Metrics()
 	r := framework.Label{Name: "recipe", Value: recipe}
 	return &termMetrics{
-		begun:   m.Counter(framework.MetricLeaderTerms, r),
-		length:  m.Histogram(framework.MetricLeaderTermSeconds, r),
-		leading: m.Gauge(framework.MetricLeaderLeading, r),
+		begun:   m.Counter(MetricTerms, r),
+		length:  m.Histogram(MetricTermSeconds, r),
+		leading: m.Gauge(MetricLeading, r),
 	}
 }
 

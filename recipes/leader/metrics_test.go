@@ -24,7 +24,7 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	a := startLatch(t, client(), "/metrics/latch", "a")
 	await(t, a, 10*time.Second)
 	b := startLatch(t, client(), "/metrics/latch", "b")
-	if v := rec.Value(framework.MetricLeaderLeading, "recipe", "latch"); v != 1 {
+	if v := rec.Value(leader.MetricLeading, "recipe", "latch"); v != 1 {
 		t.Errorf("latches leading with a leading = %v, want 1", v)
 	}
 	must(t, a.Close(ctx))
@@ -48,14 +48,14 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 		recipe       string
 		terms, ended int
 	}{{"latch", 2, 2}, {"selector", 1, 1}} {
-		if v := rec.Value(framework.MetricLeaderTerms, "recipe", w.recipe); v != float64(w.terms) {
-			t.Errorf("%s{recipe=%s} = %v, want %d", framework.MetricLeaderTerms, w.recipe, v, w.terms)
+		if v := rec.Value(leader.MetricTerms, "recipe", w.recipe); v != float64(w.terms) {
+			t.Errorf("%s{recipe=%s} = %v, want %d", leader.MetricTerms, w.recipe, v, w.terms)
 		}
-		if n := rec.Count(framework.MetricLeaderTermSeconds, "recipe", w.recipe); n != w.ended {
-			t.Errorf("%s{recipe=%s} observed %d terms, want %d", framework.MetricLeaderTermSeconds, w.recipe, n, w.ended)
+		if n := rec.Count(leader.MetricTermSeconds, "recipe", w.recipe); n != w.ended {
+			t.Errorf("%s{recipe=%s} observed %d terms, want %d", leader.MetricTermSeconds, w.recipe, n, w.ended)
 		}
-		if v := rec.Value(framework.MetricLeaderLeading, "recipe", w.recipe); v != 0 {
-			t.Errorf("%s{recipe=%s} = %v after every close, want 0", framework.MetricLeaderLeading, w.recipe, v)
+		if v := rec.Value(leader.MetricLeading, "recipe", w.recipe); v != 0 {
+			t.Errorf("%s{recipe=%s} = %v after every close, want 0", leader.MetricLeading, w.recipe, v)
 		}
 	}
 	if p := rec.Problems(); len(p) > 0 {

@@ -8,6 +8,33 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
+// The metrics the lock recipes report; durations are in seconds.
+const (
+	MetricAcquisitions = "zkcurator_lock_acquisitions_total"
+	MetricWaitSeconds  = "zkcurator_lock_wait_seconds"
+	MetricHoldSeconds  = "zkcurator_lock_hold_seconds"
+	MetricHandoffs     = "zkcurator_lock_handoffs_total"
+	MetricLost         = "zkcurator_lock_lost_total"
+	MetricLeasesHeld   = "zkcurator_semaphore_leases"
+)
+
+func init() {
+	framework.RegisterMetrics(
+		framework.MetricDesc{Name: MetricAcquisitions, Kind: framework.CounterKind, Labels: []string{"recipe", "result"},
+			Help: "Lock acquisitions by recipe (mutex, read, write, semaphore; a semaphore mutex counts as a semaphore) and result (acquired; timeout, when a TryAcquire's wait ran out; cancelled, when its context ended; error)."},
+		framework.MetricDesc{Name: MetricWaitSeconds, Kind: framework.HistogramKind, Labels: []string{"recipe"},
+			Help: "Time from the call to holding, for acquisitions that succeeded."},
+		framework.MetricDesc{Name: MetricHoldSeconds, Kind: framework.HistogramKind, Labels: []string{"recipe"},
+			Help: "Time from holding to the release (of a semaphore: from the lease granted to its Close)."},
+		framework.MetricDesc{Name: MetricHandoffs, Kind: framework.CounterKind, Labels: []string{"recipe"},
+			Help: "Acquisitions that waited behind another contender and were handed the lock."},
+		framework.MetricDesc{Name: MetricLost, Kind: framework.CounterKind, Labels: []string{"recipe"},
+			Help: "Holds and leases whose Lost channel closed before they were released."},
+		framework.MetricDesc{Name: MetricLeasesHeld, Kind: framework.GaugeKind,
+			Help: "Semaphore leases the process holds."},
+	)
+}
+
 // The values of the recipe label of the lock metrics.
 const (
 	recipeMutex     = "mutex"
@@ -16,7 +43,7 @@ const (
 	recipeSemaphore = "semaphore"
 )
 
-// lockMetrics are one recipe's instruments (framework.MetricDescs).
+// lockMetrics are one recipe's instruments.
 type lockMetrics struct {
 	acquired, timedOut, cancelled, failed framework.Counter
 	wait, hold                            framework.Histogram
@@ -33,20 +60,20 @@ func newLockMetrics(c *framework.Client, recipe string) *lockMetrics {
 	}
 	r := framework.Label{Name: "recipe", Value: recipe}
 	result := func(v string) framework.Counter {
-		return m.Counter(framework.MetricLockAcquisitions, r, framework.Label{Name: "result", Value: v})
+		return m.Counter(MetricAcquisitions, r, framework.Label{Name: "result", Value: v})
 	}
 	lm := &lockMetrics{
 		acquired:  result("acquired"),
 		timedOut:  result("timeout"),
 		cancelled: result("cancelled"),
 		failed:    result("error"),
-		wait:      m.Histogram(framework.MetricLockWaitSeconds, r),
-		hold:      m.Histogram(framework.MetricLockHoldSeconds, r),
-		handoffs:  m.Counter(framework.MetricLockHandoffs, r),
-		lost:      m.Counter(framework.MetricLockLost, r),
+		wait:      m.Histogram(MetricWaitSeconds, r),
+		hold:      m.Histogram(MetricHoldSeconds, r),
+		handoffs:  m.Counter(MetricHandoffs, r),
+		lost:      m.Counter(MetricLost, r),
 	}
 	if recipe == recipeSemaphore {
-		lm.leases = m.Gauge(framework.MetricLeasesHeld)
+		lm.leases = m.Gauge(MetricLeasesHeld)
 	}
 	return lm
 }

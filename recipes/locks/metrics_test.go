@@ -44,8 +44,8 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	sem := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2)
 	leases, err := sem.AcquireN(ctx, 2)
 	must(t, err)
-	if v := rec.Value(framework.MetricLeasesHeld); v != 2 {
-		t.Errorf("%s = %v with two leases out, want 2", framework.MetricLeasesHeld, v)
+	if v := rec.Value(locks.MetricLeasesHeld); v != 2 {
+		t.Errorf("%s = %v with two leases out, want 2", locks.MetricLeasesHeld, v)
 	}
 	must(t, leases[0].Close(ctx))
 
@@ -54,14 +54,14 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 		labels []string
 		want   float64
 	}{
-		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "acquired"}, 2},
-		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "timeout"}, 1},
-		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "error"}, 0},
-		{framework.MetricLockAcquisitions, []string{"recipe", "mutex", "result", "cancelled"}, 1},
-		{framework.MetricLockHandoffs, []string{"recipe", "mutex"}, 1},
-		{framework.MetricLockLost, []string{"recipe", "mutex"}, 1},
-		{framework.MetricLockAcquisitions, []string{"recipe", "semaphore", "result", "acquired"}, 1},
-		{framework.MetricLeasesHeld, nil, 1},
+		{locks.MetricAcquisitions, []string{"recipe", "mutex", "result", "acquired"}, 2},
+		{locks.MetricAcquisitions, []string{"recipe", "mutex", "result", "timeout"}, 1},
+		{locks.MetricAcquisitions, []string{"recipe", "mutex", "result", "error"}, 0},
+		{locks.MetricAcquisitions, []string{"recipe", "mutex", "result", "cancelled"}, 1},
+		{locks.MetricHandoffs, []string{"recipe", "mutex"}, 1},
+		{locks.MetricLost, []string{"recipe", "mutex"}, 1},
+		{locks.MetricAcquisitions, []string{"recipe", "semaphore", "result", "acquired"}, 1},
+		{locks.MetricLeasesHeld, nil, 1},
 	} {
 		if v := rec.Value(w.name, w.labels...); v != w.want {
 			t.Errorf("%s%v = %v, want %v", w.name, w.labels, v, w.want)
@@ -72,9 +72,9 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 		recipe string
 		want   int
 	}{
-		{framework.MetricLockWaitSeconds, "mutex", 2},
-		{framework.MetricLockHoldSeconds, "mutex", 2},
-		{framework.MetricLockHoldSeconds, "semaphore", 1},
+		{locks.MetricWaitSeconds, "mutex", 2},
+		{locks.MetricHoldSeconds, "mutex", 2},
+		{locks.MetricHoldSeconds, "semaphore", 1},
 	} {
 		if n := rec.Count(w.name, "recipe", w.recipe); n != w.want {
 			t.Errorf("%s{recipe=%s} observed %d times, want %d", w.name, w.recipe, n, w.want)

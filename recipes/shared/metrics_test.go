@@ -52,8 +52,8 @@ func TestTrySetMetricsCountAScriptedRun(t *testing.T) {
 	}
 
 	for result, want := range map[string]float64{"applied": 2, "stale": 1, "unknown": 1, "error": 1} {
-		if got := rec.Value(framework.MetricSharedTrySets, "result", result); got != want {
-			t.Errorf("%s{result=%s} = %v, want %v", framework.MetricSharedTrySets, result, got, want)
+		if got := rec.Value(shared.MetricTrySets, "result", result); got != want {
+			t.Errorf("%s{result=%s} = %v, want %v", shared.MetricTrySets, result, got, want)
 		}
 	}
 	if p := rec.Problems(); len(p) > 0 {

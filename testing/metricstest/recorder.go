@@ -28,7 +28,9 @@ type value struct {
 	count int     // histogram observations
 }
 
-// New returns an empty Recorder.
+// New returns an empty Recorder that checks instruments against the
+// metrics framework.MetricDescs lists now: the framework's and those of the
+// recipe packages the test links.
 func New() *Recorder {
 	r := &Recorder{descs: make(map[string]framework.MetricDesc), values: make(map[string]*value)}
 	for _, d := range framework.MetricDescs() {
