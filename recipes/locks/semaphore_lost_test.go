@@ -190,11 +190,11 @@ func TestSemaphoreMutexClosesItsLostLeaseOnTheNextAcquire(t *testing.T) {
 		t.Fatal("Lost stayed open after the lease node was deleted")
 	}
 	must(t, m.Acquire(ctx))
-	if v := rec.Value(framework.MetricLeasesHeld); v != 1 {
-		t.Fatalf("%s = %v after acquiring again once the lease was lost; want 1", framework.MetricLeasesHeld, v)
+	if v := rec.Value(locks.MetricLeasesHeld); v != 1 {
+		t.Fatalf("%s = %v after acquiring again once the lease was lost; want 1", locks.MetricLeasesHeld, v)
 	}
 	must(t, m.Release(ctx))
-	if v := rec.Value(framework.MetricLeasesHeld); v != 0 {
-		t.Fatalf("%s = %v after the release; want 0", framework.MetricLeasesHeld, v)
+	if v := rec.Value(locks.MetricLeasesHeld); v != 0 {
+		t.Fatalf("%s = %v after the release; want 0", locks.MetricLeasesHeld, v)
 	}
 }
