@@ -3,7 +3,6 @@ package atomic
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -25,23 +24,7 @@ const waitSlack = time.Second
 // policy stopped would take a minute.
 func unreachableClient(t *testing.T) *framework.Client {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := framework.NewClient(addr, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
 }
 
 // bounded runs call and fails the test unless it returns within bound plus

@@ -3,7 +3,6 @@ package barriers_test
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -46,16 +45,9 @@ func withinWait(t *testing.T, name string, waitingFor []string, call func(ctx co
 // nothing listens, with a connection timeout and retries longer than any
 // wait here.
 func unreachableClient(t *testing.T) *framework.Client {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	addr := ln.Addr().String()
-	must(t, ln.Close())
-	c, err := framework.NewClient(addr, retry.Forever{Interval: 100 * time.Millisecond},
+	t.Helper()
+	return zkclient.Unreachable(t, retry.Forever{Interval: 100 * time.Millisecond},
 		framework.WithConnectionTimeout(30*time.Second), framework.WithSessionTimeout(30*time.Second))
-	must(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	must(t, c.Start())
-	return c
 }
 
 // Every barrier call on a client that cannot connect returns within its

@@ -3,7 +3,6 @@ package shared_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +27,7 @@ const waitSlack = time.Second
 // policy stopped would take a minute.
 func unreachableClient(t *testing.T) *framework.Client {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	addr := ln.Addr().String()
-	must(t, ln.Close())
-	c, err := framework.NewClient(addr, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
-	must(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	must(t, c.Start())
-	return c
+	return zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
 }
 
 // within runs call with a ctx that ends after d and fails the test unless
