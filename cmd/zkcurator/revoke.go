@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,6 +49,9 @@ exist, or a path that no one holds, exits with status 1.`,
 				return err
 			}
 			if err := locks.AttemptRevoke(ctx, c, target.path); err != nil {
+				if errors.Is(err, locks.ErrNotContender) {
+					return fail(exitUsage, "revoke %s: %v; its data was left alone", target.path, err)
+				}
 				return fail(exitUnavailable, "revoke %s: %v", target.path, err)
 			}
 			fmt.Fprintf(out, "asked the holder of %s (session %s, fencing token %d) to release it\n", target.path, sessionHex(target.stat.EphemeralOwner), target.token)
