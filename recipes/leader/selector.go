@@ -67,7 +67,7 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		s.err = fmt.Errorf("%w: nil leader function for the selector at %q", ErrInvalidArgument, path)
 	}
 	if s.err == nil {
-		s.mutex = locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
+		s.mutex, s.err = locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
 	}
 	for _, o := range opts {
 		o(s)

@@ -30,6 +30,14 @@ var (
 	ErrNotContender = errors.New("locks: not a contender node")
 )
 
+// validateLock checks the client and path of a lock or semaphore.
+func validateLock(c *framework.Client, path string) error {
+	if c == nil {
+		return errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
+	}
+	return validateLockPath(path)
+}
+
 // validateLockPath checks the path of a lock or semaphore: a valid
 // ZooKeeper path other than the root, under which contenders' nodes go.
 func validateLockPath(p string) error {

@@ -38,19 +38,21 @@ type InterProcessReadWriteLock struct {
 }
 
 // NewInterProcessReadWriteLock returns a read/write lock on path. It makes no
-// network call; an invalid path or a nil client is reported by every later
-// call of either lock. WithLockData sets the data of both locks' nodes;
-// WithDriver is not supported (the protocol fixes the drivers) and is
-// reported the same way.
-func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) *InterProcessReadWriteLock {
+// network call; a nil client or an invalid path is reported here, with an
+// error matching ErrInvalidArgument. WithLockData sets the data of both
+// locks' nodes; WithDriver is not supported (the protocol fixes the drivers)
+// and is reported the same way.
+func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) (*InterProcessReadWriteLock, error) {
 	cfg := newMutexConfig(opts)
+	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	if cfg.driver != (StandardLockInternalsDriver{}) {
+		return nil, errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
+	}
 	rw := &InterProcessReadWriteLock{}
 	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data, recipe: recipeWrite})
 	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data, recipe: recipeRead})
-	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
-		err := errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
-		rw.write.err, rw.read.err = err, err
-	}
 	rw.write.beforeAcquire = func() error {
 		if rw.read.IsAcquiredInThisProcess() {
 			return errorf("%w: %s", ErrUpgrade, path)
@@ -59,7 +61,7 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 	}
 	rw.write.keepParticipant = baseIs(isWriterNode)
 	rw.read.keepParticipant = baseIs(isReaderNode)
-	return rw
+	return rw, nil
 }
 
 // ReadLock returns the shared lock. While this pair's write lock is held it is

@@ -110,7 +110,7 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 	}
 	switch cfg.Kind {
 	case ReadWriteLock:
-		rw := locks.NewInterProcessReadWriteLock(c, p.lock)
+		rw := built(locks.NewInterProcessReadWriteLock(c, p.lock))
 		w.exclusive, w.shared = rw.WriteLock(), rw.ReadLock()
 	case Semaphore, SemaphoreMutex:
 		w.leaser = newLeaser(cfg.Kind, c, p.lock, cfg.MaxLeases)
@@ -125,7 +125,7 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 	case TTLMutexLock:
 		w.exclusive, w.release, w.stopOnLost = newTTLMutex(c, p.lock), ttlRelease, true
 	default:
-		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
+		w.exclusive = built(locks.NewInterProcessMutex(c, p.lock))
 	}
 	return w
 }
