@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // errWriteReleased reports that the pair's write lock was released before a
@@ -35,10 +36,13 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 	}
 	readPath := framework.JoinPath(path.Dir(lockPath),
 		protection.Name(protection.NewID(), path.Base(lockPath)+rwFixForSorting(path.Base(write.path))))
-	_, owner, err := createOwned(ctx, c, func(ctx context.Context) (string, error) {
+	_, owner, err := owned.Create(ctx, c, func(ctx context.Context) (string, error) {
 		return readPath, createChecked(ctx, c, readPath, data, write.path)
 	})
-	if err == nil && owner != write.owner {
+	switch {
+	case err == nil && owner == 0:
+		err = vanished(readPath)
+	case err == nil && owner != write.owner:
 		err = errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
 	}
 	if err != nil {

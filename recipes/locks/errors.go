@@ -75,3 +75,10 @@ type prefixedError struct {
 
 func (e *prefixedError) Error() string { return e.msg }
 func (e *prefixedError) Unwrap() error { return e.err }
+
+// sessionGone reports that the node at path belongs to a session the client
+// no longer has. It matches errVanished, so the attempt deletes the node and
+// queues again on the current session as far as the retry policy allows.
+func sessionGone(path string, owner int64) error {
+	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
+}

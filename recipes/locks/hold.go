@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // closedChan is what Lost returns when nothing is held.
@@ -73,7 +74,7 @@ func (h *hold) check(s framework.ConnectionState) {
 	switch {
 	case c.ErrorPolicy().IsErrorState(s):
 		h.markLost("connection " + s.String())
-	case h.li.sessionBound() && !isCurrent(c, h.node.owner):
+	case h.li.sessionBound() && !owned.IsCurrent(c, h.node.owner):
 		h.markLost("the session that owns the lock node is gone")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -211,7 +212,7 @@ func (li *lockInternals) releaseHoldingLater(n lockNode) {
 				return
 			default:
 			}
-			if !isCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
+			if !owned.IsCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
 				return
 			}
 			select {

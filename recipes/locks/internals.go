@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -104,9 +105,12 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-cha
 // its abandonment leaves them: without those it fired, and with those of its
 // own waiter that it could not fire because its node was already gone.
 func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, stale []string) (lockNode, bool, []string, error) {
-	ourPath, owner, err := createOwned(ctx, li.client, func(ctx context.Context) (string, error) {
+	ourPath, owner, err := owned.Create(ctx, li.client, func(ctx context.Context) (string, error) {
 		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
 	})
+	if err == nil && owner == 0 {
+		err = vanished(ourPath)
+	}
 	if err != nil {
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
@@ -120,7 +124,7 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 	}
 	fired, ok := li.abandon(ctx, n)
 	stale = slices.DeleteFunc(slices.Clone(stale), func(s string) bool { return slices.Contains(fired, s) })
-	if !ok && isCurrent(li.client, owner) { // else the watches died with their session
+	if !ok && owned.IsCurrent(li.client, owner) { // else the watches died with their session
 		stale = append(stale, n.signals...)
 	}
 	return lockNode{owner: owner}, false, stale, err

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Release signals carry the one-step hand-off down the whole queue of a fair
@@ -191,7 +192,7 @@ func (h releaseSignals) fireLater(stale []string) {
 		defer stop()
 		ctx := context.Background()
 		for range maxStaleWaits {
-			if !isCurrent(li.client, session) {
+			if !owned.IsCurrent(li.client, session) {
 				return // the watches died with their session
 			}
 			names, err := li.contenders(ctx)

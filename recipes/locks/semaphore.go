@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -262,13 +263,18 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 // server expired never grants the lease (errVanished: the acquisition starts
 // again).
 func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
-	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
+	p, owner, err := owned.Create(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
 			framework.WithProtection(),
 			framework.CreatingParentContainersIfNeeded())
 	})
-	if err == nil {
+	switch {
+	case err != nil && p != "":
+		err = errorf("locks: semaphore %s: %w", s.path, err)
+	case err == nil && owner == 0:
+		err = vanished(p)
+	case err == nil:
 		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
 			return newLease(s.client, p, owner, s.met), true, nil

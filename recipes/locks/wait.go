@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // waiter is one contender waiting for the lock in waitToHold, and what it
@@ -194,7 +195,7 @@ func (w *waiter) watchedChanged(ev zk.Event, onDeleted []string) []string {
 // session the client no longer has: such a node never grants a hold, so the
 // attempt gives it up and queues again on the current session.
 func (w *waiter) current() error {
-	if w.li.sessionBound() && !isCurrent(w.li.client, w.n.owner) {
+	if w.li.sessionBound() && !owned.IsCurrent(w.li.client, w.n.owner) {
 		return sessionGone(w.n.path, w.n.owner)
 	}
 	return nil
