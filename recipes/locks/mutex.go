@@ -46,13 +46,8 @@ func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption)
 	if err := validateLock(c, path); err != nil {
 		return nil, err
 	}
-	if cfg.driver == nil {
-		return nil, errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
-	}
-	if u, ok := cfg.driver.(UnfairLockInternalsDriver); ok {
-		if _, err := u.digits(); err != nil {
-			return nil, err
-		}
+	if err := validateDriver(cfg.driver, path); err != nil {
+		return nil, err
 	}
 	cfg.recipe = recipeMutex
 	return newMutex(c, path, lockNameMutex, 1, cfg), nil

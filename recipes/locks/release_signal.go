@@ -48,19 +48,6 @@ const releaseSignalSuffix = ".released"
 // releaseSignal returns the signal path of the lock node at nodePath.
 func releaseSignal(nodePath string) string { return nodePath + releaseSignalSuffix }
 
-// signalsRelease reports whether this lock's holds signal their release: one
-// lease under StandardLockInternalsDriver itself. A signal stands for "the
-// lowest node held and let go", which is the standard grant rule; a driver
-// that embeds the standard one may grant otherwise, so it keeps the listing
-// after every wake-up that its predecessor's deletion alone does not decide.
-func (li *lockInternals) signalsRelease() bool {
-	switch li.driver.(type) {
-	case StandardLockInternalsDriver, *StandardLockInternalsDriver:
-		return li.maxLeases == 1
-	}
-	return false
-}
-
 // releaseSignals is the hand-off of a mutex under StandardLockInternalsDriver
 // itself: inOrder, plus release signals.
 type releaseSignals struct{ inOrder }
