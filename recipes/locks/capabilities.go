@@ -35,10 +35,14 @@ type capabilities struct {
 	// releaser ends holds and attempts in place of the engine's delete
 	// (Releaser); nil when the engine deletes the node itself.
 	releaser Releaser
-	// keeper looks after the nodes it creates (NodeKeeper); nil when nodes
-	// are ephemeral and count only while their session is the client's
-	// current one.
+	// keeper looks after the nodes it creates (NodeKeeper); nil for
+	// ephemeral nodes.
 	keeper NodeKeeper
+	// sessionBound: the session rule applies to the lock's nodes (see
+	// package owned), which count only while the session that created them
+	// is the client's current one. A NodeKeeper's nodes are the exception:
+	// the TTL driver's persistent nodes are adopted by a later session.
+	sessionBound bool
 }
 
 // tokenCreator is implemented by drivers whose creation may already know the
@@ -98,5 +102,6 @@ func capabilitiesOf(d LockInternalsDriver, maxLeases int) capabilities {
 	}
 	caps.releaser, _ = d.(Releaser)
 	caps.keeper, _ = d.(NodeKeeper)
+	caps.sessionBound = caps.keeper == nil
 	return caps
 }

@@ -40,8 +40,8 @@ func TestCapabilitiesAreThoseSafeForTheDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		creationOrdered, releaseSignals, yieldsToFair, releaser, keeper bool
-		holderName                                                      string
+		creationOrdered, releaseSignals, yieldsToFair, releaser, keeper, sessionBound bool
+		holderName                                                                    string
 	}
 	for _, tc := range []struct {
 		name      string
@@ -49,16 +49,16 @@ func TestCapabilitiesAreThoseSafeForTheDriver(t *testing.T) {
 		maxLeases int
 		want      want
 	}{
-		{"standard, one lease", StandardLockInternalsDriver{}, 1, want{creationOrdered: true, releaseSignals: true}},
-		{"standard by pointer", &StandardLockInternalsDriver{}, 1, want{creationOrdered: true, releaseSignals: true}},
-		{"standard, many leases", StandardLockInternalsDriver{}, math.MaxInt32, want{creationOrdered: true}},
-		{"embedding the standard, unchanged", embeddedStandard{}, 1, want{creationOrdered: true}},
-		{"embedding the standard, GetsTheLock replaced", lowestWatching{}, 1, want{creationOrdered: true}},
-		{"unfair", UnfairLockInternalsDriver{}, 1, want{yieldsToFair: true, holderName: UnfairHolderNodeName}},
-		{"embedding the unfair", embeddedUnfair{}, 1, want{yieldsToFair: true, holderName: UnfairHolderNodeName}},
+		{"standard, one lease", StandardLockInternalsDriver{}, 1, want{creationOrdered: true, releaseSignals: true, sessionBound: true}},
+		{"standard by pointer", &StandardLockInternalsDriver{}, 1, want{creationOrdered: true, releaseSignals: true, sessionBound: true}},
+		{"standard, many leases", StandardLockInternalsDriver{}, math.MaxInt32, want{creationOrdered: true, sessionBound: true}},
+		{"embedding the standard, unchanged", embeddedStandard{}, 1, want{creationOrdered: true, sessionBound: true}},
+		{"embedding the standard, GetsTheLock replaced", lowestWatching{}, 1, want{creationOrdered: true, sessionBound: true}},
+		{"unfair", UnfairLockInternalsDriver{}, 1, want{yieldsToFair: true, holderName: UnfairHolderNodeName, sessionBound: true}},
+		{"embedding the unfair", embeddedUnfair{}, 1, want{yieldsToFair: true, holderName: UnfairHolderNodeName, sessionBound: true}},
 		{"persistent TTL", ttl, 1, want{creationOrdered: true, releaser: true, keeper: true}},
-		{"write lock", writeLockDriver{}, 1, want{}},
-		{"read lock", readLockDriver{}, math.MaxInt32, want{creationOrdered: true}},
+		{"write lock", writeLockDriver{}, 1, want{sessionBound: true}},
+		{"read lock", readLockDriver{}, math.MaxInt32, want{creationOrdered: true, sessionBound: true}},
 	} {
 		caps := capabilitiesOf(tc.driver, tc.maxLeases)
 		got := want{
@@ -67,6 +67,7 @@ func TestCapabilitiesAreThoseSafeForTheDriver(t *testing.T) {
 			yieldsToFair:    caps.yieldsToFair,
 			releaser:        caps.releaser != nil,
 			keeper:          caps.keeper != nil,
+			sessionBound:    caps.sessionBound,
 			holderName:      caps.holderName,
 		}
 		if got != tc.want {

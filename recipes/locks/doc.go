@@ -69,8 +69,8 @@
 // an invalid path or the root "/", a bad limit, a nil driver or a bad option
 // is reported there, before any request, with an error that names the value
 // and matches ErrInvalidArgument; a bad wait is reported by the call that
-// takes it. Options only record values, which the constructor checks once. Every error carries the "locks: " prefix
-// once, however deep the wrapping.
+// takes it. Options only record values, which the constructor checks once.
+// Every error carries the "locks: " prefix once, however deep the wrapping.
 //
 // # Writing a driver
 //

@@ -65,7 +65,7 @@ func (h *hold) check(s framework.ConnectionState) {
 	switch {
 	case c.ErrorPolicy().IsErrorState(s):
 		h.markLost("connection " + s.String())
-	case h.li.caps.keeper == nil && !owned.IsCurrent(c, h.node.owner):
+	case h.li.caps.sessionBound && !owned.IsCurrent(c, h.node.owner):
 		h.markLost("the session that owns the lock node is gone")
 	}
 }
@@ -131,7 +131,7 @@ func (h *hold) fencingToken() int64 {
 		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
 		return 0
 	case fence != h.node.path && string(data) != path.Base(h.node.path),
-		h.li.caps.keeper == nil && stat.EphemeralOwner != h.node.owner:
+		h.li.caps.sessionBound && stat.EphemeralOwner != h.node.owner:
 		h.markLost("the fence node belongs to another hold")
 		return 0
 	}

@@ -54,7 +54,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 
 // ownedByUs reports whether a holder node belongs to the session of our node.
 func (li *lockInternals) ownedByUs(stat *zk.Stat, n *lockNode) bool {
-	if li.caps.keeper == nil { // the session rule applies
+	if li.caps.sessionBound {
 		return stat.EphemeralOwner == n.owner
 	}
 	return stat.EphemeralOwner == li.client.SessionID()

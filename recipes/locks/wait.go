@@ -195,7 +195,7 @@ func (w *waiter) watchedChanged(ev zk.Event, onDeleted []string) []string {
 // session the client no longer has: such a node never grants a hold, so the
 // attempt gives it up and queues again on the current session.
 func (w *waiter) current() error {
-	if w.li.caps.keeper == nil && !owned.IsCurrent(w.li.client, w.n.owner) {
+	if w.li.caps.sessionBound && !owned.IsCurrent(w.li.client, w.n.owner) {
 		return sessionGone(w.n.path, w.n.owner)
 	}
 	return nil
