@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -104,15 +105,17 @@ func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	var j journal
+	closed := locktest.NewClient(t, srv.ConnectString())
+	must(t, closed.Close())
 	first := built(locks.NewInterProcessMutex(c, "/multi-fail/a"))
-	broken := built(locks.NewInterProcessMutex(c, "no/leading/slash"))
+	broken := built(locks.NewInterProcessMutex(closed, "/multi-fail/c")) // its client is closed
 	ml := built(locks.NewInterProcessMultiLock(
 		recordingLock{first, "a", &j},
 		recordingLock{built(locks.NewInterProcessSemaphoreMutex(c, "/multi-fail/b")), "b", &j},
 		recordingLock{broken, "broken", &j},
 	))
 	err := ml.Acquire(ctx)
-	if err == nil || !strings.Contains(err.Error(), "no/leading/slash") || !strings.Contains(err.Error(), "lock 2") {
+	if !errors.Is(err, framework.ErrClosed) || !strings.Contains(err.Error(), "lock 2") {
 		t.Fatalf("Acquire with a broken third lock = %v; want its error, naming lock 2", err)
 	}
 	want := []string{"acquire a", "acquire b", "release b", "release a"}
