@@ -74,7 +74,10 @@ its own and signals go to the whole group.`,
 				what = "write lock " + path
 			}
 			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
-				m := newMutex(c, path, []byte(f.data), driver, *read, *write)
+				m, err := newMutex(c, path, []byte(f.data), driver, *read, *write)
+				if err != nil {
+					return hold{}, nil, err
+				}
 				var revoked chan struct{}
 				if *revocable {
 					revoked = make(chan struct{})
@@ -82,7 +85,6 @@ its own and signals go to the whole group.`,
 					m.MakeRevocable(func() { once.Do(func() { close(revoked) }) })
 				}
 				acquired := true
-				var err error
 				if f.wait.set {
 					acquired, err = m.TryAcquire(ctx, f.wait.d)
 				} else {
@@ -103,14 +105,17 @@ its own and signals go to the whole group.`,
 
 // newMutex returns the lock the flags ask for: a read/write lock's side, or
 // a mutex with driver (nil for the fair one).
-func newMutex(c *framework.Client, path string, data []byte, driver locks.LockInternalsDriver, read, write bool) *locks.InterProcessMutex {
+func newMutex(c *framework.Client, path string, data []byte, driver locks.LockInternalsDriver, read, write bool) (*locks.InterProcessMutex, error) {
 	opts := []locks.MutexOption{locks.WithLockData(data)}
 	if read || write {
-		rw := locks.NewInterProcessReadWriteLock(c, path, opts...)
-		if read {
-			return rw.ReadLock()
+		rw, err := locks.NewInterProcessReadWriteLock(c, path, opts...)
+		switch {
+		case err != nil:
+			return nil, err
+		case read:
+			return rw.ReadLock(), nil
 		}
-		return rw.WriteLock()
+		return rw.WriteLock(), nil
 	}
 	if driver != nil {
 		opts = append(opts, locks.WithDriver(driver))

@@ -40,7 +40,10 @@ Signals and a lost lease are handled as by 'zkcurator lock'.`,
 			}
 			what := "lease of semaphore " + path
 			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
-				sem := locks.NewInterProcessSemaphoreV2(c, path, leases, locks.WithLeaseData([]byte(f.data)))
+				sem, err := locks.NewInterProcessSemaphoreV2(c, path, leases, locks.WithLeaseData([]byte(f.data)))
+				if err != nil {
+					return hold{}, nil, err
+				}
 				var lease *locks.Lease
 				if f.wait.set {
 					got, err := sem.TryAcquire(ctx, 1, f.wait.d)
@@ -49,7 +52,6 @@ Signals and a lost lease are handled as by 'zkcurator lock'.`,
 					}
 					lease = got[0]
 				} else {
-					var err error
 					if lease, err = sem.Acquire(ctx); err != nil {
 						return hold{}, nil, err
 					}

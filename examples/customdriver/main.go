@@ -110,7 +110,10 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 		if err != nil {
 			return err
 		}
-		m := locks.NewInterProcessMutex(clients[w], lockPath, locks.WithDriver(holderDriver{who: who}))
+		m, err := locks.NewInterProcessMutex(clients[w], lockPath, locks.WithDriver(holderDriver{who: who}))
+		if err != nil {
+			return err
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,7 +224,11 @@ func (t *tool) show(ctx context.Context, title string, want int) (identity, erro
 // participants returns the lock's contenders in lock order with the
 // identities their nodes carry; a node that goes away meanwhile is skipped.
 func (t *tool) participants(ctx context.Context) ([]participant, error) {
-	nodes, err := locks.NewInterProcessMutex(t.client, lockPath).ParticipantNodes(ctx)
+	m, err := locks.NewInterProcessMutex(t.client, lockPath)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := m.ParticipantNodes(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -81,8 +81,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	defer b.Close()
 	p.Say("A connects through a proxy (session timeout %v), B connects directly", a.SessionTimeout())
 
-	mA := locks.NewInterProcessMutex(a, lockPath)
-	mB := locks.NewInterProcessMutex(b, lockPath)
+	mA, err := locks.NewInterProcessMutex(a, lockPath)
+	if err != nil {
+		return err
+	}
+	mB, err := locks.NewInterProcessMutex(b, lockPath)
+	if err != nil {
+		return err
+	}
 	store := &demo.FencedStore{}
 	v := &demo.Verdict{}
 

@@ -34,7 +34,10 @@ func buyUnlocked(ctx context.Context, c *framework.Client, think time.Duration) 
 
 // buyLocked is buyUnlocked under an InterProcessMutex: a handle per buyer.
 func buyLocked(ctx context.Context, c *framework.Client, think time.Duration) (bought bool, conflicts int, err error) {
-	m := locks.NewInterProcessMutex(c, stockLockPath)
+	m, err := locks.NewInterProcessMutex(c, stockLockPath)
+	if err != nil {
+		return false, 0, err
+	}
 	if err := m.Acquire(ctx); err != nil {
 		return false, 0, err
 	}

@@ -172,10 +172,16 @@ func dialAll(ctx context.Context, cfg config, connect string) ([]*worker, error)
 				errs[i] = fmt.Errorf("client %d: %w", i, err)
 				return
 			}
+			mu, err := s.newMutex(cfg.path)
+			if err != nil {
+				s.close()
+				errs[i] = fmt.Errorf("client %d: %w", i, err)
+				return
+			}
 			capacity := min(cfg.n, maxPrealloc)
 			workers[i] = &worker{
 				sess:  s,
-				mu:    s.newMutex(cfg.path),
+				mu:    mu,
 				acq:   make([]time.Duration, 0, capacity),
 				cycle: make([]time.Duration, 0, capacity),
 			}

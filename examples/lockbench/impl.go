@@ -20,7 +20,7 @@ const closeTimeout = 10 * time.Second
 // session is one client session of the implementation under test.
 type session interface {
 	// newMutex returns a lock handle on path for this session.
-	newMutex(path string) mutex
+	newMutex(path string) (mutex, error)
 	// close ends the session; it is idempotent and safe to call concurrently
 	// with operations, which then fail.
 	close()
@@ -69,8 +69,9 @@ func dialCurator(ctx context.Context, connect string, sessionTimeout time.Durati
 	return s, nil
 }
 
-func (s *curatorSession) newMutex(path string) mutex {
-	return curatorMutex{locks.NewInterProcessMutex(s.client, path, locks.WithDriver(s.driver))}
+func (s *curatorSession) newMutex(path string) (mutex, error) {
+	m, err := locks.NewInterProcessMutex(s.client, path, locks.WithDriver(s.driver))
+	return curatorMutex{m}, err
 }
 
 func (s *curatorSession) close() { s.once.Do(func() { _ = s.client.Close() }) }
@@ -109,8 +110,8 @@ func dialGozk(ctx context.Context, connect string, sessionTimeout time.Duration)
 	}
 }
 
-func (s *gozkSession) newMutex(path string) mutex {
-	return gozkMutex{zk.NewLock(s.conn, path, zk.WorldACL(zk.PermAll))}
+func (s *gozkSession) newMutex(path string) (mutex, error) {
+	return gozkMutex{zk.NewLock(s.conn, path, zk.WorldACL(zk.PermAll))}, nil
 }
 
 // close closes the connection and waits (bounded) until go-zookeeper's

@@ -68,7 +68,9 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	// worker, so that anyone can read who is in line.
 	mutexes := make([]*locks.InterProcessMutex, cfg.Workers)
 	for i, c := range clients {
-		mutexes[i] = locks.NewInterProcessMutex(c, lockPath, locks.WithLockData([]byte(demo.WorkerName(i+1))))
+		if mutexes[i], err = locks.NewInterProcessMutex(c, lockPath, locks.WithLockData([]byte(demo.WorkerName(i+1)))); err != nil {
+			return err
+		}
 	}
 
 	line := demo.NewLineup(ctx, p)

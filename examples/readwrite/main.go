@@ -71,7 +71,9 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	// One read/write lock per participant, on the same path.
 	rws := make([]*locks.InterProcessReadWriteLock, len(clients))
 	for i, c := range clients {
-		rws[i] = locks.NewInterProcessReadWriteLock(c, lockPath)
+		if rws[i], err = locks.NewInterProcessReadWriteLock(c, lockPath); err != nil {
+			return err
+		}
 	}
 	readers := rws[:cfg.Readers]
 	writer, lateReader, writer2 := rws[cfg.Readers], rws[cfg.Readers+1], rws[cfg.Readers+2]

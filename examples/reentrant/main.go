@@ -59,8 +59,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		return err
 	}
 	defer c.Close()
-	a := locks.NewInterProcessMutex(c, lockPath)
-	b := locks.NewInterProcessMutex(c, lockPath)
+	a, err := locks.NewInterProcessMutex(c, lockPath)
+	if err != nil {
+		return err
+	}
+	b, err := locks.NewInterProcessMutex(c, lockPath)
+	if err != nil {
+		return err
+	}
 	v := &demo.Verdict{}
 
 	if err := a.Acquire(ctx); err != nil {

@@ -72,7 +72,9 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	// One semaphore per server, on the same path, with the same number of leases.
 	sems := make([]*locks.InterProcessSemaphoreV2, len(clients))
 	for i, c := range clients {
-		sems[i] = locks.NewInterProcessSemaphoreV2(c, semPath, cfg.Leases)
+		if sems[i], err = locks.NewInterProcessSemaphoreV2(c, semPath, cfg.Leases); err != nil {
+			return err
+		}
 	}
 
 	sec := &demo.Section{}

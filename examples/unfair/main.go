@@ -72,9 +72,12 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	// node's data names the worker, so that anyone can read who is in line.
 	mutexes := make([]*locks.InterProcessMutex, cfg.Workers)
 	for i, c := range clients {
-		mutexes[i] = locks.NewInterProcessMutex(c, lockPath,
+		mutexes[i], err = locks.NewInterProcessMutex(c, lockPath,
 			locks.WithDriver(locks.UnfairLockInternalsDriver{}),
 			locks.WithLockData([]byte(demo.WorkerName(i+1))))
+		if err != nil {
+			return err
+		}
 	}
 
 	line := demo.NewLineup(ctx, p)

@@ -75,8 +75,8 @@ func TestCollectAfterAScriptedRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected")
-	b := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected")
+	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
+	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
 	metricstest.HandOff(t, ctx, srv, a, b)
 	if err := b.Release(ctx); err != nil {
 		t.Fatal(err)

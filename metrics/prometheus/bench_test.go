@@ -28,8 +28,8 @@ func BenchmarkLockCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	nop := locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString()), "/bench/nop")
-	metered := locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString(), framework.WithMetrics(m)), "/bench/prometheus")
+	nop := built(locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString()), "/bench/nop"))
+	metered := built(locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString(), framework.WithMetrics(m)), "/bench/prometheus"))
 	cycle := func(l *locks.InterProcessMutex) {
 		if err := l.Acquire(ctx); err != nil {
 			b.Fatal(err)

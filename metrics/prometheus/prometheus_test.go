@@ -73,9 +73,9 @@ func TestScrapeAfterAScriptedRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const path = "/scraped"
-	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), path)
+	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), path))
 	bClient := locktest.NewClient(t, p.Addr(), framework.WithMetrics(m), framework.WithSessionTimeout(4*time.Second))
-	b := locks.NewInterProcessMutex(bClient, path)
+	b := built(locks.NewInterProcessMutex(bClient, path))
 
 	metricstest.HandOff(t, ctx, srv, a, b)
 	p.Pause() // b's session: SUSPENDED, then LOST by the simulated expiry

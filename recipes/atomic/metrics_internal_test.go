@@ -52,7 +52,10 @@ func TestUpdateMetricsCountAScriptedRun(t *testing.T) {
 	if r, err := v.update(ctx, conflicting(2)); err != nil || !r.Succeeded {
 		t.Fatalf("update after two conflicts = %+v, %v; want it succeeded under the lock", r, err)
 	}
-	holder := locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath)
+	holder, err := locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}

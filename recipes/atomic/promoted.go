@@ -23,11 +23,11 @@ const releaseTimeout = 10 * time.Second
 // and concurrent callers must exclude each other.
 func (v *DistributedAtomicValue) underLock(ctx context.Context, res *AtomicValue[[]byte], mk makeFunc) error {
 	p := v.opts.promoted
-	m := locks.NewInterProcessMutex(v.c, p.LockPath)
-	var (
-		held bool
-		err  error
-	)
+	m, err := locks.NewInterProcessMutex(v.c, p.LockPath)
+	if err != nil {
+		return err
+	}
+	var held bool
 	if p.MaxLockTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.MaxLockTime+promotedSlack)

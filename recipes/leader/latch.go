@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // latchName is the name of LeaderLatch nodes, as in Curator.
@@ -251,7 +252,7 @@ func (l *LeaderLatch) onState(s framework.ConnectionState) {
 		switch {
 		case l.client.ErrorPolicy().IsErrorState(s):
 			l.endTermLocked(lost("connection "+s.String()), true)
-		case !isCurrent(l.client, t.owner):
+		case !owned.IsCurrent(l.client, t.owner):
 			l.endTermLocked(lost("the session that owns the latch node is gone"), true)
 		}
 	}

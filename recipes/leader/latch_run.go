@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Pauses after a failed round of the latch's loop: doubling from
@@ -57,7 +58,7 @@ func (l *LeaderLatch) round(ctx context.Context) error {
 	if node == "" {
 		return l.createNode(ctx)
 	}
-	if !isCurrent(l.client, owner) {
+	if !owned.IsCurrent(l.client, owner) {
 		l.dropNode(ctx, node, "it belongs to a session the client gave up")
 		return nil
 	}
@@ -78,7 +79,7 @@ func (l *LeaderLatch) round(ctx context.Context) error {
 
 // createNode queues the latch with a new node and learns its owner.
 func (l *LeaderLatch) createNode(ctx context.Context) error {
-	node, owner, err := createOwned(ctx, l.client, func(ctx context.Context) (string, error) {
+	node, owner, err := owned.Create(ctx, l.client, func(ctx context.Context) (string, error) {
 		return l.client.Create(ctx, path.Join(l.path, latchName), []byte(l.id),
 			framework.WithMode(framework.EphemeralSequential),
 			framework.WithProtection(),
@@ -137,7 +138,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 	switch s := l.client.State(); {
 	case l.client.ErrorPolicy().IsErrorState(s):
 		l.endTermLocked(lost("connection "+s.String()), false)
-	case !isCurrent(l.client, owner):
+	case !owned.IsCurrent(l.client, owner):
 		l.endTermLocked(lost("the session that owns the latch node is gone"), false)
 	default:
 		l.publishLocked(t.Term)

@@ -70,6 +70,10 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		}
 		o(&cfg)
 	}
+	mutex, err := locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
+	if err != nil {
+		return nil, err
+	}
 	return &LeaderSelector{
 		met:         newTermMetrics(c, "selector"),
 		client:      c,
@@ -77,7 +81,7 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		id:          id,
 		fn:          fn,
 		autoRequeue: cfg.autoRequeue,
-		mutex:       locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id))),
+		mutex:       mutex,
 		stage:       stageIdle,
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // armNodeWatch sets the watch on the lock node that ends a term when the
@@ -16,7 +18,7 @@ func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner i
 	ctx, stop := until(ctx, s.mutex.Lost(), nil, nil)
 	defer stop()
 	stat, w, err := s.client.ExistsW(ctx, node)
-	if err != nil || stat == nil || !isCurrent(s.client, stat.EphemeralOwner) {
+	if err != nil || stat == nil || !owned.IsCurrent(s.client, stat.EphemeralOwner) {
 		return 0, nil, false
 	}
 	return stat.EphemeralOwner, w, true

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Term is one stretch of leadership, or, with Leader false, the news that
@@ -71,7 +72,7 @@ func (t *term) live() bool { return t != nil && t.ctx.Err() == nil }
 // through a node of c's current session, on a connection in no error state
 // of c's error policy.
 func (t *term) certain(c *framework.Client) bool {
-	return t.live() && isCurrent(c, t.owner) && !c.ErrorPolicy().IsErrorState(c.State())
+	return t.live() && owned.IsCurrent(c, t.owner) && !c.ErrorPolicy().IsErrorState(c.State())
 }
 
 // end ends the term with cause; later calls keep the first cause.

@@ -37,11 +37,11 @@ type benchImpl struct {
 
 var benchImpls = []benchImpl{
 	{"zkcurator", func(tb testing.TB, connect, path string) benchMutex {
-		return curatorBenchMutex{locks.NewInterProcessMutex(perfClient(tb, connect), path)}
+		return curatorBenchMutex{built(locks.NewInterProcessMutex(perfClient(tb, connect), path))}
 	}},
 	{"zkcurator-unfair", func(tb testing.TB, connect, path string) benchMutex {
 		c := perfClient(tb, connect)
-		return curatorBenchMutex{locks.NewInterProcessMutex(c, path, locks.WithDriver(locks.UnfairLockInternalsDriver{}))}
+		return curatorBenchMutex{built(locks.NewInterProcessMutex(c, path, locks.WithDriver(locks.UnfairLockInternalsDriver{})))}
 	}},
 	{"gozk", func(tb testing.TB, connect, path string) benchMutex {
 		return gozkBenchMutex{zk.NewLock(perfGozkConn(tb, connect), path, zk.WorldACL(zk.PermAll))}

@@ -65,10 +65,12 @@
 //     contenders").
 //   - Upgrading a held read lock returns ErrUpgrade instead of waiting forever.
 //
-// Bad input (a nil client, an invalid path or the root "/", a bad limit or
-// wait) is reported before any request with an error that names the value
-// and matches ErrInvalidArgument. Every error carries the "locks: " prefix
-// once, however deep the wrapping.
+// The constructors validate their input and return an error: a nil client,
+// an invalid path or the root "/", a bad limit, a nil driver or a bad option
+// is reported there, before any request, with an error that names the value
+// and matches ErrInvalidArgument; a bad wait is reported by the call that
+// takes it. Options only record values, which the constructor checks once.
+// Every error carries the "locks: " prefix once, however deep the wrapping.
 //
 // # Writing a driver
 //

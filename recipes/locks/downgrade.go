@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // errWriteReleased reports that the pair's write lock was released before a
@@ -21,24 +22,27 @@ var errWriteReleased = errors.New("the write lock was released before the downgr
 // The node is created in one transaction with a check that the write node
 // still exists, and only from the session that owns the write node: a read
 // node can never land ahead of a writer that was granted the lock after our
-// write node was gone. The read hold keeps the write hold's fencing token. A
-// pair whose write hold is no longer certain cannot downgrade (ErrLockLost);
-// a downgrade that fails leaves no read node behind.
-func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
+// write node was gone. It returns the read node and the fencing token of its
+// hold: the write hold's. A pair whose write hold is no longer certain cannot
+// downgrade (ErrLockLost); a downgrade that fails leaves no read node behind.
+func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, int64, error) {
 	write, ok := d.write.certainNode()
 	token := d.write.FencingToken()
 	switch {
 	case (!ok || token == 0) && !d.write.IsAcquiredInThisProcess():
-		return "", errWriteReleased // by another goroutine, meanwhile
+		return "", 0, errWriteReleased // by another goroutine, meanwhile
 	case !ok || token == 0:
-		return "", errorf("%w: downgrade of %s: the write lock is no longer held for certain", ErrLockLost, path.Dir(lockPath))
+		return "", 0, errorf("%w: downgrade of %s: the write lock is no longer held for certain", ErrLockLost, path.Dir(lockPath))
 	}
 	readPath := framework.JoinPath(path.Dir(lockPath),
 		protection.Name(protection.NewID(), path.Base(lockPath)+rwFixForSorting(path.Base(write.path))))
-	_, owner, err := createOwned(ctx, c, func(ctx context.Context) (string, error) {
+	_, owner, err := owned.Create(ctx, c, func(ctx context.Context) (string, error) {
 		return readPath, createChecked(ctx, c, readPath, data, write.path)
 	})
-	if err == nil && owner != write.owner {
+	switch {
+	case err == nil && owner == 0:
+		err = vanished(readPath)
+	case err == nil && owner != write.owner:
 		err = errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
 	}
 	if err != nil {
@@ -48,24 +52,13 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode) && !d.write.IsAcquiredInThisProcess():
-		return "", errWriteReleased
+		return "", 0, errWriteReleased
 	case errors.Is(err, zk.ErrNoNode):
-		return "", errorf("%w: downgrade: write node %s is gone", ErrLockLost, write.path)
+		return "", 0, errorf("%w: downgrade: write node %s is gone", ErrLockLost, write.path)
 	case err != nil:
-		return "", err
+		return "", 0, err
 	}
-	d.tokens.Store(readPath, token)
-	return readPath, nil
-}
-
-// presetToken returns, once, the fencing token of a read node that a
-// downgrade created: the write hold's.
-func (d readLockDriver) presetToken(nodePath string) (int64, bool) {
-	t, ok := d.tokens.LoadAndDelete(nodePath)
-	if !ok {
-		return 0, false
-	}
-	return t.(int64), true
+	return readPath, token, nil
 }
 
 // createChecked makes sure the ephemeral node at nodePath exists, created in

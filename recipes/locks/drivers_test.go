@@ -73,10 +73,10 @@ func TestUserDriverNodesNameTheirHolder(t *testing.T) {
 	defer cancel()
 	const path = "/drivers/identity"
 	c := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(c, path,
-		locks.WithDriver(holderIdentityDriver{identity: "host-a/pid-1"}), locks.WithLockData([]byte("ignored")))
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path,
-		locks.WithDriver(holderIdentityDriver{identity: "host-b/pid-2"}))
+	holder := built(locks.NewInterProcessMutex(c, path,
+		locks.WithDriver(holderIdentityDriver{identity: "host-a/pid-1"}), locks.WithLockData([]byte("ignored"))))
+	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path,
+		locks.WithDriver(holderIdentityDriver{identity: "host-b/pid-2"})))
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}

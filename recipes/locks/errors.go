@@ -30,6 +30,14 @@ var (
 	ErrNotContender = errors.New("locks: not a contender node")
 )
 
+// validateLock checks the client and path of a lock or semaphore.
+func validateLock(c *framework.Client, path string) error {
+	if c == nil {
+		return errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
+	}
+	return validateLockPath(path)
+}
+
 // validateLockPath checks the path of a lock or semaphore: a valid
 // ZooKeeper path other than the root, under which contenders' nodes go.
 func validateLockPath(p string) error {
@@ -67,3 +75,10 @@ type prefixedError struct {
 
 func (e *prefixedError) Error() string { return e.msg }
 func (e *prefixedError) Unwrap() error { return e.err }
+
+// sessionGone reports that the node at path belongs to a session the client
+// no longer has. It matches errVanished, so the attempt deletes the node and
+// queues again on the current session as far as the retry policy allows.
+func sessionGone(path string, owner int64) error {
+	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
+}

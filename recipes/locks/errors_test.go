@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
@@ -29,25 +30,19 @@ func TestRootIsRefusedAsALockPath(t *testing.T) {
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()
-	rw := locks.NewInterProcessReadWriteLock(c, "/")
-	for name, l := range map[string]locks.Lock{
-		"mutex":           locks.NewInterProcessMutex(c, "/"),
-		"unfair mutex":    locks.NewInterProcessMutex(c, "/", locks.WithDriver(locks.UnfairLockInternalsDriver{})),
-		"read lock":       rw.ReadLock(),
-		"write lock":      rw.WriteLock(),
-		"semaphore mutex": locks.NewInterProcessSemaphoreMutex(c, "/"),
+	for name, build := range map[string]func() error{
+		"mutex": func() error { _, err := locks.NewInterProcessMutex(c, "/"); return err },
+		"unfair mutex": func() error {
+			_, err := locks.NewInterProcessMutex(c, "/", locks.WithDriver(locks.UnfairLockInternalsDriver{}))
+			return err
+		},
+		"read/write lock": func() error { _, err := locks.NewInterProcessReadWriteLock(c, "/"); return err },
+		"semaphore mutex": func() error { _, err := locks.NewInterProcessSemaphoreMutex(c, "/"); return err },
+		"semaphore":       func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/", 1); return err },
 	} {
-		ok, err := l.TryAcquire(ctx, 0)
-		if ok {
-			must(t, l.Release(ctx))
+		if err := build(); !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
+			t.Errorf("%s on /: %v; want an error matching ErrInvalidArgument naming \"/\"", name, err)
 		}
-		if !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
-			t.Errorf("%s on /: TryAcquire = %v, %v; want an error matching ErrInvalidArgument naming \"/\"", name, ok, err)
-		}
-	}
-	sem := locks.NewInterProcessSemaphoreV2(c, "/", 1)
-	if _, err := sem.Acquire(ctx); !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), `"/"`) {
-		t.Errorf("semaphore on /: Acquire = %v; want an error matching ErrInvalidArgument naming \"/\"", err)
 	}
 	if _, err := locks.MutexHolder(ctx, c, "/"); !errors.Is(err, locks.ErrInvalidArgument) {
 		t.Errorf("MutexHolder(/) = %v; want an error matching ErrInvalidArgument", err)
@@ -62,13 +57,21 @@ func TestBadInputMatchesErrInvalidArgument(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := context.Background()
+	second := func(_ any, err error) error { return err }
+	ttl := func(ttl time.Duration, opts ...locks.TTLDriverOption) error {
+		return second(locks.NewPersistentTTLLockInternalsDriver(ttl, opts...))
+	}
 	for name, err := range map[string]error{
-		"nil client":         locks.NewInterProcessMutex(nil, "/a").Acquire(ctx),
-		"relative path":      locks.NewInterProcessMutex(c, "a").Acquire(ctx),
-		"nil driver":         locks.NewInterProcessMutex(c, "/a", locks.WithDriver(nil)).Acquire(ctx),
-		"semaphore limit":    func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/a", 0).Acquire(ctx); return err }(),
-		"nil multi-lock":     locks.NewInterProcessMultiLock(nil).Acquire(ctx),
-		"negative wait":      func() error { _, err := locks.NewInterProcessMutex(c, "/a").TryAcquire(ctx, -1); return err }(),
+		"nil client":         second(locks.NewInterProcessMutex(nil, "/a")),
+		"relative path":      second(locks.NewInterProcessMutex(c, "a")),
+		"nil driver":         second(locks.NewInterProcessMutex(c, "/a", locks.WithDriver(nil))),
+		"semaphore limit":    second(locks.NewInterProcessSemaphoreV2(c, "/a", 0)),
+		"nil multi-lock":     second(locks.NewInterProcessMultiLock(nil)),
+		"nil lock in multi":  second(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, "/a")), (*locks.InterProcessMutex)(nil))),
+		"TTL of zero":        ttl(0),
+		"TTL in µs":          ttl(1500 * time.Microsecond),
+		"TTL, bad id":        ttl(time.Second, locks.WithProtectedID("not-a-uuid")),
+		"negative wait":      func() error { _, err := built(locks.NewInterProcessMutex(c, "/a")).TryAcquire(ctx, -1); return err }(),
 		"revoke a bad path":  locks.AttemptRevoke(ctx, c, "a"),
 		"revoke, nil client": locks.AttemptRevoke(ctx, nil, "/a"),
 	} {
@@ -103,22 +106,22 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	must(t, closed.Close())
 	errs := map[string]error{}
 
-	rw := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw")
+	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw"))
 	must(t, rw.WriteLock().Acquire(ctx))
 	must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
 	errs["downgrade of a deleted write node"] = rw.ReadLock().Acquire(ctx)
 	must(t, rw.WriteLock().Release(ctx))
 
-	errs["mutex on a closed client"] = locks.NewInterProcessMutex(closed, "/prefix/mutex").Acquire(ctx)
-	_, errs["semaphore on a closed client"] = locks.NewInterProcessSemaphoreV2(closed, "/prefix/sem", 2).Acquire(ctx)
-	errs["semaphore mutex on a closed client"] = locks.NewInterProcessSemaphoreMutex(closed, "/prefix/semmutex").Acquire(ctx)
-	errs["multi-lock on a closed client"] = locks.NewInterProcessMultiLock(
-		locks.NewInterProcessMutex(admin, "/prefix/multi/a"),
-		locks.NewInterProcessSemaphoreMutex(closed, "/prefix/multi/b"),
-	).Acquire(ctx)
-	errs["unfair driver with bad digits"] = locks.NewInterProcessMutex(admin, "/prefix/unfair",
-		locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 99})).Acquire(ctx)
-	errs["release when not held"] = locks.NewInterProcessMutex(admin, "/prefix/none").Release(ctx)
+	errs["mutex on a closed client"] = built(locks.NewInterProcessMutex(closed, "/prefix/mutex")).Acquire(ctx)
+	_, errs["semaphore on a closed client"] = built(locks.NewInterProcessSemaphoreV2(closed, "/prefix/sem", 2)).Acquire(ctx)
+	errs["semaphore mutex on a closed client"] = built(locks.NewInterProcessSemaphoreMutex(closed, "/prefix/semmutex")).Acquire(ctx)
+	errs["multi-lock on a closed client"] = built(locks.NewInterProcessMultiLock(
+		built(locks.NewInterProcessMutex(admin, "/prefix/multi/a")),
+		built(locks.NewInterProcessSemaphoreMutex(closed, "/prefix/multi/b")),
+	)).Acquire(ctx)
+	_, errs["unfair driver with bad digits"] = locks.NewInterProcessMutex(admin, "/prefix/unfair",
+		locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 99}))
+	errs["release when not held"] = built(locks.NewInterProcessMutex(admin, "/prefix/none")).Release(ctx)
 	errs["revoke on a closed client"] = locks.AttemptRevoke(ctx, closed, "/prefix/"+protection.Name(protection.NewID(), "lock-0000000001"))
 
 	for name, err := range errs {

@@ -19,10 +19,21 @@ func ExampleInterProcessMultiLock() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	both := locks.NewInterProcessMultiLock(
-		locks.NewInterProcessMutex(client, "/accounts/1001"),
-		locks.NewInterProcessMutex(client, "/accounts/2002"),
-	)
+	from, err := locks.NewInterProcessMutex(client, "/accounts/1001")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	to, err := locks.NewInterProcessMutex(client, "/accounts/2002")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	both, err := locks.NewInterProcessMultiLock(from, to)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ok, err := both.TryAcquire(ctx, 5*time.Second)
 	if err != nil || !ok {
 		fmt.Println("not acquired:", err)

@@ -21,7 +21,11 @@ func ExampleInterProcessReadWriteLock() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rw := locks.NewInterProcessReadWriteLock(client, "/locks/catalog")
+	rw, err := locks.NewInterProcessReadWriteLock(client, "/locks/catalog")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	if err := rw.WriteLock().Acquire(ctx); err != nil {
 		fmt.Println(err)

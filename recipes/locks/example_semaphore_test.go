@@ -20,7 +20,11 @@ func ExampleInterProcessSemaphoreV2() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sem := locks.NewInterProcessSemaphoreV2(client, "/semaphores/exports", 3)
+	sem, err := locks.NewInterProcessSemaphoreV2(client, "/semaphores/exports", 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	leases, err := sem.AcquireN(ctx, 2)
 	if err != nil {
@@ -55,7 +59,11 @@ func ExampleWithSharedCount() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The count node starts at 1 (the seed) if it does not exist yet.
-	sem := locks.NewInterProcessSemaphoreV2(client, "/semaphores/crawlers", 1, locks.WithSharedCount("/config/max-crawlers"))
+	sem, err := locks.NewInterProcessSemaphoreV2(client, "/semaphores/crawlers", 1, locks.WithSharedCount("/config/max-crawlers"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	first, err := sem.Acquire(ctx)
 	if err != nil {
 		fmt.Println(err)
@@ -95,7 +103,11 @@ func ExampleInterProcessSemaphoreMutex() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m := locks.NewInterProcessSemaphoreMutex(client, "/locks/nightly-report")
+	m, err := locks.NewInterProcessSemaphoreMutex(client, "/locks/nightly-report")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	if err := m.Acquire(ctx); err != nil {
 		fmt.Println(err)
 		return
@@ -124,7 +136,12 @@ func ExampleLease_Lost() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lease, err := locks.NewInterProcessSemaphoreV2(client, "/semaphores/uploads", 2).Acquire(ctx)
+	sem, err := locks.NewInterProcessSemaphoreV2(client, "/semaphores/uploads", 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lease, err := sem.Acquire(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return

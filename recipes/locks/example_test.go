@@ -34,7 +34,11 @@ func ExampleInterProcessMutex() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	mutex := locks.NewInterProcessMutex(client, "/locks/orders")
+	mutex, err := locks.NewInterProcessMutex(client, "/locks/orders")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ok, err := mutex.TryAcquire(ctx, 5*time.Second)
 	if err != nil || !ok {
 		fmt.Println("not acquired:", err)

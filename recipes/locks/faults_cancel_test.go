@@ -50,8 +50,8 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		const lockPath = "/rw-cancel-writer"
 		ctx := testCtx(t)
 		c := locktest.NewClient(t, srv.ConnectString())
-		reader := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
-		writer := locks.NewInterProcessReadWriteLock(c, lockPath).WriteLock()
+		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
+		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		must(t, reader.Acquire(ctx))
 		cancelWaiting(t, ctx, hasChildren(lockPath, 2), writer.Acquire)
 		if writer.IsAcquiredInThisProcess() || writer.LockPath() != "" {
@@ -59,7 +59,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		}
 		awaitChildren(t, observer, lockPath, path.Base(reader.LockPath()))
 		// No writer is queued any more: a later reader gets in at once.
-		late := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		late := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		if ok, err := late.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("a later reader's TryAcquire(0) after the writer gave up = %v, %v; want true", ok, err)
 		}
@@ -72,8 +72,8 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		const lockPath = "/rw-cancel-reader"
 		ctx := testCtx(t)
 		c := locktest.NewClient(t, srv.ConnectString())
-		writer := locks.NewInterProcessReadWriteLock(c, lockPath).WriteLock()
-		reader := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
+		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		must(t, writer.Acquire(ctx))
 		cancelWaiting(t, ctx, hasChildren(lockPath, 2), reader.Acquire)
 		if reader.IsAcquiredInThisProcess() {
@@ -90,7 +90,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		const semPath = "/sem-cancel-queued"
 		ctx := testCtx(t)
 		c := locktest.NewClient(t, srv.ConnectString())
-		sem := locks.NewInterProcessSemaphoreV2(c, semPath, 1)
+		sem := built(locks.NewInterProcessSemaphoreV2(c, semPath, 1))
 		var g gauge
 		held, err := sem.Acquire(ctx)
 		must(t, err)
@@ -121,8 +121,8 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("semaphore mutex waiting for a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-cancel"
 		ctx := testCtx(t)
-		holder := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
-		waiter := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
+		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
+		waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
 		must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		cancelWaiting(t, ctx, hasChildren(mutexPath+"/leases", 2), waiter.Acquire)
@@ -148,12 +148,15 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		c := locktest.NewClient(t, srv.ConnectString())
 		done, cancel := context.WithCancel(ctx)
 		cancel()
-		rw := locks.NewInterProcessReadWriteLock(c, base+"/rw")
+		rw := built(locks.NewInterProcessReadWriteLock(c, base+"/rw"))
 		for name, acquire := range map[string]func() error{
-			"read lock":       func() error { return rw.ReadLock().Acquire(done) },
-			"write lock":      func() error { return rw.WriteLock().Acquire(done) },
-			"semaphore":       func() error { _, err := locks.NewInterProcessSemaphoreV2(c, base+"/sem", 2).Acquire(done); return err },
-			"semaphore mutex": func() error { return locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex").Acquire(done) },
+			"read lock":  func() error { return rw.ReadLock().Acquire(done) },
+			"write lock": func() error { return rw.WriteLock().Acquire(done) },
+			"semaphore": func() error {
+				_, err := built(locks.NewInterProcessSemaphoreV2(c, base+"/sem", 2)).Acquire(done)
+				return err
+			},
+			"semaphore mutex": func() error { return built(locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex")).Acquire(done) },
 		} {
 			if err := acquire(); !errors.Is(err, context.Canceled) {
 				t.Errorf("%s: Acquire with a cancelled context = %v, want context.Canceled", name, err)
@@ -276,8 +279,8 @@ func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	ctx := testCtx(t)
 	const lockPath = "/review/cancel-partition"
 	p := zktest.StartProxy(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath)
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath))
 	must(t, holder.Acquire(ctx))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -332,7 +335,7 @@ func queueOfThree(t *testing.T, srv *zktest.Server, lockPath string) threeInLine
 	t.Helper()
 	ctx := testCtx(t)
 	mutex := func() *locks.InterProcessMutex {
-		return locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
+		return built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	}
 	q := threeInLine{holder: mutex(), middleDone: make(chan error, 1), waiterDone: make(chan error, 1)}
 	middle, waiter := mutex(), mutex()

@@ -22,9 +22,9 @@ func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/waiter-expiry")
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/waiter-expiry"))
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	waiter := locks.NewInterProcessMutex(waiterClient, "/waiter-expiry")
+	waiter := built(locks.NewInterProcessMutex(waiterClient, "/waiter-expiry"))
 	must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
@@ -58,8 +58,8 @@ func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	holder := locks.NewInterProcessMutex(holderClient, "/expiry")
-	waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry")
+	holder := built(locks.NewInterProcessMutex(holderClient, "/expiry"))
+	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry"))
 	must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
@@ -97,7 +97,7 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	writer := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath)
+	writer := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath))
 	readersClient := locktest.NewClient(t, srv.ConnectString())
 	observer := locktest.NewClient(t, srv.ConnectString())
 
@@ -117,8 +117,8 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	}()
 
 	readers := []*locks.InterProcessReadWriteLock{
-		locks.NewInterProcessReadWriteLock(readersClient, lockPath),
-		locks.NewInterProcessReadWriteLock(readersClient, lockPath),
+		built(locks.NewInterProcessReadWriteLock(readersClient, lockPath)),
+		built(locks.NewInterProcessReadWriteLock(readersClient, lockPath)),
 	}
 	got := make(chan error, len(readers))
 	exits := make(chan func(), len(readers))
@@ -181,9 +181,9 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	stale := locks.NewInterProcessSemaphoreV2(staleClient, semPath, maxLeases)
-	other := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases)
-	waiter := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases)
+	stale := built(locks.NewInterProcessSemaphoreV2(staleClient, semPath, maxLeases))
+	other := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
+	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
 	observer := locktest.NewClient(t, srv.ConnectString())
 
 	var g gauge
@@ -230,9 +230,9 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	holder := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases)
-	partitioned := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases)
-	queued := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases)
+	holder := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
+	partitioned := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases))
+	queued := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
 	observer := locktest.NewClient(t, srv.ConnectString())
 
 	var g gauge
@@ -296,8 +296,8 @@ func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	stale := locks.NewInterProcessSemaphoreMutex(staleClient, mutexPath)
-	waiter := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
+	stale := built(locks.NewInterProcessSemaphoreMutex(staleClient, mutexPath))
+	waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
 	observer := locktest.NewClient(t, srv.ConnectString())
 
 	var check locktest.Checker

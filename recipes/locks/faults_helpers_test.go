@@ -153,7 +153,7 @@ func proxiedPair(t *testing.T, lockPath string) (*zktest.Proxy, *framework.Clien
 	p := zktest.StartProxy(t, srv.ConnectString())
 	pairClient := locktest.NewClient(t, p.Addr())
 	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := locks.NewInterProcessReadWriteLock(pairClient, lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(pairClient, lockPath))
+	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).WriteLock()
 	return p, pairClient, admin, pair, foreign
 }

@@ -53,8 +53,8 @@ func TestReviewMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			lockPath := "/review2/orphan-claim/" + tc.name
 			ca := tc.client(p.Addr())
 			cb := locktest.NewClient(t, srv.ConnectString())
-			a := locks.NewInterProcessMutex(ca, lockPath, locks.WithDriver(locks.UnfairLockInternalsDriver{}))
-			b := locks.NewInterProcessMutex(cb, lockPath, locks.WithDriver(locks.StandardLockInternalsDriver{}))
+			a := built(locks.NewInterProcessMutex(ca, lockPath, locks.WithDriver(locks.UnfairLockInternalsDriver{})))
+			b := built(locks.NewInterProcessMutex(cb, lockPath, locks.WithDriver(locks.StandardLockInternalsDriver{})))
 
 			actx, cancel := context.WithCancel(ctx)
 			defer cancel()
@@ -137,12 +137,12 @@ func TestReviewMixedGiveBackRetryDeletesAnotherHoldersNode(t *testing.T) {
 	holderPath := path.Join(lockPath, locks.UnfairHolderNodeName)
 	obs := locktest.NewClient(t, srv.ConnectString())
 	cu1 := locktest.NewClient(t, p.Addr())
-	u1 := locks.NewInterProcessMutex(cu1, lockPath, locks.WithDriver(fixedUnfair{suffix: "9000000000"}))
-	u2 := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath,
-		locks.WithDriver(fixedUnfair{suffix: "1000000000"}))
+	u1 := built(locks.NewInterProcessMutex(cu1, lockPath, locks.WithDriver(fixedUnfair{suffix: "9000000000"})))
+	u2 := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath,
+		locks.WithDriver(fixedUnfair{suffix: "1000000000"})))
 	fair := locks.WithDriver(locks.StandardLockInternalsDriver{})
-	f := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair)
-	f2 := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair)
+	f := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair))
+	f2 := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair))
 
 	p.SetLatency(150 * time.Millisecond)
 	u1Got := make(chan error, 1)

@@ -24,8 +24,8 @@ func TestMutexCreateReplyLost(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
-	m := locks.NewInterProcessMutex(c, "/lost-reply")
-	observer := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/lost-reply")
+	m := built(locks.NewInterProcessMutex(c, "/lost-reply"))
+	observer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/lost-reply"))
 	// Create the parent first so the armed create is the lock node's own.
 	must(t, m.Acquire(ctx))
 	must(t, m.Release(ctx))
@@ -63,8 +63,8 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		const lockPath = "/rw-lost-write"
 		ctx := testCtx(t)
 		proxy, c := newProxied(t)
-		reader := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).ReadLock()
-		writer := locks.NewInterProcessReadWriteLock(c, lockPath).WriteLock()
+		reader := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
+		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		var check locktest.Checker
 		must(t, reader.Acquire(ctx))
 		leave := check.EnterShared()
@@ -92,8 +92,8 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		const lockPath = "/rw-lost-read"
 		ctx := testCtx(t)
 		proxy, c := newProxied(t)
-		other := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).ReadLock()
-		reader := locks.NewInterProcessReadWriteLock(c, lockPath).ReadLock()
+		other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
+		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		must(t, other.Acquire(ctx))
 
 		proxy.LoseNextReply(createOps...)
@@ -109,7 +109,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		const lockPath = "/rw-lost-downgrade"
 		ctx := testCtx(t)
 		proxy, c := newProxied(t)
-		rw := locks.NewInterProcessReadWriteLock(c, lockPath)
+		rw := built(locks.NewInterProcessReadWriteLock(c, lockPath))
 		must(t, rw.WriteLock().Acquire(ctx))
 
 		proxy.LoseNextReply(zktest.OpMulti) // the downgrade creates its node in a multi
@@ -132,7 +132,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		t.Helper()
 		ctx := testCtx(t)
 		proxy, c := newProxied(t)
-		gate := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), semPath+"/locks")
+		gate := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), semPath+"/locks"))
 		must(t, gate.Acquire(ctx))
 		if loseLockCreate {
 			proxy.LoseNextReply(createOps...)
@@ -158,11 +158,11 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	t.Run("semaphore lease node", func(t *testing.T) {
 		const semPath = "/sem-lost-lease"
 		ctx := testCtx(t)
-		other, err := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, 2).Acquire(ctx)
+		other, err := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, 2)).Acquire(ctx)
 		must(t, err)
 		var ours *locks.Lease
 		gated(t, semPath, false, func(ctx context.Context, c *framework.Client) (err error) {
-			ours, err = locks.NewInterProcessSemaphoreV2(c, semPath, 2).Acquire(ctx)
+			ours, err = built(locks.NewInterProcessSemaphoreV2(c, semPath, 2)).Acquire(ctx)
 			return err
 		}, nil)
 		awaitChildren(t, observer, semPath+"/leases", other.NodeName(), ours.NodeName())
@@ -176,7 +176,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		ctx := testCtx(t)
 		var ours *locks.Lease
 		gated(t, semPath, true, func(ctx context.Context, c *framework.Client) (err error) {
-			ours, err = locks.NewInterProcessSemaphoreV2(c, semPath, 1).Acquire(ctx)
+			ours, err = built(locks.NewInterProcessSemaphoreV2(c, semPath, 1)).Acquire(ctx)
 			return err
 		}, nil)
 		awaitChildren(t, observer, semPath+"/leases", ours.NodeName())
@@ -187,7 +187,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	t.Run("semaphore mutex lease node behind a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-lost"
 		ctx := testCtx(t)
-		holder := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath)
+		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
 		must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		var check locktest.Checker
@@ -195,7 +195,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		var ours *locks.InterProcessSemaphoreMutex
 		exits := make(chan func(), 1)
 		gated(t, mutexPath, false, func(ctx context.Context, c *framework.Client) error {
-			ours = locks.NewInterProcessSemaphoreMutex(c, mutexPath)
+			ours = built(locks.NewInterProcessSemaphoreMutex(c, mutexPath))
 			err := ours.Acquire(ctx)
 			if err == nil {
 				exits <- check.Enter()

@@ -73,7 +73,7 @@ func TestMutexHolderSurvivesServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
-	m := locks.NewInterProcessMutex(c, "/restart")
+	m := built(locks.NewInterProcessMutex(c, "/restart"))
 	must(t, m.Acquire(ctx))
 	ourNode := m.LockPath()
 	must(t, srv.Stop())
@@ -109,8 +109,8 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 	rwCase := func(t *testing.T, lockPath string, holdWrite bool) {
 		ctx := testCtx(t)
 		hc, wc := newClient(), newClient()
-		holder := locks.NewInterProcessReadWriteLock(hc, lockPath)
-		waiter := locks.NewInterProcessReadWriteLock(wc, lockPath)
+		holder := built(locks.NewInterProcessReadWriteLock(hc, lockPath))
+		waiter := built(locks.NewInterProcessReadWriteLock(wc, lockPath))
 		hold, wait := holder.ReadLock(), waiter.WriteLock()
 		var check locktest.Checker
 		holdEnter, waitEnter := check.EnterShared, check.Enter
@@ -151,8 +151,8 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 		const semPath, maxLeases = "/sem-restart", 2
 		ctx := testCtx(t)
 		hc, wc := newClient(), newClient()
-		holder := locks.NewInterProcessSemaphoreV2(hc, semPath, maxLeases)
-		waiter := locks.NewInterProcessSemaphoreV2(wc, semPath, maxLeases)
+		holder := built(locks.NewInterProcessSemaphoreV2(hc, semPath, maxLeases))
+		waiter := built(locks.NewInterProcessSemaphoreV2(wc, semPath, maxLeases))
 		var g gauge
 		held, err := holder.AcquireN(ctx, maxLeases)
 		must(t, err)
@@ -187,8 +187,8 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 		const mutexPath = "/semmutex-restart"
 		ctx := testCtx(t)
 		hc, wc := newClient(), newClient()
-		holder := locks.NewInterProcessSemaphoreMutex(hc, mutexPath)
-		waiter := locks.NewInterProcessSemaphoreMutex(wc, mutexPath)
+		holder := built(locks.NewInterProcessSemaphoreMutex(hc, mutexPath))
+		waiter := built(locks.NewInterProcessSemaphoreMutex(wc, mutexPath))
 		var check locktest.Checker
 		must(t, holder.Acquire(ctx))
 		leave := check.Enter()

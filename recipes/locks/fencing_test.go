@@ -16,8 +16,8 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 	ctx := testCtx(t)
 	for _, driver := range []locks.LockInternalsDriver{locks.StandardLockInternalsDriver{}, locks.UnfairLockInternalsDriver{}} {
 		handles := []*locks.InterProcessMutex{
-			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
-			locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver)),
+			built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
+			built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
 		}
 		var last int64
 		for i := 0; i < 100; i++ {
@@ -48,8 +48,8 @@ func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/rw-tokens"
-	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath).WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).WriteLock()
 
 	must(t, pair.WriteLock().Acquire(ctx))
 	writeToken := pair.WriteLock().FencingToken()

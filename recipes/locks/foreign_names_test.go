@@ -91,7 +91,7 @@ func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 	t.Run("KazooFirst", func(t *testing.T) {
 		const lockPath = "/foreign/kazoo-first"
 		owner, node := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__lock__")
-		m := locks.NewInterProcessMutex(c, lockPath)
+		m := built(locks.NewInterProcessMutex(c, lockPath))
 		assertWaits(t, ctx, m, "our mutex, while a Kazoo node is first")
 		got := make(chan error, 1)
 		go func() { got <- m.Acquire(ctx) }()
@@ -107,7 +107,7 @@ func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 
 	t.Run("OursFirst", func(t *testing.T) {
 		const lockPath = "/foreign/ours-first"
-		m := locks.NewInterProcessMutex(c, lockPath)
+		m := built(locks.NewInterProcessMutex(c, lockPath))
 		must(t, m.Acquire(ctx))
 		_, reader := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__rlock__")
 		nodes, err := m.ParticipantNodes(ctx)
@@ -131,9 +131,9 @@ func TestReadWriteLockReadsKazooReadersAndWriters(t *testing.T) {
 	t.Run("KazooReader", func(t *testing.T) {
 		const lockPath = "/foreign/rw-reader"
 		owner, node := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__rlock__")
-		rw := locks.NewInterProcessReadWriteLock(c, lockPath)
+		rw := built(locks.NewInterProcessReadWriteLock(c, lockPath))
 		must(t, rw.ReadLock().Acquire(ctx)) // readers share
-		other := locks.NewInterProcessReadWriteLock(c, lockPath)
+		other := built(locks.NewInterProcessReadWriteLock(c, lockPath))
 		assertWaits(t, ctx, other.WriteLock(), "our writer, behind a Kazoo reader")
 		readers, err := rw.ReadLock().ParticipantNodes(ctx)
 		must(t, err)
@@ -154,7 +154,7 @@ func TestReadWriteLockReadsKazooReadersAndWriters(t *testing.T) {
 	t.Run("KazooWriter", func(t *testing.T) {
 		const lockPath = "/foreign/rw-writer"
 		owner, node := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__lock__")
-		rw := locks.NewInterProcessReadWriteLock(c, lockPath)
+		rw := built(locks.NewInterProcessReadWriteLock(c, lockPath))
 		assertWaits(t, ctx, rw.ReadLock(), "our reader, behind a Kazoo writer")
 		assertWaits(t, ctx, rw.WriteLock(), "our writer, behind a Kazoo writer")
 		got := make(chan error, 1)

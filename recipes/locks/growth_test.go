@@ -24,7 +24,7 @@ func TestMutexNoGrowthOverCycles(t *testing.T) {
 	const path, clients = "/growth", 4
 	handles := make([]*locks.InterProcessMutex, clients)
 	for i := range handles {
-		handles[i] = locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path)
+		handles[i] = built(locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path))
 	}
 	var check locktest.Checker
 	run := func(perClient int) {

@@ -51,12 +51,12 @@ type watchPlan struct {
 	signal string
 }
 
-// newHandoff picks the hand-off of a lock from its driver, once.
+// newHandoff picks the hand-off of a lock from its capabilities, once.
 func newHandoff(li *lockInternals) handoff {
-	if li.signalsRelease() {
+	switch {
+	case li.caps.releaseSignals:
 		return releaseSignals{inOrder{listAgain{li}}}
-	}
-	if o, ok := li.driver.(CreationOrdered); ok && o.NodesSortInCreationOrder() {
+	case li.caps.creationOrdered:
 		return inOrder{listAgain{li}}
 	}
 	return listAgain{li}
@@ -117,10 +117,10 @@ func (h inOrder) handOffListing(ctx context.Context, contenders []string, watche
 // otherwise a guaranteed delete of our node, retried in the background after
 // a failure.
 func (li *lockInternals) deleteNode(ctx context.Context, n lockNode, held bool) error {
-	if r, ok := li.driver.(Releaser); ok {
-		return r.ReleasesTheLock(ctx, li.client, n.path)
+	if li.caps.releaser != nil {
+		return li.caps.releaser.ReleasesTheLock(ctx, li.client, n.path)
 	}
-	if li.holderName() != "" {
+	if li.caps.holderName != "" {
 		return li.releaseWithHolder(ctx, n, held)
 	}
 	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())

@@ -37,12 +37,12 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testCtx(t)
 			path := "/signal-" + tc.name
-			holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path)
+			holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path))
 			must(t, holder.Acquire(ctx))
 
 			middleProxy := zktest.StartProxy(t, srv.ConnectString())
 			middleClient := locktest.NewClient(t, middleProxy.Addr(), framework.WithSessionTimeout(shortSession))
-			middle := locks.NewInterProcessMutex(middleClient, path)
+			middle := built(locks.NewInterProcessMutex(middleClient, path))
 			middleCtx, cancelMiddle := context.WithCancel(ctx)
 			defer cancelMiddle()
 			middleDone := make(chan error, 1)
@@ -50,7 +50,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			middleNode := waitParticipants(t, holder, 2)[1]
 
 			waiterProxy := zktest.StartProxy(t, srv.ConnectString())
-			waiter := locks.NewInterProcessMutex(locktest.NewClient(t, waiterProxy.Addr()), path)
+			waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, waiterProxy.Addr()), path))
 			waiterProxy.ResetCounts() // only the lock's requests
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
@@ -113,17 +113,17 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 			ctx := testCtx(t)
 			path := fmt.Sprintf("/deleted-waiter-%d", ahead)
 			direct := locktest.NewClient(t, srv.ConnectString())
-			holder := locks.NewInterProcessMutex(direct, path)
+			holder := built(locks.NewInterProcessMutex(direct, path))
 			must(t, holder.Acquire(ctx))
 			var queued []*locks.InterProcessMutex
 			done := make(chan error, ahead)
 			for i := 1; i < ahead; i++ {
-				m := locks.NewInterProcessMutex(direct, path)
+				m := built(locks.NewInterProcessMutex(direct, path))
 				queued = append(queued, m)
 				go func() { done <- m.Acquire(ctx) }()
 				waitParticipants(t, holder, i+1)
 			}
-			waiter := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path)
+			waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path))
 			go func() { done <- waiter.Acquire(ctx) }()
 			old := waitParticipants(t, holder, ahead+1)[ahead]
 			locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool {
@@ -186,7 +186,7 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	const path = "/signal-embedded"
 	direct := locktest.NewClient(t, srv.ConnectString())
 	newMutex := func(c *framework.Client) *locks.InterProcessMutex {
-		return locks.NewInterProcessMutex(c, path, locks.WithDriver(lowestWatcher{}))
+		return built(locks.NewInterProcessMutex(c, path, locks.WithDriver(lowestWatcher{})))
 	}
 	first := newMutex(direct)
 	must(t, first.Acquire(ctx))
@@ -244,9 +244,9 @@ func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 	for round := range rounds {
 		ctx := testCtx(t)
 		path := fmt.Sprintf("/cut-off/%d", round)
-		holder := locks.NewInterProcessMutex(direct, path)
+		holder := built(locks.NewInterProcessMutex(direct, path))
 		must(t, holder.Acquire(ctx))
-		waiter := locks.NewInterProcessMutex(waiterClient, path)
+		waiter := built(locks.NewInterProcessMutex(waiterClient, path))
 		acquired := make(chan error, 1)
 		go func() { acquired <- waiter.Acquire(ctx) }()
 		old := waitParticipants(t, holder, 2)[1]

@@ -101,3 +101,12 @@ func assertPending(t *testing.T, got <-chan error, what string) {
 	default:
 	}
 }
+
+// built returns the lock that a constructor built, and panics when it
+// refused: the tests build their locks of valid input.
+func built[T any](lock T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return lock
+}

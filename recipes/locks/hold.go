@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // closedChan is what Lost returns when nothing is held.
@@ -39,27 +40,18 @@ type hold struct {
 	token   int64
 }
 
-// tokenPresetter is implemented by drivers that know a hold's fencing token
-// before it begins (the read lock's driver, for a downgrade).
-type tokenPresetter interface {
-	presetToken(nodePath string) (int64, bool)
-}
-
 // newHold starts watching the connection for a hold that has just begun.
 // Under the client's error policy a Suspended (standard) or Lost state ends
 // the certainty of holding; so does a session other than the one that owned
 // our node when we got the lock, and, for a NodeKeeper driver, the driver
 // giving our node up.
 func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
-	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{})}
+	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{}), token: n.token}
 	c := li.client
-	if p, ok := li.driver.(tokenPresetter); ok {
-		h.token, _ = p.presetToken(n.path)
-	}
 	h.stopListen = c.Listen(h.check)
 	h.check(c.State())
 	h.watch(c.Done(), "the client was closed")
-	if k, ok := li.driver.(NodeKeeper); ok {
+	if k := li.caps.keeper; k != nil {
 		h.watch(k.NodeLost(n.path), "the driver gave up the lock node")
 	}
 	return h
@@ -73,7 +65,7 @@ func (h *hold) check(s framework.ConnectionState) {
 	switch {
 	case c.ErrorPolicy().IsErrorState(s):
 		h.markLost("connection " + s.String())
-	case h.li.sessionBound() && !isCurrent(c, h.node.owner):
+	case h.li.caps.sessionBound && !owned.IsCurrent(c, h.node.owner):
 		h.markLost("the session that owns the lock node is gone")
 	}
 }
@@ -139,7 +131,7 @@ func (h *hold) fencingToken() int64 {
 		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
 		return 0
 	case fence != h.node.path && string(data) != path.Base(h.node.path),
-		h.li.sessionBound() && stat.EphemeralOwner != h.node.owner:
+		h.li.caps.sessionBound && stat.EphemeralOwner != h.node.owner:
 		h.markLost("the fence node belongs to another hold")
 		return 0
 	}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -30,13 +31,15 @@ type lockInternals struct {
 	basePath  string
 	lockName  string
 	maxLeases int
-	handoff   handoff // picked from the driver by newLockInternals
+	caps      capabilities // derived from the driver by newLockInternals
+	handoff   handoff      // picked from caps by newLockInternals
 }
 
-// newLockInternals returns the engine of one lock, with the hand-off that
-// its driver calls for.
+// newLockInternals returns the engine of one lock, with the capabilities and
+// the hand-off that its driver calls for.
 func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath, lockName string, maxLeases int) *lockInternals {
 	li := &lockInternals{client: c, driver: driver, basePath: basePath, lockName: lockName, maxLeases: maxLeases}
+	li.caps = capabilitiesOf(driver, maxLeases)
 	li.handoff = newHandoff(li)
 	return li
 }
@@ -47,6 +50,7 @@ func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath,
 type lockNode struct {
 	path      string
 	owner     int64 // the session that owns the node; 0 for a NodeKeeper's node
+	token     int64 // the hold's fencing token when creation knew it (a downgrade); 0 otherwise
 	signals   []string
 	inherited []string // armed signals of this acquisition's earlier, vanished nodes
 	unwatched bool     // no waiter can be watching our release signal
@@ -104,36 +108,31 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-cha
 // its abandonment leaves them: without those it fired, and with those of its
 // own waiter that it could not fire because its node was already gone.
 func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, stale []string) (lockNode, bool, []string, error) {
-	ourPath, owner, err := createOwned(ctx, li.client, func(ctx context.Context) (string, error) {
-		return li.driver.CreatesTheLock(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
+	var token int64
+	ourPath, owner, err := owned.Create(ctx, li.client, func(ctx context.Context) (p string, err error) {
+		p, token, err = li.caps.create(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
+		return p, err
 	})
+	if err == nil && owner == 0 {
+		err = vanished(ourPath)
+	}
 	if err != nil {
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
 		return lockNode{}, false, stale, errorf("locks: create lock node under %s: %w", li.basePath, err)
 	}
-	n := lockNode{path: ourPath, owner: owner, inherited: stale}
+	n := lockNode{path: ourPath, owner: owner, token: token, inherited: stale}
 	held, err := li.waitToHold(ctx, &n, timeout)
 	if err == nil && held {
 		return n, held, stale, err
 	}
 	fired, ok := li.abandon(ctx, n)
 	stale = slices.DeleteFunc(slices.Clone(stale), func(s string) bool { return slices.Contains(fired, s) })
-	if !ok && isCurrent(li.client, owner) { // else the watches died with their session
+	if !ok && owned.IsCurrent(li.client, owner) { // else the watches died with their session
 		stale = append(stale, n.signals...)
 	}
 	return lockNode{owner: owner}, false, stale, err
-}
-
-// sessionBound reports whether the session rule applies to this lock's
-// nodes: a node counts only while the session that created it is the
-// client's current one. A NodeKeeper's nodes are the one exception: the
-// PersistentTTL driver keeps persistent nodes that a later session adopts by
-// their protected id.
-func (li *lockInternals) sessionBound() bool {
-	_, keeper := li.driver.(NodeKeeper)
-	return !keeper
 }
 
 // contenders lists the lock path's children that carry the lock name, in lock order.
@@ -180,9 +179,6 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 // it returns the signals it fired; ok is false when the ones its waiter
 // watched could not be fired (see handoff.fireLater).
 func (li *lockInternals) abandon(ctx context.Context, n lockNode) (fired []string, ok bool) {
-	if p, ok := li.driver.(tokenPresetter); ok {
-		p.presetToken(n.path)
-	}
 	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
 	defer cancel()
 	n.signals = append(slices.Clip(n.signals), li.handoff.firable(actx, n)...)

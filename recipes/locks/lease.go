@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // errNilLease reports a call on a nil *Lease.
@@ -60,7 +61,7 @@ func (l *Lease) Lost() <-chan struct{} {
 	if l == nil {
 		return closedChan
 	}
-	if !l.closed.Load() && !isCurrent(l.client, l.owner) {
+	if !l.closed.Load() && !owned.IsCurrent(l.client, l.owner) {
 		l.markLost("the session that created the lease node is gone")
 	}
 	return l.lost
@@ -72,7 +73,7 @@ func (l *Lease) check(s framework.ConnectionState) {
 	switch {
 	case l.client.ErrorPolicy().IsErrorState(s):
 		l.markLost("connection " + s.String())
-	case !isCurrent(l.client, l.owner):
+	case !owned.IsCurrent(l.client, l.owner):
 		l.markLost("the session that created the lease node is gone")
 	}
 }

@@ -22,9 +22,9 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	rec := metricstest.New()
 	ctx := testCtx(t)
 	const path = "/metrics/mutex"
-	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path)
-	b := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path)
-	c := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path)
+	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
+	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path))
+	c := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
 
 	metricstest.HandOff(t, ctx, srv, a, b)
 	if ok, err := c.TryAcquire(ctx, 0); ok || err != nil {
@@ -41,7 +41,7 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	}
 	must(t, b.Release(ctx))
 
-	sem := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2)
+	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2))
 	leases, err := sem.AcquireN(ctx, 2)
 	must(t, err)
 	if v := rec.Value(locks.MetricLeasesHeld); v != 2 {

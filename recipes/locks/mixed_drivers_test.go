@@ -28,8 +28,8 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testCtx(t)
 			path := "/mixed/" + tc.name
-			first := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.first)
-			second := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.second)
+			first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.first))
+			second := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.second))
 			must(t, first.Acquire(ctx))
 			assertWaits(t, ctx, second, "the second driver's contender, while the first one's holds")
 			got := make(chan error, 1)
@@ -66,7 +66,7 @@ func TestFairAndUnfairDriversUnderContention(t *testing.T) {
 			driver = locks.UnfairLockInternalsDriver{}
 		}
 		c := locktest.NewClient(t, srv.ConnectString())
-		mutexes = append(mutexes, locks.NewInterProcessMutex(c, "/mixed/contention", locks.WithDriver(driver)))
+		mutexes = append(mutexes, built(locks.NewInterProcessMutex(c, "/mixed/contention", locks.WithDriver(driver))))
 	}
 	var check locktest.Checker
 	must(t, locktest.Contend(ctx, mutexes, rounds, 2*time.Millisecond, &check))
@@ -95,10 +95,10 @@ func (d seqDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path
 func TestContenderPastTheSequenceWrapQueuesBehindTheHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
-		locks.WithDriver(seqDriver{seq: 2147483647}))
-	newcomer := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
-		locks.WithDriver(seqDriver{seq: -2147483648}))
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
+		locks.WithDriver(seqDriver{seq: 2147483647})))
+	newcomer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
+		locks.WithDriver(seqDriver{seq: -2147483648})))
 	must(t, holder.Acquire(ctx))
 	assertWaits(t, ctx, newcomer, "a contender past the sequence wrap")
 	got := make(chan error, 1)

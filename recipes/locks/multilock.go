@@ -13,21 +13,18 @@ import (
 // order everywhere avoids deadlocks between holders of overlapping sets.
 type InterProcessMultiLock struct {
 	locks []Lock
-	err   error // a construction error, reported by every call
 }
 
 // NewInterProcessMultiLock returns a lock over locks, acquired in the order
-// given and released in reverse. A nil lock among them is reported by every
-// later call.
-func NewInterProcessMultiLock(locks ...Lock) *InterProcessMultiLock {
-	ml := &InterProcessMultiLock{locks: append([]Lock(nil), locks...)}
-	for i, l := range ml.locks {
+// given and released in reverse. A nil lock among them is reported here,
+// with an error matching ErrInvalidArgument.
+func NewInterProcessMultiLock(locks ...Lock) (*InterProcessMultiLock, error) {
+	for i, l := range locks {
 		if isNil(l) {
-			ml.err = errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
-			break
+			return nil, errorf("%w: NewInterProcessMultiLock: lock %d of %d is nil", ErrInvalidArgument, i, len(locks))
 		}
 	}
-	return ml
+	return &InterProcessMultiLock{locks: append([]Lock(nil), locks...)}, nil
 }
 
 func isNil(l Lock) bool {
@@ -53,16 +50,13 @@ func (ml *InterProcessMultiLock) Acquire(ctx context.Context) error {
 // error. The wait bounds the whole acquisition, not each lock, connecting
 // and retries included, as InterProcessMutex.TryAcquire's does.
 func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
-	if ml.err == nil && wait < 0 {
+	if wait < 0 {
 		return false, errorf("%w: multi-lock TryAcquire: negative wait %v", ErrInvalidArgument, wait)
 	}
 	return ml.acquire(ctx, wait)
 }
 
 func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration) (bool, error) {
-	if ml.err != nil {
-		return false, ml.err
-	}
 	deadline := time.Now().Add(wait)
 	ctx, _, stop := boundWait(ctx, wait) // the locks' own waits fire the timeouts
 	defer stop()
@@ -98,17 +92,11 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 // returns all failures joined (errors.Is matches ErrNotOwner when one of the
 // locks was not held).
 func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
-	if ml.err != nil {
-		return ml.err
-	}
 	return releaseAll(ctx, ml.locks, func(error) bool { return false })
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
 func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
-	if ml.err != nil {
-		return false
-	}
 	for _, l := range ml.locks {
 		if !l.IsAcquiredInThisProcess() {
 			return false

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -69,17 +70,17 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	var j journal
-	rw := locks.NewInterProcessReadWriteLock(c, "/multi-order/rw")
-	ml := locks.NewInterProcessMultiLock(
-		recordingLock{locks.NewInterProcessMutex(c, "/multi-order/a"), "mutex", &j},
-		recordingLock{locks.NewInterProcessSemaphoreMutex(c, "/multi-order/b"), "semaphore", &j},
+	rw := built(locks.NewInterProcessReadWriteLock(c, "/multi-order/rw"))
+	ml := built(locks.NewInterProcessMultiLock(
+		recordingLock{built(locks.NewInterProcessMutex(c, "/multi-order/a")), "mutex", &j},
+		recordingLock{built(locks.NewInterProcessSemaphoreMutex(c, "/multi-order/b")), "semaphore", &j},
 		recordingLock{rw.WriteLock(), "write", &j},
-	)
+	))
 	must(t, ml.Acquire(ctx))
 	if !ml.IsAcquiredInThisProcess() {
 		t.Fatal("IsAcquiredInThisProcess false after Acquire")
 	}
-	other := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/multi-order/rw")
+	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/multi-order/rw"))
 	if ok, err := other.ReadLock().TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("a reader while the multi-lock holds the write lock: TryAcquire(0) = %v, %v; want false", ok, err)
 	}
@@ -92,7 +93,7 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 		t.Fatal("IsAcquiredInThisProcess true after Release")
 	}
 	// The multi-lock is itself a Lock and nests in another.
-	outer := locks.NewInterProcessMultiLock(ml, locks.NewInterProcessMutex(c, "/multi-order/c"))
+	outer := built(locks.NewInterProcessMultiLock(ml, built(locks.NewInterProcessMutex(c, "/multi-order/c"))))
 	if ok, err := outer.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
 		t.Fatalf("nested multi-lock TryAcquire = %v, %v; want true", ok, err)
 	}
@@ -104,15 +105,17 @@ func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	var j journal
-	first := locks.NewInterProcessMutex(c, "/multi-fail/a")
-	broken := locks.NewInterProcessMutex(c, "no/leading/slash")
-	ml := locks.NewInterProcessMultiLock(
+	closed := locktest.NewClient(t, srv.ConnectString())
+	must(t, closed.Close())
+	first := built(locks.NewInterProcessMutex(c, "/multi-fail/a"))
+	broken := built(locks.NewInterProcessMutex(closed, "/multi-fail/c")) // its client is closed
+	ml := built(locks.NewInterProcessMultiLock(
 		recordingLock{first, "a", &j},
-		recordingLock{locks.NewInterProcessSemaphoreMutex(c, "/multi-fail/b"), "b", &j},
+		recordingLock{built(locks.NewInterProcessSemaphoreMutex(c, "/multi-fail/b")), "b", &j},
 		recordingLock{broken, "broken", &j},
-	)
+	))
 	err := ml.Acquire(ctx)
-	if err == nil || !strings.Contains(err.Error(), "no/leading/slash") || !strings.Contains(err.Error(), "lock 2") {
+	if !errors.Is(err, framework.ErrClosed) || !strings.Contains(err.Error(), "lock 2") {
 		t.Fatalf("Acquire with a broken third lock = %v; want its error, naming lock 2", err)
 	}
 	want := []string{"acquire a", "acquire b", "release b", "release a"}
@@ -123,17 +126,17 @@ func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 		t.Fatal("a lock is still held after the rollback")
 	}
 	waitParticipants(t, first, 0)
-	waitLeases(t, locks.NewInterProcessSemaphoreV2(c, "/multi-fail/b", 1), 0)
+	waitLeases(t, built(locks.NewInterProcessSemaphoreV2(c, "/multi-fail/b", 1)), 0)
 }
 
 func TestMultiLockRollsBackOnTimeoutAndCancel(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/multi-busy/b")
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/multi-busy/b"))
 	must(t, holder.Acquire(ctx))
-	a := locks.NewInterProcessMutex(c, "/multi-busy/a")
-	ml := locks.NewInterProcessMultiLock(a, locks.NewInterProcessMutex(c, "/multi-busy/b"))
+	a := built(locks.NewInterProcessMutex(c, "/multi-busy/a"))
+	ml := built(locks.NewInterProcessMultiLock(a, built(locks.NewInterProcessMutex(c, "/multi-busy/b"))))
 
 	start := time.Now()
 	if ok, err := ml.TryAcquire(ctx, 200*time.Millisecond); ok || err != nil {
@@ -177,10 +180,10 @@ func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	a := locks.NewInterProcessMutex(c, "/multi-release/a")
-	b := locks.NewInterProcessMutex(c, "/multi-release/b")
-	d := locks.NewInterProcessSemaphoreMutex(c, "/multi-release/d")
-	ml := locks.NewInterProcessMultiLock(a, b, d)
+	a := built(locks.NewInterProcessMutex(c, "/multi-release/a"))
+	b := built(locks.NewInterProcessMutex(c, "/multi-release/b"))
+	d := built(locks.NewInterProcessSemaphoreMutex(c, "/multi-release/d"))
+	ml := built(locks.NewInterProcessMultiLock(a, b, d))
 	must(t, b.Acquire(ctx))
 	err := ml.Release(ctx)
 	if !errors.Is(err, locks.ErrNotOwner) {
@@ -201,24 +204,21 @@ func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 }
 
 func TestMultiLockBadInput(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
 	var nilMutex *locks.InterProcessMutex
-	for i, ml := range []*locks.InterProcessMultiLock{
-		locks.NewInterProcessMultiLock(nil),
-		locks.NewInterProcessMultiLock(locks.NewInterProcessMutex(nil, "/a"), nilMutex),
+	for i, l := range [][]locks.Lock{
+		{nil},
+		{built(locks.NewInterProcessMutex(c, "/a")), nilMutex},
 	} {
 		want := fmt.Sprintf("lock %d of %d is nil", i, i+1)
-		if err := ml.Acquire(ctx); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Acquire = %v; want an error saying %q", err, want)
-		}
-		if err := ml.Release(ctx); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Release = %v; want an error saying %q", err, want)
-		}
-		if ml.IsAcquiredInThisProcess() {
-			t.Error("a multi-lock with a nil lock reports held")
+		ml, err := locks.NewInterProcessMultiLock(l...)
+		if ml != nil || !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+			t.Errorf("NewInterProcessMultiLock = %v, %v; want an error matching ErrInvalidArgument saying %q", ml, err, want)
 		}
 	}
-	ml := locks.NewInterProcessMultiLock(locks.NewInterProcessMutex(nil, "/a"))
+	ml := built(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, "/a"))))
 	if _, err := ml.TryAcquire(ctx, -time.Second); err == nil || !strings.Contains(err.Error(), "-1s") {
 		t.Errorf("TryAcquire(-1s) = %v; want an error naming the wait", err)
 	}

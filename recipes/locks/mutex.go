@@ -21,7 +21,6 @@ type InterProcessMutex struct {
 	li   *lockInternals
 	data []byte
 	met  *lockMetrics
-	err  error // a construction error, reported by every call
 
 	// beforeAcquire, when set, may refuse a first acquisition (the read/write
 	// lock refuses an upgrade with it).
@@ -39,30 +38,28 @@ type InterProcessMutex struct {
 }
 
 // NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
-// the contenders' nodes are created. It makes no network call; an invalid path
-// (the root "/" included) or a nil client is reported by every later call,
+// the contenders' nodes are created. It makes no network call; a nil client,
+// an invalid path (the root "/" included) or a nil driver is reported here,
 // with an error matching ErrInvalidArgument.
-func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) *InterProcessMutex {
+func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) (*InterProcessMutex, error) {
 	cfg := newMutexConfig(opts)
+	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	if err := validateDriver(cfg.driver, path); err != nil {
+		return nil, err
+	}
 	cfg.recipe = recipeMutex
-	return newMutex(c, path, lockNameMutex, 1, cfg)
+	return newMutex(c, path, lockNameMutex, 1, cfg), nil
 }
 
+// newMutex builds a mutex of a validated client, path and config.
 func newMutex(c *framework.Client, path, lockName string, maxLeases int, cfg mutexConfig) *InterProcessMutex {
-	m := &InterProcessMutex{
+	return &InterProcessMutex{
 		li:   newLockInternals(c, cfg.driver, path, lockName, maxLeases),
 		data: cfg.data,
 		met:  newLockMetrics(c, cfg.recipe),
 	}
-	switch {
-	case c == nil:
-		m.err = errorf("%w: nil client for lock %q", ErrInvalidArgument, path)
-	case cfg.driver == nil:
-		m.err = errorf("%w: nil driver for lock %q", ErrInvalidArgument, path)
-	default:
-		m.err = validateLockPath(path)
-	}
-	return m
 }
 
 // Acquire blocks until this handle holds the lock or ctx is done. If ctx ends
@@ -91,9 +88,6 @@ func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) 
 }
 
 func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bool, error) {
-	if m.err != nil {
-		return false, m.err
-	}
 	if ctx == nil {
 		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
@@ -158,9 +152,6 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 // closes the hold's Lost channel. It returns an error matching ErrNotOwner
 // when this handle does not hold the lock.
 func (m *InterProcessMutex) Release(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
-	}
 	m.mu.Lock()
 	if m.count == 0 {
 		m.mu.Unlock()
@@ -194,9 +185,6 @@ func (m *InterProcessMutex) IsAcquiredInThisProcess() bool {
 // holder first, in the order in which they will hold the lock (for fair
 // drivers).
 func (m *InterProcessMutex) ParticipantNodes(ctx context.Context) ([]string, error) {
-	if m.err != nil {
-		return nil, m.err
-	}
 	paths, err := m.li.participants(ctx)
 	if err != nil || m.keepParticipant == nil {
 		return paths, err

@@ -17,7 +17,7 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
-	m := locks.NewInterProcessMutex(c, "/lost-standard")
+	m := built(locks.NewInterProcessMutex(c, "/lost-standard"))
 	must(t, m.Acquire(ctx))
 	lost := m.Lost()
 	proxy.Sever() // connection loss, well within the session
@@ -52,7 +52,7 @@ func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 	// go-zookeeper waits a second before redialing a lone server, so the
 	// session must comfortably outlast a reconnect for Sever to stay a suspension.
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
-	m := locks.NewInterProcessMutex(c, "/lost-session")
+	m := built(locks.NewInterProcessMutex(c, "/lost-session"))
 	must(t, m.Acquire(ctx))
 
 	states := make(chan framework.ConnectionState, 16)
@@ -95,7 +95,7 @@ func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(c, "/deleted-under-us")
+	m := built(locks.NewInterProcessMutex(c, "/deleted-under-us"))
 	must(t, m.Acquire(ctx))
 	must(t, c.Delete(ctx, m.LockPath()))
 	if tok := m.FencingToken(); tok != 0 {
@@ -115,9 +115,9 @@ func TestLostClosesWhenTheClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	m := locks.NewInterProcessMutex(c, "/lost-client-closed")
+	m := built(locks.NewInterProcessMutex(c, "/lost-client-closed"))
 	must(t, m.Acquire(ctx))
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lost-client-closed-sem", 1).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lost-client-closed-sem", 1)).Acquire(ctx)
 	must(t, err)
 	must(t, c.Close())
 	if !closedWithin(m.Lost(), 10*time.Second) {

@@ -20,7 +20,7 @@ func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 	ctx := testCtx(t)
 	mutexes := make([]*locks.InterProcessMutex, 10)
 	for i := range mutexes {
-		mutexes[i] = locks.NewInterProcessMutex(c, "/ten")
+		mutexes[i] = built(locks.NewInterProcessMutex(c, "/ten"))
 	}
 	var check locktest.Checker
 	must(t, locktest.Contend(ctx, mutexes, 5, time.Millisecond, &check))
@@ -33,7 +33,7 @@ func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testin
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(c, "/shared-handle")
+	m := built(locks.NewInterProcessMutex(c, "/shared-handle"))
 	var wg sync.WaitGroup
 	errs := make(chan error, 5)
 	for i := 0; i < 5; i++ {
@@ -64,21 +64,24 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 	ctx := testCtx(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
-		name string
-		m    *locks.InterProcessMutex
-		want string
+		name   string
+		c      *framework.Client
+		path   string
+		driver locks.LockInternalsDriver
+		want   string
 	}{
-		{"nil client", locks.NewInterProcessMutex(nil, "/a"), "nil client"},
-		{"relative path", locks.NewInterProcessMutex(c, "a/b"), "a/b"},
-		{"trailing slash", locks.NewInterProcessMutex(c, "/a/"), "/a/"},
-		{"nil driver", locks.NewInterProcessMutex(c, "/a", locks.WithDriver(nil)), "nil driver"},
-		{"bad suffix digits", locks.NewInterProcessMutex(c, "/a", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: -3})), "-3"},
+		{"nil client", nil, "/a", locks.StandardLockInternalsDriver{}, "nil client"},
+		{"relative path", c, "a/b", locks.StandardLockInternalsDriver{}, "a/b"},
+		{"trailing slash", c, "/a/", locks.StandardLockInternalsDriver{}, "/a/"},
+		{"nil driver", c, "/a", nil, "nil driver"},
+		{"bad suffix digits", c, "/a", locks.UnfairLockInternalsDriver{SuffixDigits: -3}, "-3"},
 	} {
-		if err := tc.m.Acquire(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: Acquire = %v, want an error naming %q", tc.name, err, tc.want)
+		m, err := locks.NewInterProcessMutex(tc.c, tc.path, locks.WithDriver(tc.driver))
+		if m != nil || !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: NewInterProcessMutex = %v, %v; want an error matching ErrInvalidArgument naming %q", tc.name, m, err, tc.want)
 		}
 	}
-	m := locks.NewInterProcessMutex(c, "/a")
+	m := built(locks.NewInterProcessMutex(c, "/a"))
 	if _, err := m.TryAcquire(ctx, -time.Second); err == nil || !strings.Contains(err.Error(), "-1s") {
 		t.Errorf("TryAcquire(-1s) = %v, want an error naming the wait", err)
 	}
@@ -96,7 +99,7 @@ func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithContainerCheckInterval(100*time.Millisecond))
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(c, "/containers/deep/lock")
+	m := built(locks.NewInterProcessMutex(c, "/containers/deep/lock"))
 	must(t, m.Acquire(ctx))
 	must(t, m.Release(ctx))
 	locktest.Eventually(t, 10*time.Second, "container parents reaped", func() bool {
@@ -112,7 +115,7 @@ func TestMutexUnderNamespace(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithNamespace("tenant"))
 	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(c, "/jobs")
+	m := built(locks.NewInterProcessMutex(c, "/jobs"))
 	must(t, m.Acquire(ctx))
 	if !strings.HasPrefix(m.LockPath(), "/jobs/_c_") {
 		t.Fatalf("LockPath() = %q, want it relative to the namespace", m.LockPath())
@@ -123,7 +126,7 @@ func TestMutexUnderNamespace(t *testing.T) {
 	if len(children) != 1 || "/jobs/"+children[0] != m.LockPath() {
 		t.Fatalf("/tenant/jobs children %v; want our node %s", children, m.LockPath())
 	}
-	other := locks.NewInterProcessMutex(c.UsingNamespace("other"), "/jobs")
+	other := built(locks.NewInterProcessMutex(c.UsingNamespace("other"), "/jobs"))
 	ok, err := other.TryAcquire(ctx, 0)
 	if !ok || err != nil {
 		t.Fatalf("the same path in another namespace: TryAcquire = %v, %v; want true", ok, err)
@@ -136,7 +139,7 @@ func TestMutexRevocation(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessMutex(holderClient, "/revocable")
+	holder := built(locks.NewInterProcessMutex(holderClient, "/revocable"))
 	revoked := make(chan struct{}, 2)
 	holder.MakeRevocable(func() {
 		revoked <- struct{}{}
@@ -144,7 +147,7 @@ func TestMutexRevocation(t *testing.T) {
 	})
 	must(t, holder.Acquire(ctx))
 	other := locktest.NewClient(t, srv.ConnectString())
-	waiter := locks.NewInterProcessMutex(other, "/revocable")
+	waiter := built(locks.NewInterProcessMutex(other, "/revocable"))
 	nodes := waitParticipants(t, waiter, 1)
 	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
 	select {
@@ -170,14 +173,14 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	holder := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd")
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd"))
 	must(t, holder.Acquire(ctx))
 	waitersClient := locktest.NewClient(t, proxy.Addr())
 	const waiters = 50
 	handles := make([]*locks.InterProcessMutex, waiters)
 	acquired := make(chan int, waiters)
 	for i := range handles {
-		handles[i] = locks.NewInterProcessMutex(waitersClient, "/herd")
+		handles[i] = built(locks.NewInterProcessMutex(waitersClient, "/herd"))
 		go func(i int) {
 			if err := handles[i].Acquire(ctx); err != nil {
 				t.Errorf("waiter %d: %v", i, err)

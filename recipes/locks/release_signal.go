@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Release signals carry the one-step hand-off down the whole queue of a fair
@@ -46,19 +47,6 @@ const releaseSignalSuffix = ".released"
 
 // releaseSignal returns the signal path of the lock node at nodePath.
 func releaseSignal(nodePath string) string { return nodePath + releaseSignalSuffix }
-
-// signalsRelease reports whether this lock's holds signal their release: one
-// lease under StandardLockInternalsDriver itself. A signal stands for "the
-// lowest node held and let go", which is the standard grant rule; a driver
-// that embeds the standard one may grant otherwise, so it keeps the listing
-// after every wake-up that its predecessor's deletion alone does not decide.
-func (li *lockInternals) signalsRelease() bool {
-	switch li.driver.(type) {
-	case StandardLockInternalsDriver, *StandardLockInternalsDriver:
-		return li.maxLeases == 1
-	}
-	return false
-}
 
 // releaseSignals is the hand-off of a mutex under StandardLockInternalsDriver
 // itself: inOrder, plus release signals.
@@ -191,7 +179,7 @@ func (h releaseSignals) fireLater(stale []string) {
 		defer stop()
 		ctx := context.Background()
 		for range maxStaleWaits {
-			if !isCurrent(li.client, session) {
+			if !owned.IsCurrent(li.client, session) {
 				return // the watches died with their session
 			}
 			names, err := li.contenders(ctx)

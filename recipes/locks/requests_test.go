@@ -34,7 +34,7 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
 		must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
-		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+		m := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
 		for cycle := range 5 {
 			proxy.ResetCounts()
 			must(t, m.Acquire(ctx))
@@ -53,7 +53,7 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
 		must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
-		m := locks.NewInterProcessMutex(perfClient(t, proxy.Addr(), framework.WithNamespace(ns)), path)
+		m := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr(), framework.WithNamespace(ns)), path))
 		for cycle := range 5 {
 			proxy.ResetCounts()
 			must(t, m.Acquire(ctx))
@@ -78,11 +78,11 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := timeoutCtx(t, time.Minute)
 	const path = "/requests/handoff"
-	holder := locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path)
+	holder := built(locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path))
 	must(t, holder.Acquire(ctx))
 
 	proxy := perfProxy(t, srv.ConnectString())
-	waiter := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+	waiter := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
 	proxy.ResetCounts()
 	acquired := make(chan error, 1)
 	go func() { acquired <- waiter.Acquire(ctx) }()
@@ -130,7 +130,7 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			ctx := timeoutCtx(t, time.Minute)
 			path := fmt.Sprintf("/requests/queue-%d", ahead)
 			direct := perfClient(t, srv.ConnectString())
-			holder := locks.NewInterProcessMutex(direct, path)
+			holder := built(locks.NewInterProcessMutex(direct, path))
 			must(t, holder.Acquire(ctx))
 
 			// The contenders between the holder and the measured waiter
@@ -138,13 +138,13 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			// releases as soon as it holds.
 			errs := make(chan error, ahead)
 			for i := 1; i < ahead; i++ {
-				m := locks.NewInterProcessMutex(direct, path)
+				m := built(locks.NewInterProcessMutex(direct, path))
 				go func() { errs <- perfCycle(ctx, m) }()
 				waitParticipants(t, holder, i+1)
 			}
 
 			proxy := perfProxy(t, srv.ConnectString())
-			waiter := locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path)
+			waiter := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
 			proxy.ResetCounts()
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()

@@ -36,7 +36,7 @@ func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	m := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/revoke/current")
+	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/revoke/current"))
 	var first, second atomic.Int32
 	secondCalled := make(chan struct{}, 1)
 
@@ -75,7 +75,7 @@ func TestRevocationWatcherEndsWithItsClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	m := locks.NewInterProcessMutex(c, "/revoke/closed")
+	m := built(locks.NewInterProcessMutex(c, "/revoke/closed"))
 	m.MakeRevocable(func() { t.Error("revocation callback called without a request") })
 	must(t, m.Acquire(ctx))
 	node := m.LockPath()
@@ -92,7 +92,7 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	m := locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr()), "/revoke/idle")
+	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr()), "/revoke/idle"))
 	m.MakeRevocable(func() {})
 	must(t, m.Acquire(ctx))
 	node := m.LockPath()
@@ -122,7 +122,7 @@ func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 	ctx := testCtx(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	const base = "/revoke/refuse"
-	held := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/lock")
+	held := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/lock"))
 	held.MakeRevocable(func() { t.Error("a refused revocation reached the holder") })
 	must(t, held.Acquire(ctx))
 	contenderName := protection.Name(protection.NewID(), "lease-0000000001")
@@ -162,7 +162,7 @@ func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 		"unfair":   {locks.WithDriver(locks.UnfairLockInternalsDriver{})},
 		"TTL":      {locks.WithDriver(ttl)},
 	} {
-		m := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/"+name, opts...)
+		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/"+name, opts...))
 		revoked := make(chan struct{}, 1)
 		m.MakeRevocable(func() { revoked <- struct{}{} })
 		must(t, m.Acquire(ctx))

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -38,19 +37,21 @@ type InterProcessReadWriteLock struct {
 }
 
 // NewInterProcessReadWriteLock returns a read/write lock on path. It makes no
-// network call; an invalid path or a nil client is reported by every later
-// call of either lock. WithLockData sets the data of both locks' nodes;
-// WithDriver is not supported (the protocol fixes the drivers) and is
-// reported the same way.
-func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) *InterProcessReadWriteLock {
+// network call; a nil client or an invalid path is reported here, with an
+// error matching ErrInvalidArgument. WithLockData sets the data of both
+// locks' nodes; WithDriver is not supported (the protocol fixes the drivers)
+// and is reported the same way.
+func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) (*InterProcessReadWriteLock, error) {
 	cfg := newMutexConfig(opts)
+	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	if cfg.driver != (StandardLockInternalsDriver{}) {
+		return nil, errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
+	}
 	rw := &InterProcessReadWriteLock{}
 	rw.write = newMutex(c, path, lockNameWrite, 1, mutexConfig{driver: writeLockDriver{}, data: cfg.data, recipe: recipeWrite})
-	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write, tokens: new(sync.Map)}, data: cfg.data, recipe: recipeRead})
-	if cfg.driver != (StandardLockInternalsDriver{}) && rw.write.err == nil {
-		err := errorf("%w: read/write lock %q: WithDriver is not supported", ErrInvalidArgument, path)
-		rw.write.err, rw.read.err = err, err
-	}
+	rw.read = newMutex(c, path, lockNameRead, math.MaxInt32, mutexConfig{driver: readLockDriver{write: rw.write}, data: cfg.data, recipe: recipeRead})
 	rw.write.beforeAcquire = func() error {
 		if rw.read.IsAcquiredInThisProcess() {
 			return errorf("%w: %s", ErrUpgrade, path)
@@ -59,7 +60,7 @@ func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...Mute
 	}
 	rw.write.keepParticipant = baseIs(isWriterNode)
 	rw.read.keepParticipant = baseIs(isReaderNode)
-	return rw
+	return rw, nil
 }
 
 // ReadLock returns the shared lock. While this pair's write lock is held it is
@@ -145,26 +146,33 @@ func (writeLockDriver) FixForSorting(str, _ string) string { return rwFixForSort
 // downgrade, made atomic in downgrade.go), so releasing the write lock lets
 // no queued writer in.
 type readLockDriver struct {
-	write  *InterProcessMutex
-	tokens *sync.Map // read node path -> the fencing token a downgrade gives it
+	write *InterProcessMutex
 }
 
 var (
 	_ LockInternalsDriver = readLockDriver{}
 	_ CreationOrdered     = readLockDriver{}
-	_ tokenPresetter      = readLockDriver{}
+	_ tokenCreator        = readLockDriver{}
 )
 
 // CreatesTheLock creates a reader's node. While the pair holds the write
 // lock, the node takes the write node's sequence (a downgrade, see downgrade.go).
 func (d readLockDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
+	p, _, err := d.createsWithToken(ctx, c, lockPath, data)
+	return p, err
+}
+
+// createsWithToken is CreatesTheLock that also reports the fencing token of
+// a downgrade's read hold: its write hold's. Other reader nodes get 0.
+func (d readLockDriver) createsWithToken(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, int64, error) {
 	if d.write.IsAcquiredInThisProcess() {
-		p, err := d.downgrade(ctx, c, lockPath, data)
+		p, token, err := d.downgrade(ctx, c, lockPath, data)
 		if !errors.Is(err, errWriteReleased) {
-			return p, err
+			return p, token, err
 		}
 	}
-	return StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
+	p, err := StandardLockInternalsDriver{}.CreatesTheLock(ctx, c, lockPath, data)
+	return p, 0, err
 }
 
 // GetsTheLock grants the read lock when no writer precedes the reader other

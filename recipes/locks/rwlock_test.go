@@ -23,7 +23,7 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 	ctx := testCtx(t)
 	clients := []*framework.Client{locktest.NewClient(t, srv.ConnectString()), locktest.NewClient(t, srv.ConnectString())}
 	newLock := func(i int) *locks.InterProcessReadWriteLock {
-		return locks.NewInterProcessReadWriteLock(clients[i%len(clients)], "/rw-participants")
+		return built(locks.NewInterProcessReadWriteLock(clients[i%len(clients)], "/rw-participants"))
 	}
 	observer := newLock(0)
 	var check locktest.Checker
@@ -85,7 +85,7 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	rw := locks.NewInterProcessReadWriteLock(c, "/rw-upgrade")
+	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-upgrade"))
 	must(t, rw.ReadLock().Acquire(ctx))
 	start := time.Now()
 	if err := rw.WriteLock().Acquire(ctx); !errors.Is(err, locks.ErrUpgrade) {
@@ -104,7 +104,7 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 		t.Fatal("refused write lock reports held")
 	}
 	// Another pair's writer waits for our reader.
-	other := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-upgrade")
+	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-upgrade"))
 	if ok, err := other.WriteLock().TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
 		t.Fatalf("another writer's TryAcquire during a read hold = %v, %v; want false, nil", ok, err)
 	}
@@ -117,8 +117,8 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	rw := locks.NewInterProcessReadWriteLock(c, "/rw-downgrade")
-	other := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-downgrade")
+	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-downgrade"))
+	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-downgrade"))
 
 	must(t, rw.WriteLock().Acquire(ctx))
 	writeNode := rw.WriteLock().LockPath()
@@ -164,8 +164,8 @@ func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	a := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-contending")
-	b := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr()), "/rw-contending")
+	a := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-contending"))
+	b := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr()), "/rw-contending"))
 
 	must(t, a.WriteLock().Acquire(ctx))
 	got := make(chan error, 1)
@@ -197,7 +197,9 @@ func TestReadWriteLockWriterNotStarvedByLaterReaders(t *testing.T) {
 	const lateReaders = 5
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	newLock := func() *locks.InterProcessReadWriteLock { return locks.NewInterProcessReadWriteLock(c, "/rw-starve") }
+	newLock := func() *locks.InterProcessReadWriteLock {
+		return built(locks.NewInterProcessReadWriteLock(c, "/rw-starve"))
+	}
 	first, writer := newLock(), newLock()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -276,7 +278,7 @@ func TestReadWriteLockManyClients(t *testing.T) {
 	var reads, writes int
 	var wg sync.WaitGroup
 	for i := 0; i < clients; i++ {
-		rw := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-basic")
+		rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-basic"))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -325,9 +327,9 @@ func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
 	readerClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
-	reader := locks.NewInterProcessReadWriteLock(readerClient, "/rw-expiry")
+	reader := built(locks.NewInterProcessReadWriteLock(readerClient, "/rw-expiry"))
 	writerClient := locktest.NewClient(t, srv.ConnectString())
-	writer := locks.NewInterProcessReadWriteLock(writerClient, "/rw-expiry")
+	writer := built(locks.NewInterProcessReadWriteLock(writerClient, "/rw-expiry"))
 
 	must(t, reader.ReadLock().Acquire(ctx))
 	readNode := reader.ReadLock().LockPath()
@@ -360,21 +362,21 @@ func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
 		name string
-		rw   *locks.InterProcessReadWriteLock
+		c    *framework.Client
+		path string
+		opts []locks.MutexOption
 		want string
 	}{
-		{"nil client", locks.NewInterProcessReadWriteLock(nil, "/rw"), "nil client"},
-		{"relative path", locks.NewInterProcessReadWriteLock(c, "rw/x"), "rw/x"},
-		{"driver", locks.NewInterProcessReadWriteLock(c, "/rw", locks.WithDriver(locks.UnfairLockInternalsDriver{})), "WithDriver"},
+		{"nil client", nil, "/rw", nil, "nil client"},
+		{"relative path", c, "rw/x", nil, "rw/x"},
+		{"driver", c, "/rw", []locks.MutexOption{locks.WithDriver(locks.UnfairLockInternalsDriver{})}, "WithDriver"},
 	} {
-		for _, m := range []*locks.InterProcessMutex{tc.rw.ReadLock(), tc.rw.WriteLock()} {
-			if err := m.Acquire(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s: Acquire = %v, want an error naming %q", tc.name, err, tc.want)
-			}
+		rw, err := locks.NewInterProcessReadWriteLock(tc.c, tc.path, tc.opts...)
+		if rw != nil || !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: NewInterProcessReadWriteLock = %v, %v; want an error matching ErrInvalidArgument naming %q", tc.name, rw, err, tc.want)
 		}
 	}
 	for _, op := range []zktest.Op{zktest.OpCreate, zktest.OpCreate2, zktest.OpCreateContainer, zktest.OpGetChildren2} {
@@ -390,7 +392,7 @@ func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 func TestReadWriteLockHoldsHaveFencingTokens(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	rw := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-fence")
+	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-fence"))
 	must(t, rw.WriteLock().Acquire(ctx))
 	must(t, rw.ReadLock().Acquire(ctx))
 	w, r := rw.WriteLock().FencingToken(), rw.ReadLock().FencingToken()

@@ -42,7 +42,7 @@ type scaleResult struct {
 func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult {
 	tb.Helper()
 	ctx := timeoutCtx(tb, 5*time.Minute)
-	holder := locks.NewInterProcessMutex(perfClient(tb, srv.ConnectString()), path)
+	holder := built(locks.NewInterProcessMutex(perfClient(tb, srv.ConnectString()), path))
 	must(tb, holder.Acquire(ctx))
 	clients := make([]*framework.Client, scaleClients)
 	for i := range clients {
@@ -61,7 +61,7 @@ func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult 
 	for i := range scaleWaiters {
 		go func() {
 			pprof.SetGoroutineLabels(labeled)
-			m := locks.NewInterProcessMutex(clients[i%scaleClients], path)
+			m := built(locks.NewInterProcessMutex(clients[i%scaleClients], path))
 			if err := m.Acquire(ctx); err != nil {
 				done <- fmt.Errorf("waiter %d: %w", i, err)
 				return

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -41,7 +42,6 @@ type InterProcessSemaphoreV2 struct {
 	countPath  string // "" when the limit is fixed
 	data       []byte
 	met        *lockMetrics
-	err        error // a construction error, reported by every call
 }
 
 // SemaphoreOption configures an InterProcessSemaphoreV2.
@@ -72,14 +72,17 @@ func WithLeaseData(data []byte) SemaphoreOption {
 
 // NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
 // maxLeases leases at once. It makes no network call; a nil client, an invalid
-// path (the root "/" included) or a maxLeases below 1 is reported by every
-// later call, with an error matching ErrInvalidArgument.
-func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) *InterProcessSemaphoreV2 {
+// path (the root "/" included), a maxLeases below 1 or an invalid shared count
+// path is reported here, with an error matching ErrInvalidArgument.
+func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) (*InterProcessSemaphoreV2, error) {
 	cfg := semaphoreConfig{data: []byte{}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	s := &InterProcessSemaphoreV2{
+	if err := cfg.validate(c, path, maxLeases); err != nil {
+		return nil, err
+	}
+	return &InterProcessSemaphoreV2{
 		client:     c,
 		path:       path,
 		locksPath:  framework.JoinPath(path, semaphoreLocksName),
@@ -88,26 +91,25 @@ func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int,
 		countPath:  cfg.countPath,
 		data:       cfg.data,
 		met:        newLockMetrics(c, recipeSemaphore),
-	}
-	s.err = s.validate(cfg)
-	return s
+	}, nil
 }
 
-func (s *InterProcessSemaphoreV2) validate(cfg semaphoreConfig) error {
+// validate checks a semaphore's arguments and options, once all options ran.
+func (cfg semaphoreConfig) validate(c *framework.Client, path string, maxLeases int) error {
 	switch {
-	case s.client == nil:
-		return errorf("%w: nil client for semaphore %q", ErrInvalidArgument, s.path)
-	case s.maxLeases < 1:
-		return errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, s.path, s.maxLeases)
-	case cfg.countSet && s.maxLeases > math.MaxInt32:
-		return errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, s.path, s.maxLeases)
+	case c == nil:
+		return errorf("%w: nil client for semaphore %q", ErrInvalidArgument, path)
+	case maxLeases < 1:
+		return errorf("%w: semaphore %q: maxLeases %d is less than 1", ErrInvalidArgument, path, maxLeases)
+	case cfg.countSet && maxLeases > math.MaxInt32:
+		return errorf("%w: semaphore %q: maxLeases %d does not fit a shared count", ErrInvalidArgument, path, maxLeases)
 	}
-	if err := validateLockPath(s.path); err != nil {
+	if err := validateLockPath(path); err != nil {
 		return err
 	}
 	if cfg.countSet {
 		if err := framework.ValidatePath(cfg.countPath); err != nil {
-			return errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, s.path, err)
+			return errorf("%w: semaphore %q: shared count: %w", ErrInvalidArgument, path, err)
 		}
 	}
 	return nil
@@ -140,7 +142,7 @@ func (s *InterProcessSemaphoreV2) AcquireN(ctx context.Context, qty int) ([]*Lea
 // whole call as InterProcessMutex.TryAcquire's does, connecting and retries
 // included.
 func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait time.Duration) ([]*Lease, error) {
-	if s.err == nil && wait < 0 {
+	if wait < 0 {
 		return nil, errorf("%w: semaphore %s: TryAcquire: negative wait %v", ErrInvalidArgument, s.path, wait)
 	}
 	return s.acquire(ctx, qty, wait)
@@ -149,9 +151,6 @@ func (s *InterProcessSemaphoreV2) TryAcquire(ctx context.Context, qty int, wait 
 // ParticipantNodes returns the full paths of the lease nodes, granted or
 // waiting, oldest first.
 func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]string, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
 	children, _, err := s.client.Children(ctx, s.leasesPath)
 	if errors.Is(err, zk.ErrNoNode) {
 		return []string{}, nil
@@ -173,8 +172,6 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 // policy allows.
 func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait time.Duration) (leases []*Lease, err error) {
 	switch {
-	case s.err != nil:
-		return nil, s.err
 	case ctx == nil:
 		return nil, errorf("%w: semaphore %s: nil context", ErrInvalidArgument, s.path)
 	case qty < 1:
@@ -266,13 +263,18 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 // server expired never grants the lease (errVanished: the acquisition starts
 // again).
 func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
-	p, owner, err := createOwned(ctx, s.client, func(ctx context.Context) (string, error) {
+	p, owner, err := owned.Create(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
 			framework.WithProtection(),
 			framework.CreatingParentContainersIfNeeded())
 	})
-	if err == nil {
+	switch {
+	case err != nil && p != "":
+		err = errorf("locks: semaphore %s: %w", s.path, err)
+	case err == nil && owner == 0:
+		err = vanished(p)
+	case err == nil:
 		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
 		if err == nil && granted {
 			return newLease(s.client, p, owner, s.met), true, nil

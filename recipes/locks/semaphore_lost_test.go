@@ -30,7 +30,7 @@ func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 	ctx := testCtx(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2)).Acquire(ctx)
 	must(t, err)
 	assertNotLost(t, lease, "a fresh lease")
 
@@ -50,7 +50,7 @@ func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	opts := append(givenUpSessionOptions(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	c := locktest.NewClient(t, p.Addr(), opts...)
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2)).Acquire(ctx)
 	must(t, err)
 
 	session := c.SessionID()
@@ -72,7 +72,7 @@ func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	ctx := testCtx(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/deleted", 1).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/deleted", 1)).Acquire(ctx)
 	must(t, err)
 
 	must(t, admin.Delete(ctx, lease.Path()))
@@ -86,7 +86,7 @@ func TestLeaseLostOnClose(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	sem := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/close", 1)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/close", 1))
 	lease, err := sem.Acquire(ctx)
 	must(t, err)
 	p := lease.Path()
@@ -108,7 +108,7 @@ func TestLeaseLostWhenItsClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/client-close", 1).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/client-close", 1)).Acquire(ctx)
 	must(t, err)
 
 	must(t, c.Close())
@@ -133,7 +133,7 @@ func TestLeaseCloseRejectsANilContext(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/lease-lost/nil-ctx", 1).Acquire(ctx)
+	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/nil-ctx", 1)).Acquire(ctx)
 	must(t, err)
 	//nolint:staticcheck // a nil context is the bad input under test
 	if err := lease.Close(nil); err == nil || errors.Is(err, context.Canceled) {
@@ -149,7 +149,7 @@ func TestSemaphoreMutexLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	m := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex")
+	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex"))
 	assertClosed(t, m.Lost(), "Lost before Acquire")
 
 	must(t, m.Acquire(ctx))
@@ -180,7 +180,7 @@ func TestSemaphoreMutexClosesItsLostLeaseOnTheNextAcquire(t *testing.T) {
 	ctx := testCtx(t)
 	const mutexPath = "/lease-lost/again"
 	rec := metricstest.New()
-	m := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath)
+	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath))
 	admin := locktest.NewClient(t, srv.ConnectString())
 	must(t, m.Acquire(ctx))
 	lost := m.Lost()

@@ -26,10 +26,14 @@ type InterProcessSemaphoreMutex struct {
 }
 
 // NewInterProcessSemaphoreMutex returns a non-re-entrant mutex on path. It
-// makes no network call; a nil client or an invalid path is reported by every
-// later call.
-func NewInterProcessSemaphoreMutex(c *framework.Client, path string) *InterProcessSemaphoreMutex {
-	return &InterProcessSemaphoreMutex{sem: NewInterProcessSemaphoreV2(c, path, 1)}
+// makes no network call; a nil client or an invalid path is reported here,
+// with an error matching ErrInvalidArgument.
+func NewInterProcessSemaphoreMutex(c *framework.Client, path string) (*InterProcessSemaphoreMutex, error) {
+	sem, err := NewInterProcessSemaphoreV2(c, path, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &InterProcessSemaphoreMutex{sem: sem}, nil
 }
 
 // Acquire blocks until the lock is held or ctx is done. A cancelled Acquire
@@ -76,9 +80,6 @@ func (m *InterProcessSemaphoreMutex) setLease(ctx context.Context, l *Lease) {
 // Release releases the lock, from any goroutine. It returns an error matching
 // ErrNotOwner when this handle does not hold the lock.
 func (m *InterProcessSemaphoreMutex) Release(ctx context.Context) error {
-	if m.sem.err != nil {
-		return m.sem.err
-	}
 	m.mu.Lock()
 	lease := m.lease
 	m.lease = nil

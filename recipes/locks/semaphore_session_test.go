@@ -34,8 +34,8 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
 
-	holder := locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1)
-	waiter := locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1)
+	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1))
+	waiter := built(locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1))
 	held, err := holder.Acquire(ctx)
 	must(t, err)
 	type result struct {
@@ -118,9 +118,9 @@ func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
 	thirdClient := locktest.NewClient(t, srv.ConnectString())
 	sems := map[string]*locks.InterProcessSemaphoreV2{
-		"holder": locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1),
-		"waiter": locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1),
-		"third":  locks.NewInterProcessSemaphoreV2(thirdClient, semPath, 1),
+		"holder": built(locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1)),
+		"waiter": built(locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1)),
+		"third":  built(locks.NewInterProcessSemaphoreV2(thirdClient, semPath, 1)),
 	}
 	var g cleanGauge
 	first, later := make(chan struct{}), make(chan struct{})

@@ -65,7 +65,7 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 	ctx := testCtx(t)
 	sems := make([]*locks.InterProcessSemaphoreV2, clients)
 	for i := range sems {
-		sems[i] = locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-max", maxLeases)
+		sems[i] = built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-max", maxLeases))
 	}
 	var g gauge
 	var wg sync.WaitGroup
@@ -104,7 +104,7 @@ func TestSemaphoreReleaseInChunks(t *testing.T) {
 	const maxLeases, goroutines = 11, 60
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	sem := locks.NewInterProcessSemaphoreV2(c, "/sem-chunks", maxLeases)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-chunks", maxLeases))
 	var g gauge
 	var finished sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -165,8 +165,8 @@ func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
-	holder := locks.NewInterProcessSemaphoreV2(holderClient, "/sem-close", 3)
-	waiter := locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-close", 3)
+	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, "/sem-close", 3))
+	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-close", 3))
 	leases, err := holder.AcquireN(ctx, 3)
 	must(t, err)
 	if len(leases) != 3 {
@@ -205,7 +205,7 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	sem := locks.NewInterProcessSemaphoreV2(c, "/sem-orphan", 1)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-orphan", 1))
 	first, err := sem.Acquire(ctx)
 	must(t, err)
 	if name := first.NodeName(); !protection.IsProtected(name) || !strings.Contains(name, "-lease-") || first.Path() != "/sem-orphan/leases/"+name {
@@ -259,7 +259,7 @@ func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	sem := locks.NewInterProcessSemaphoreV2(c, "/sem-cancel", 3)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-cancel", 3))
 	held, err := sem.Acquire(ctx)
 	must(t, err)
 	wctx, cancel := context.WithCancel(ctx)
@@ -287,7 +287,7 @@ func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 	if len(nodes) != 1 || nodes[0] != held.Path() {
 		t.Fatalf("after a cancelled AcquireN, lease nodes %v; want only %s", nodes, held.Path())
 	}
-	waitParticipants(t, locks.NewInterProcessMutex(c, "/sem-cancel/locks"), 0)
+	waitParticipants(t, built(locks.NewInterProcessMutex(c, "/sem-cancel/locks")), 0)
 	// The leases it gave back are free.
 	more, err := sem.TryAcquire(ctx, 2, 0)
 	if err != nil || len(more) != 2 {
@@ -302,7 +302,7 @@ func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	sem := locks.NewInterProcessSemaphoreV2(c, "/sem-try", 2)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-try", 2))
 	held, err := sem.AcquireN(ctx, 2)
 	must(t, err)
 	start := time.Now()
@@ -329,7 +329,7 @@ func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	newSem := func() *locks.InterProcessSemaphoreV2 {
-		return locks.NewInterProcessSemaphoreV2(c, "/sem-shared", 1, locks.WithSharedCount("/config/sem-max"))
+		return built(locks.NewInterProcessSemaphoreV2(c, "/sem-shared", 1, locks.WithSharedCount("/config/sem-max")))
 	}
 	a, b := newSem(), newSem()
 	first, err := a.Acquire(ctx)
@@ -371,29 +371,29 @@ func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 	c := locktest.NewClient(t, proxy.Addr())
 	ctx := testCtx(t)
 	proxy.ResetCounts()
-	good := locks.NewInterProcessSemaphoreV2(c, "/sem-bad", 3)
+	good := built(locks.NewInterProcessSemaphoreV2(c, "/sem-bad", 3))
 	for _, tc := range []struct {
 		name string
 		call func() error
 		want string
 	}{
-		{"nil client", func() error { _, err := locks.NewInterProcessSemaphoreV2(nil, "/s", 1).Acquire(ctx); return err }, "nil client"},
-		{"bad path", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "s/x", 1).Acquire(ctx); return err }, "s/x"},
-		{"maxLeases 0", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/s", 0).Acquire(ctx); return err }, "maxLeases 0"},
-		{"maxLeases -2", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/s", -2).Acquire(ctx); return err }, "maxLeases -2"},
+		{"nil client", func() error { _, err := locks.NewInterProcessSemaphoreV2(nil, "/s", 1); return err }, "nil client"},
+		{"bad path", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "s/x", 1); return err }, "s/x"},
+		{"maxLeases 0", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/s", 0); return err }, "maxLeases 0"},
+		{"maxLeases -2", func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/s", -2); return err }, "maxLeases -2"},
 		{"bad count path", func() error {
-			_, err := locks.NewInterProcessSemaphoreV2(c, "/s", 1, locks.WithSharedCount("cnt/x")).Acquire(ctx)
+			_, err := locks.NewInterProcessSemaphoreV2(c, "/s", 1, locks.WithSharedCount("cnt/x"))
 			return err
 		}, "cnt/x"},
 		{"qty 0", func() error { _, err := good.AcquireN(ctx, 0); return err }, "qty 0"},
 		{"qty 4 of 3", func() error { _, err := good.AcquireN(ctx, 4); return err }, "qty 4 exceeds maxLeases 3"},
 		{"try qty -1", func() error { _, err := good.TryAcquire(ctx, -1, time.Second); return err }, "qty -1"},
 		{"negative wait", func() error { _, err := good.TryAcquire(ctx, 1, -time.Second); return err }, "-1s"},
-		{"semaphore mutex nil client", func() error { return locks.NewInterProcessSemaphoreMutex(nil, "/s").Acquire(ctx) }, "nil client"},
-		{"semaphore mutex bad path", func() error { return locks.NewInterProcessSemaphoreMutex(c, "/s/").Release(ctx) }, "/s/"},
+		{"semaphore mutex nil client", func() error { _, err := locks.NewInterProcessSemaphoreMutex(nil, "/s"); return err }, "nil client"},
+		{"semaphore mutex bad path", func() error { _, err := locks.NewInterProcessSemaphoreMutex(c, "/s/"); return err }, "/s/"},
 	} {
-		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want an error naming %q", tc.name, err, tc.want)
+		if err := tc.call(); !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error matching ErrInvalidArgument naming %q", tc.name, err, tc.want)
 		}
 	}
 	for _, op := range []zktest.Op{zktest.OpCreate, zktest.OpCreate2, zktest.OpCreateContainer, zktest.OpGetChildren2, zktest.OpGetData} {
@@ -407,7 +407,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	m := locks.NewInterProcessSemaphoreMutex(c, "/sem-mutex")
+	m := built(locks.NewInterProcessSemaphoreMutex(c, "/sem-mutex"))
 	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("Release before Acquire = %v, want ErrNotOwner", err)
 	}
@@ -419,12 +419,12 @@ func TestSemaphoreMutex(t *testing.T) {
 	if ok, err := m.TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
 		t.Fatalf("second TryAcquire through the holding handle = %v, %v; want false, nil", ok, err)
 	}
-	other := locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/sem-mutex")
+	other := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/sem-mutex"))
 	if ok, err := other.TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("another handle's TryAcquire(0) while held = %v, %v; want false, nil", ok, err)
 	}
 	// A different tree: an InterProcessMutex on the same path is not excluded.
-	mutex := locks.NewInterProcessMutex(c, "/sem-mutex")
+	mutex := built(locks.NewInterProcessMutex(c, "/sem-mutex"))
 	if ok, err := mutex.TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("InterProcessMutex on the same path: TryAcquire(0) = %v, %v; want true (as in Curator)", ok, err)
 	}
@@ -433,7 +433,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	// A waiter through the same handle gets the lock once another goroutine releases it.
 	got := make(chan error, 1)
 	go func() { got <- m.Acquire(ctx) }()
-	sem := locks.NewInterProcessSemaphoreV2(c, "/sem-mutex", 1)
+	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-mutex", 1))
 	waitLeases(t, sem, 2)
 	released := make(chan error, 1)
 	go func() { released <- m.Release(ctx) }()

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // awaitGrant waits until the leases path has no more children than the
@@ -47,7 +48,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 			return false, errorf("locks: semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
 			return false, vanished(p)
-		case !isCurrent(s.client, owner):
+		case !owned.IsCurrent(s.client, owner):
 			return false, sessionGone(p, owner)
 		}
 		if readLimit {

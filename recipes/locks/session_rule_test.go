@@ -69,8 +69,8 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 	waiterClient := locktest.NewClient(t, p.Addr(),
 		framework.WithSessionTimeout(8*time.Second), framework.WithSimulatedSessionExpirationPercent(15))
 
-	holder := locks.NewInterProcessMutex(holderClient, "/session-rule/mutex")
-	waiter := locks.NewInterProcessMutex(waiterClient, "/session-rule/mutex")
+	holder := built(locks.NewInterProcessMutex(holderClient, "/session-rule/mutex"))
+	waiter := built(locks.NewInterProcessMutex(waiterClient, "/session-rule/mutex"))
 	must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
@@ -106,8 +106,8 @@ func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw")
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw").WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw"))
+	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw")).WriteLock()
 
 	must(t, pair.WriteLock().Acquire(ctx))
 	written := pair.WriteLock().LockPath()
@@ -141,8 +141,8 @@ func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 	const rounds = 8
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	pair := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race")
-	foreign := locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race").WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race"))
+	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race")).WriteLock()
 	var check locktest.Checker
 	for range rounds {
 		must(t, pair.WriteLock().Acquire(ctx))
@@ -182,8 +182,8 @@ func TestStaleUnfairHolderNeverGetsTheSuccessorsToken(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	staleClient := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(shortSession))
 	driver := locks.WithDriver(locks.UnfairLockInternalsDriver{})
-	stale := locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver)
-	next := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/unfair", driver)
+	stale := built(locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver))
+	next := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/unfair", driver))
 
 	must(t, stale.Acquire(ctx))
 	p.Pause()
@@ -228,8 +228,8 @@ func (d vanishingDriver) GetsTheLock(ctx context.Context, c *framework.Client, c
 func TestCancelledAcquireWhoseNodeVanishedReportsTheCancellation(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx, cancel := context.WithCancel(testCtx(t))
-	m := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/cancel",
-		locks.WithDriver(vanishingDriver{cancel: cancel}))
+	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/cancel",
+		locks.WithDriver(vanishingDriver{cancel: cancel})))
 	err := m.Acquire(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Acquire: %v; want an error matching context.Canceled", err)
@@ -261,9 +261,9 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 		waiterClient: locktest.NewClientWithPolicy(t, srv.ConnectString(), policy,
 			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second)),
 		middleGot: make(chan error, 1), waiterGot: make(chan error, 1)}
-	c.holder = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	c.middle = locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath)
-	c.waiter = locks.NewInterProcessMutex(c.waiterClient, lockPath)
+	c.holder = built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	c.middle = built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	c.waiter = built(locks.NewInterProcessMutex(c.waiterClient, lockPath))
 
 	must(t, c.holder.Acquire(ctx))
 	mctx, cancelMiddle := context.WithCancel(ctx)

@@ -36,14 +36,14 @@ func deadAddress(t *testing.T) string {
 // timedAcquisitions are the timed acquisitions of every lock on c, each
 // reporting whether it got the lock.
 func timedAcquisitions(c *framework.Client, base string) map[string]func(context.Context, time.Duration) (bool, error) {
-	rw := locks.NewInterProcessReadWriteLock(c, base+"/rw")
-	sem := locks.NewInterProcessSemaphoreV2(c, base+"/sem", 2)
-	multi := locks.NewInterProcessMultiLock(locks.NewInterProcessMutex(c, base+"/multi/a"), locks.NewInterProcessMutex(c, base+"/multi/b"))
+	rw := built(locks.NewInterProcessReadWriteLock(c, base+"/rw"))
+	sem := built(locks.NewInterProcessSemaphoreV2(c, base+"/sem", 2))
+	multi := built(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, base+"/multi/a")), built(locks.NewInterProcessMutex(c, base+"/multi/b"))))
 	return map[string]func(context.Context, time.Duration) (bool, error){
-		"mutex":           locks.NewInterProcessMutex(c, base+"/mutex").TryAcquire,
+		"mutex":           built(locks.NewInterProcessMutex(c, base+"/mutex")).TryAcquire,
 		"read lock":       rw.ReadLock().TryAcquire,
 		"write lock":      rw.WriteLock().TryAcquire,
-		"semaphore mutex": locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex").TryAcquire,
+		"semaphore mutex": built(locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex")).TryAcquire,
 		"multi-lock":      multi.TryAcquire,
 		"semaphore": func(ctx context.Context, wait time.Duration) (bool, error) {
 			leases, err := sem.TryAcquire(ctx, 1, wait)
@@ -119,9 +119,9 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 	const base = "/timed/partition"
 	admin := locktest.NewClient(t, srv.ConnectString())
 	holders := []locks.Lock{
-		locks.NewInterProcessMutex(admin, base+"/mutex"),
-		locks.NewInterProcessSemaphoreMutex(admin, base+"/semmutex"),
-		locks.NewInterProcessMutex(admin, base+"/multi/b"),
+		built(locks.NewInterProcessMutex(admin, base+"/mutex")),
+		built(locks.NewInterProcessSemaphoreMutex(admin, base+"/semmutex")),
+		built(locks.NewInterProcessMutex(admin, base+"/multi/b")),
 	}
 	for _, h := range holders {
 		must(t, h.Acquire(ctx))
@@ -129,9 +129,9 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
 	waiters := map[string]func(context.Context, time.Duration) (bool, error){
-		"mutex":           locks.NewInterProcessMutex(c, base+"/mutex").TryAcquire,
-		"semaphore mutex": locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex").TryAcquire,
-		"multi-lock":      locks.NewInterProcessMultiLock(locks.NewInterProcessMutex(c, base+"/multi/a"), locks.NewInterProcessMutex(c, base+"/multi/b")).TryAcquire,
+		"mutex":           built(locks.NewInterProcessMutex(c, base+"/mutex")).TryAcquire,
+		"semaphore mutex": built(locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex")).TryAcquire,
+		"multi-lock":      built(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, base+"/multi/a")), built(locks.NewInterProcessMutex(c, base+"/multi/b")))).TryAcquire,
 	}
 	const wait = 3 * time.Second
 	queued := []string{base + "/mutex", base + "/semmutex/leases", base + "/multi/b"}

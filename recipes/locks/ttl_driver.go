@@ -102,7 +102,11 @@ var (
 )
 
 // TTLDriverOption configures a PersistentTTLLockInternalsDriver.
-type TTLDriverOption func(*PersistentTTLLockInternalsDriver)
+type TTLDriverOption func(*ttlDriverConfig)
+
+type ttlDriverConfig struct {
+	id string // the protected id of every node; "" for a new one per node
+}
 
 // WithProtectedID makes every node of the driver carry the protected id id (a
 // UUID from protection.NewID) instead of a new one per node, so that a holder
@@ -110,34 +114,35 @@ type TTLDriverOption func(*PersistentTTLLockInternalsDriver)
 // Keep the id where the restarted process will find it, and never let two
 // live processes use it (see PersistentTTLLockInternalsDriver).
 func WithProtectedID(id string) TTLDriverOption {
-	return func(d *PersistentTTLLockInternalsDriver) { d.id = id }
+	return func(c *ttlDriverConfig) { c.id = id }
 }
 
 // NewPersistentTTLLockInternalsDriver returns a driver whose lock nodes live
 // for ttl after their last refresh. ttl must be a whole number of
 // milliseconds from 1ms to ZooKeeper's maximum of 2^40-1 ms; a bad ttl or id
-// is reported here, before any request.
+// is reported here, before any request, with an error matching
+// ErrInvalidArgument.
 func NewPersistentTTLLockInternalsDriver(ttl time.Duration, opts ...TTLDriverOption) (*PersistentTTLLockInternalsDriver, error) {
+	var cfg ttlDriverConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
 	switch {
 	case ttl <= 0:
-		return nil, fmt.Errorf("locks: lock TTL %v: must be positive", ttl)
+		return nil, errorf("%w: lock TTL %v: must be positive", ErrInvalidArgument, ttl)
 	case ttl > maxTTL:
-		return nil, fmt.Errorf("locks: lock TTL %v: exceeds ZooKeeper's maximum TTL of %v (2^40-1 ms)", ttl, maxTTL)
+		return nil, errorf("%w: lock TTL %v: exceeds ZooKeeper's maximum TTL of %v (2^40-1 ms)", ErrInvalidArgument, ttl, maxTTL)
 	case ttl%time.Millisecond != 0:
-		return nil, fmt.Errorf("locks: lock TTL %v: ZooKeeper keeps TTLs in whole milliseconds", ttl)
+		return nil, errorf("%w: lock TTL %v: ZooKeeper keeps TTLs in whole milliseconds", ErrInvalidArgument, ttl)
+	case cfg.id != "" && !protection.IsProtected(protection.Name(cfg.id, lockNameMutex)):
+		return nil, errorf("%w: protected id %q: not a UUID from protection.NewID", ErrInvalidArgument, cfg.id)
 	}
-	d := &PersistentTTLLockInternalsDriver{
+	return &PersistentTTLLockInternalsDriver{
 		ttl:    ttl,
+		id:     cfg.id,
 		leases: make(map[string]*lease),
 		claims: make(map[string]*claim),
-	}
-	for _, opt := range opts {
-		opt(d)
-	}
-	if d.id != "" && !protection.IsProtected(protection.Name(d.id, lockNameMutex)) {
-		return nil, fmt.Errorf("locks: protected id %q: not a UUID from protection.NewID", d.id)
-	}
-	return d, nil
+	}, nil
 }
 
 // TTL returns the time a lock node lives after its last refresh.

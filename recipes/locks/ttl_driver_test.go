@@ -79,7 +79,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Cleanup(func() { _ = proxy.Close() })
 		c := locktest.NewClient(t, proxy.Addr())
 		proxy.ResetCounts()
-		m := locks.NewInterProcessMutex(c, "/ttl/zero", locks.WithDriver(&locks.PersistentTTLLockInternalsDriver{}))
+		m := built(locks.NewInterProcessMutex(c, "/ttl/zero", locks.WithDriver(&locks.PersistentTTLLockInternalsDriver{})))
 		err = m.Acquire(testCtx(t))
 		if err == nil || !strings.Contains(err.Error(), "NewPersistentTTLLockInternalsDriver") {
 			t.Fatalf("Acquire with a zero driver = %v; want an error pointing to the constructor", err)
@@ -101,21 +101,21 @@ func TestPersistentTTLLock(t *testing.T) {
 		id := protection.NewID()
 
 		c1 := locktest.NewClient(t, connect)
-		first := locks.NewInterProcessMutex(c1, path,
-			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-1")))
+		first := built(locks.NewInterProcessMutex(c1, path,
+			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-1"))))
 		must(t, first.Acquire(ctx))
 		node, token := first.LockPath(), first.FencingToken()
 		firstLost := first.Lost()
 		must(t, c1.Close()) // the holder's process goes away without releasing
 
 		admin := locktest.NewClient(t, connect)
-		other := locks.NewInterProcessMutex(admin, path, locks.WithDriver(newTTLDriver(t, ttl)))
+		other := built(locks.NewInterProcessMutex(admin, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		if ok, err := other.TryAcquire(ctx, 200*time.Millisecond); ok || err != nil {
 			t.Fatalf("another client's TryAcquire after the holder's Close = %v, %v; want false, nil", ok, err)
 		}
 
-		again := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
-			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-2")))
+		again := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
+			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-2"))))
 		if ok, err := again.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("restarted holder's TryAcquire(0) = %v, %v; want true, nil", ok, err)
 		}
@@ -150,14 +150,14 @@ func TestPersistentTTLLock(t *testing.T) {
 		const path = "/ttl/crash"
 		ctx := testCtx(t)
 		c1 := locktest.NewClient(t, connect)
-		crashed := locks.NewInterProcessMutex(c1, path, locks.WithDriver(newTTLDriver(t, ttl)))
+		crashed := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		must(t, crashed.Acquire(ctx))
 		node, lost := crashed.LockPath(), crashed.Lost()
 		must(t, c1.Close())
 		closed := time.Now()
 
 		c2 := locktest.NewClient(t, connect)
-		next := locks.NewInterProcessMutex(c2, path, locks.WithDriver(newTTLDriver(t, ttl)))
+		next := built(locks.NewInterProcessMutex(c2, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		if ok, err := next.TryAcquire(ctx, 0); ok || err != nil {
 			t.Fatalf("TryAcquire(0) right after the holder's Close = %v, %v; want false, nil", ok, err)
 		}
@@ -183,8 +183,8 @@ func TestPersistentTTLLock(t *testing.T) {
 		const path = "/ttl/refresh"
 		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
-		holder := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
-		waiter := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
+		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
@@ -225,8 +225,8 @@ func TestPersistentTTLLock(t *testing.T) {
 		const path = "/ttl/deleted"
 		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
-		holder := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
-		waiter := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
+		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
@@ -268,9 +268,9 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Cleanup(func() { _ = proxy.Close() })
 		// Under the session error policy a short partition does not end the
 		// hold by itself: only the lease, a TTL without a refresh, does.
-		holder := locks.NewInterProcessMutex(
+		holder := built(locks.NewInterProcessMutex(
 			locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy)),
-			path, locks.WithDriver(newTTLDriver(t, ttl)))
+			path, locks.WithDriver(newTTLDriver(t, ttl))))
 		must(t, holder.Acquire(ctx))
 		lost := holder.Lost()
 		proxy.Pause()
@@ -285,7 +285,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			proxy.Resume()
 			t.Fatalf("Lost closed %v into the partition, before the lease could have run out", since)
 		}
-		other := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl)))
+		other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		ok, err := other.TryAcquire(ctx, 5*time.Second)
 		proxy.Resume()
 		if !ok || err != nil {
@@ -306,8 +306,8 @@ func TestPersistentTTLLock(t *testing.T) {
 		const path = "/ttl/revoke"
 		ctx := testCtx(t)
 		admin := locktest.NewClient(t, connect)
-		m := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
-			locks.WithDriver(newTTLDriver(t, ttl)), locks.WithLockData([]byte("worker-7")))
+		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
+			locks.WithDriver(newTTLDriver(t, ttl)), locks.WithLockData([]byte("worker-7"))))
 		revoked := make(chan struct{})
 		m.MakeRevocable(func() { close(revoked) })
 		must(t, m.Acquire(ctx))
@@ -337,8 +337,8 @@ func TestPersistentTTLLock(t *testing.T) {
 		ctx := testCtx(t)
 		c := locktest.NewClient(t, connect)
 		d := newTTLDriver(t, 2*time.Second, locks.WithProtectedID(protection.NewID()))
-		a := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
-		b := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
+		a := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
+		b := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		must(t, a.Acquire(ctx))
 		if ok, err := b.TryAcquire(ctx, 0); ok || err == nil || !strings.Contains(err.Error(), "one id is one contender") {
 			t.Fatalf("second handle on the same id = %v, %v; want an error", ok, err)
@@ -380,7 +380,7 @@ func ExampleNewPersistentTTLLockInternalsDriver() {
 		fmt.Println(err)
 		return
 	}
-	m := locks.NewInterProcessMutex(client, "/jobs/nightly-report", locks.WithDriver(driver))
+	m := built(locks.NewInterProcessMutex(client, "/jobs/nightly-report", locks.WithDriver(driver)))
 	if err := m.Acquire(ctx); err != nil {
 		fmt.Println(err)
 		return

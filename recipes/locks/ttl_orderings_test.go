@@ -33,7 +33,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
 		d := newTTLDriver(t, ttl, locks.WithProtectedID(protection.NewID()))
-		first := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
+		first := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		must(t, first.Acquire(ctx))
 		node := first.LockPath()
 
@@ -49,7 +49,7 @@ func TestTTLLockOrderings(t *testing.T) {
 
 		// A new handle of the same process contends with the same id and
 		// driver; then the old handle does what its Lost asked for.
-		second := locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
+		second := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		_, secondErr := second.TryAcquire(ctx, 0)
 		must(t, first.Release(ctx))
 		if !second.IsAcquiredInThisProcess() {
@@ -144,7 +144,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		// leaves the lease as the holder's only signal.
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
-		m := locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl)))
+		m := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		must(t, m.Acquire(ctx))
 		node := m.LockPath()
 		proxy.Pause()
@@ -173,12 +173,12 @@ func TestTTLLockOrderings(t *testing.T) {
 		ctx := testCtx(t)
 		d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID())) // refreshes every 10 s
 		c1 := locktest.NewClient(t, connect)
-		first := locks.NewInterProcessMutex(c1, path, locks.WithDriver(d))
+		first := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(d)))
 		must(t, first.Acquire(ctx))
 		node := first.LockPath()
 		must(t, c1.Close())
 
-		again := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(d))
+		again := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(d)))
 		if ok, err := again.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("a new client's TryAcquire(0) through the driver right after the old client's Close = %v, %v; want true, nil", ok, err)
 		}
@@ -203,7 +203,7 @@ func heldQueueTTLMutex(t *testing.T, connect, path string) (*zktest.Proxy, *fram
 	resume := testhook.HoldBackground(c)
 	t.Cleanup(func() { resume() })
 	d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID()))
-	return proxy, c, locks.NewInterProcessMutex(c, path, locks.WithDriver(d)), resume
+	return proxy, c, built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d))), resume
 }
 
 // assertSoleTTLHolder checks that holder holds the TTL lock at path alone:
@@ -213,7 +213,7 @@ func assertSoleTTLHolder(t *testing.T, connect, path string, holder *locks.Inter
 	t.Helper()
 	ctx := testCtx(t)
 	node := holder.LockPath()
-	other := locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, 30*time.Second)))
+	other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, 30*time.Second))))
 	ok, err := other.TryAcquire(ctx, 500*time.Millisecond)
 	if ok {
 		_ = other.Release(ctx)

@@ -53,7 +53,14 @@ var (
 	_ LockInternalsDriver = UnfairLockInternalsDriver{}
 	_ Holding             = UnfairLockInternalsDriver{}
 	_ fairYielder         = UnfairLockInternalsDriver{}
+	_ validated           = UnfairLockInternalsDriver{}
 )
+
+// validate reports SuffixDigits outside 1..18 (0 is the default).
+func (d UnfairLockInternalsDriver) validate() error {
+	_, err := d.digits()
+	return err
+}
 
 func (d UnfairLockInternalsDriver) digits() (int, error) {
 	switch {

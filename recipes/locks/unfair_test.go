@@ -43,8 +43,8 @@ func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	schedule := func(path string, high, low locks.LockInternalsDriver) (bOverlapped bool) {
-		a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(high))
-		b := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(low))
+		a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(high)))
+		b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(low)))
 		must(t, a.Acquire(ctx))
 		ok, err := b.TryAcquire(ctx, 500*time.Millisecond)
 		must(t, err)
@@ -61,8 +61,8 @@ func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 		t.Fatal("our unfair driver let a newcomer with a lower suffix in while the lock was held")
 	}
 	// And B does get the lock once A releases.
-	a := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "9000000000"}))
-	b := locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "1000000000"}))
+	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "9000000000"})))
+	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "1000000000"})))
 	must(t, a.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.Acquire(ctx) }()
@@ -80,7 +80,7 @@ func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 	for i := 0; i < clients; i++ {
 		c := locktest.NewClient(t, srv.ConnectString())
 		for j := 0; j < perClient; j++ {
-			mutexes = append(mutexes, locks.NewInterProcessMutex(c, "/unfair-contention", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 6})))
+			mutexes = append(mutexes, built(locks.NewInterProcessMutex(c, "/unfair-contention", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 6}))))
 		}
 	}
 	var check locktest.Checker
@@ -104,12 +104,12 @@ func TestAcquisitionOrderFairVersusUnfair(t *testing.T) {
 		clients[i] = locktest.NewClient(t, srv.ConnectString())
 	}
 	round := func(path string, driver locks.LockInternalsDriver) []int {
-		holder := locks.NewInterProcessMutex(clients[waiters], path, locks.WithDriver(driver))
+		holder := built(locks.NewInterProcessMutex(clients[waiters], path, locks.WithDriver(driver)))
 		must(t, holder.Acquire(ctx))
 		order := make(chan int, waiters)
 		var wg sync.WaitGroup
 		for i := 0; i < waiters; i++ {
-			m := locks.NewInterProcessMutex(clients[i], path, locks.WithDriver(driver))
+			m := built(locks.NewInterProcessMutex(clients[i], path, locks.WithDriver(driver)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

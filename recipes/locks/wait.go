@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // waiter is one contender waiting for the lock in waitToHold, and what it
@@ -57,7 +58,7 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			if won, err := w.claim(ctx, contenders, listed); err != nil || won {
 				return won, err
 			}
-			pr.PathToWatch = li.holderName()
+			pr.PathToWatch = li.caps.holderName
 		}
 		n.waited = true
 		plan := li.handoff.plan(ctx, contenders, pr.PathToWatch, w.name)
@@ -109,8 +110,8 @@ func (li *lockInternals) newWaiter(n *lockNode) *waiter {
 		default:
 		}
 	})
-	if k, ok := li.driver.(NodeKeeper); ok {
-		w.nodeLost = k.NodeLost(n.path)
+	if li.caps.keeper != nil {
+		w.nodeLost = li.caps.keeper.NodeLost(n.path)
 	}
 	return w
 }
@@ -194,7 +195,7 @@ func (w *waiter) watchedChanged(ev zk.Event, onDeleted []string) []string {
 // session the client no longer has: such a node never grants a hold, so the
 // attempt gives it up and queues again on the current session.
 func (w *waiter) current() error {
-	if w.li.sessionBound() && !isCurrent(w.li.client, w.n.owner) {
+	if w.li.caps.sessionBound && !owned.IsCurrent(w.li.client, w.n.owner) {
 		return sessionGone(w.n.path, w.n.owner)
 	}
 	return nil

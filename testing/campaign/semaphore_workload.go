@@ -22,9 +22,9 @@ type leaseHold struct {
 
 func newLeaser(kind LockKind, c *framework.Client, path string, maxLeases int) leaser {
 	if kind == SemaphoreMutex {
-		return semaphoreMutex{locks.NewInterProcessSemaphoreMutex(c, path)}
+		return semaphoreMutex{built(locks.NewInterProcessSemaphoreMutex(c, path))}
 	}
-	return semaphoreV2{locks.NewInterProcessSemaphoreV2(c, path, maxLeases)}
+	return semaphoreV2{built(locks.NewInterProcessSemaphoreV2(c, path, maxLeases))}
 }
 
 type semaphoreV2 struct {

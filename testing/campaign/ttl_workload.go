@@ -30,7 +30,7 @@ func newTTLMutex(c *framework.Client, path string) *locks.InterProcessMutex {
 	if err != nil {
 		panic(fmt.Sprintf("campaign: TTL driver: %v", err)) // lockTTL is valid
 	}
-	return locks.NewInterProcessMutex(c, path, locks.WithDriver(d))
+	return built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 }
 
 // errorPolicy is the error policy of a campaign's client. In the TTL campaign

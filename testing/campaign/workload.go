@@ -111,7 +111,7 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 	}
 	switch cfg.Kind {
 	case ReadWriteLock:
-		rw := locks.NewInterProcessReadWriteLock(c, p.lock)
+		rw := built(locks.NewInterProcessReadWriteLock(c, p.lock))
 		w.exclusive, w.shared = rw.WriteLock(), rw.ReadLock()
 	case Semaphore, SemaphoreMutex:
 		w.leaser = newLeaser(cfg.Kind, c, p.lock, cfg.MaxLeases)
@@ -132,7 +132,7 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		}
 		w.discovery = dc
 	default:
-		w.exclusive = locks.NewInterProcessMutex(c, p.lock)
+		w.exclusive = built(locks.NewInterProcessMutex(c, p.lock))
 	}
 	return w
 }

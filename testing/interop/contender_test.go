@@ -188,5 +188,5 @@ func javaRW(t *testing.T, ctx context.Context, h *Helper, handle, path string) (
 
 // goMutex is a zkcurator InterProcessMutex on path.
 func goMutex(c *framework.Client, name, path string) *goContender {
-	return &goContender{name: name, m: locks.NewInterProcessMutex(c, path)}
+	return &goContender{name: name, m: built(locks.NewInterProcessMutex(c, path))}
 }

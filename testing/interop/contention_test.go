@@ -50,7 +50,7 @@ func TestMixedContention(t *testing.T) {
 		gc := newGoClient(t, srv.ConnectString())
 		for j := range 2 {
 			owner := fmt.Sprintf("go-%d:count%d", i, j)
-			m := locks.NewInterProcessMutex(gc, path)
+			m := built(locks.NewInterProcessMutex(gc, path))
 			go func() {
 				holds, err := countInGo(ctx, gc, m, owner, counterPath, rounds)
 				goResults <- result{holds, err}

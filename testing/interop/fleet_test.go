@@ -79,7 +79,7 @@ func TestMixedFleetContention(t *testing.T) {
 			results := make(chan result, 3)
 			gc := newGoClient(t, srv.ConnectString())
 			for i := range 2 {
-				m := locks.NewInterProcessMutex(gc, path)
+				m := built(locks.NewInterProcessMutex(gc, path))
 				go func() {
 					holds, err := countInGo(ctx, gc, m, fmt.Sprintf("zkcurator-%d", i), counterPath, rounds)
 					results <- result{holds, err}

@@ -43,7 +43,7 @@ func runGoHolder(spec string) int {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), acquireWait)
 	defer cancel()
-	m := locks.NewInterProcessMutex(c, path)
+	m := built(locks.NewInterProcessMutex(c, path))
 	if err := c.BlockUntilConnected(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -14,7 +14,7 @@ import (
 // goNamedMutex is a zkcurator mutex whose node data is its name, which is
 // what Kazoo's contenders() reports for it.
 func goNamedMutex(c *framework.Client, name, path string) *goContender {
-	return &goContender{name: name, m: locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(name)))}
+	return &goContender{name: name, m: built(locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(name))))}
 }
 
 // kazooMutex defines a Kazoo Lock that sees zkcurator's nodes (extra_lock_patterns
@@ -108,10 +108,10 @@ func TestKazooReadWriteLock(t *testing.T) {
 
 	type side func(t *testing.T, ctx context.Context, path string) contender
 	goRead := func(t *testing.T, _ context.Context, path string) contender {
-		return &goContender{name: fresh("go-read"), m: locks.NewInterProcessReadWriteLock(gc, path).ReadLock()}
+		return &goContender{name: fresh("go-read"), m: built(locks.NewInterProcessReadWriteLock(gc, path)).ReadLock()}
 	}
 	goWrite := func(t *testing.T, _ context.Context, path string) contender {
-		return &goContender{name: fresh("go-write"), m: locks.NewInterProcessReadWriteLock(gc, path).WriteLock()}
+		return &goContender{name: fresh("go-write"), m: built(locks.NewInterProcessReadWriteLock(gc, path)).WriteLock()}
 	}
 	kazooSide := func(define func(context.Context, string, string, ...string) error, patterns ...string) side {
 		return func(t *testing.T, ctx context.Context, path string) contender {

@@ -22,7 +22,7 @@ func TestCuratorFairAndZkcuratorUnfairExcludeEachOther(t *testing.T) {
 	t.Run("zkcurator unfair holds, Curator waits", func(t *testing.T) {
 		ctx := testContext(t, 40*time.Second)
 		const path = "/interop/mixed/go-first"
-		unfair := locks.NewInterProcessMutex(gc, path, locks.WithDriver(locks.UnfairLockInternalsDriver{}))
+		unfair := built(locks.NewInterProcessMutex(gc, path, locks.WithDriver(locks.UnfairLockInternalsDriver{})))
 		if err := unfair.Acquire(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestCuratorFairAndZkcuratorUnfairExcludeEachOther(t *testing.T) {
 		const path = "/interop/mixed/java-first"
 		curator := javaMutex(t, ctx, java, "mixed-java-first", path)
 		acquire(t, ctx, curator)
-		unfair := locks.NewInterProcessMutex(gc, path, locks.WithDriver(locks.UnfairLockInternalsDriver{}))
+		unfair := built(locks.NewInterProcessMutex(gc, path, locks.WithDriver(locks.UnfairLockInternalsDriver{})))
 		held, err := unfair.TryAcquire(ctx, wait)
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func TestRevocationAcrossLanguages(t *testing.T) {
 	t.Run("JavaRevokesGoHolder", func(t *testing.T) {
 		ctx := testContext(t, 30*time.Second)
 		const path = "/interop/revoke/go-holder"
-		m := locks.NewInterProcessMutex(gc, path)
+		m := built(locks.NewInterProcessMutex(gc, path))
 		revoked := make(chan struct{}, 1)
 		m.MakeRevocable(func() {
 			select {

@@ -133,6 +133,6 @@ func base(path string) string {
 
 // goRW returns the sides of a zkcurator InterProcessReadWriteLock on path.
 func goRW(c *framework.Client, name, path string) (read, write *goContender) {
-	rw := locks.NewInterProcessReadWriteLock(c, path)
+	rw := built(locks.NewInterProcessReadWriteLock(c, path))
 	return &goContender{name: name + "/read", m: rw.ReadLock()}, &goContender{name: name + "/write", m: rw.WriteLock()}
 }

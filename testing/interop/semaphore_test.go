@@ -36,7 +36,7 @@ func TestSemaphoreV2AcrossLanguages(t *testing.T) {
 	results := make(chan result, 2*perLang)
 	for i := range perLang {
 		owner := fmt.Sprintf("go-%d", i)
-		s := locks.NewInterProcessSemaphoreV2(gc, path, maxLeases)
+		s := built(locks.NewInterProcessSemaphoreV2(gc, path, maxLeases))
 		go func() {
 			var r result
 			for range rounds {

@@ -38,7 +38,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		for i := 0; i < clients; i++ {
 			c := NewClient(t, connect)
 			for j := 0; j < handlesPerClient; j++ {
-				mutexes = append(mutexes, locks.NewInterProcessMutex(c, path, opt()))
+				mutexes = append(mutexes, newMutex(t, c, path, opt()))
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -59,8 +59,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 	t.Run("HandOver", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		a := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
-		b := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		a := newMutex(t, NewClient(t, connect), path, opt())
+		b := newMutex(t, NewClient(t, connect), path, opt())
 		must(t, a.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- b.Acquire(ctx) }()
@@ -83,8 +83,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		path := lockPath()
 		ctx := testContext(t)
 		c := NewClient(t, connect)
-		m := locks.NewInterProcessMutex(c, path, opt())
-		other := locks.NewInterProcessMutex(c, path, opt())
+		m := newMutex(t, c, path, opt())
+		other := newMutex(t, c, path, opt())
 		for i := 0; i < 3; i++ {
 			must(t, m.Acquire(ctx))
 		}
@@ -112,8 +112,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 	t.Run("CancelledWaiterLeavesNoNode", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		holder := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
-		waiter := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		holder := newMutex(t, NewClient(t, connect), path, opt())
+		waiter := newMutex(t, NewClient(t, connect), path, opt())
 		must(t, holder.Acquire(ctx))
 		wctx, cancel := context.WithCancel(ctx)
 		got := make(chan error, 1)
@@ -131,8 +131,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 	t.Run("TryAcquireTimesOutWithoutNode", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		holder := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
-		waiter := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		holder := newMutex(t, NewClient(t, connect), path, opt())
+		waiter := newMutex(t, NewClient(t, connect), path, opt())
 		must(t, holder.Acquire(ctx))
 		ok, err := waiter.TryAcquire(ctx, 150*time.Millisecond)
 		if ok || err != nil {
@@ -152,7 +152,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 
 	t.Run("CancelledBeforeStartLeavesNoNode", func(t *testing.T) {
 		path := lockPath()
-		m := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		m := newMutex(t, NewClient(t, connect), path, opt())
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if err := m.Acquire(ctx); !errors.Is(err, context.Canceled) {
@@ -169,8 +169,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		path := lockPath()
 		ctx := testContext(t)
 		handles := []*locks.InterProcessMutex{
-			locks.NewInterProcessMutex(NewClient(t, connect), path, opt()),
-			locks.NewInterProcessMutex(NewClient(t, connect), path, opt()),
+			newMutex(t, NewClient(t, connect), path, opt()),
+			newMutex(t, NewClient(t, connect), path, opt()),
 		}
 		var last int64
 		for r := 0; r < rounds; r++ {
@@ -196,7 +196,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 	t.Run("LostClosesOnRelease", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		m := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		m := newMutex(t, NewClient(t, connect), path, opt())
 		must(t, m.Acquire(ctx))
 		lost := m.Lost()
 		select {
@@ -217,8 +217,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		path := lockPath()
 		ctx := testContext(t)
 		c := NewClient(t, connect)
-		stale := locks.NewInterProcessMutex(c, path, opt())
-		next := locks.NewInterProcessMutex(c, path, opt()) // same client, same session
+		stale := newMutex(t, c, path, opt())
+		next := newMutex(t, c, path, opt()) // same client, same session
 		must(t, stale.Acquire(ctx))
 		// Someone removes the holder's nodes; its hold is stale, and the
 		// next contender takes the lock.
@@ -231,7 +231,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		must(t, next.Acquire(ctx))
 		_ = stale.Release(ctx) // it may report the loss; it must touch nothing of next's
 
-		other := locks.NewInterProcessMutex(NewClient(t, connect), path, opt())
+		other := newMutex(t, NewClient(t, connect), path, opt())
 		if ok, err := other.TryAcquire(ctx, 300*time.Millisecond); ok || err != nil {
 			t.Fatalf("another client's TryAcquire after the stale holder's release = %v, %v; want false, nil: the next holder still holds", ok, err)
 		}
@@ -256,7 +256,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		for i := 0; i < clients; i++ {
 			c := NewClient(t, connect)
 			for j := 0; j < handlesPerClient; j++ {
-				m := locks.NewInterProcessMutex(c, path, opt())
+				m := newMutex(t, c, path, opt())
 				wait := time.Duration(i*handlesPerClient+j) * 5 * time.Millisecond // 0 to 15 ms
 				wg.Add(1)
 				go func() {
@@ -324,5 +324,16 @@ func waitContenders(t *testing.T, m *locks.InterProcessMutex, n int) {
 // contender is left under path.
 func assertNoContenders(t *testing.T, connect, path string, opt func() locks.MutexOption) {
 	t.Helper()
-	waitContenders(t, locks.NewInterProcessMutex(NewClient(t, connect), path, opt()), 0)
+	waitContenders(t, newMutex(t, NewClient(t, connect), path, opt()), 0)
+}
+
+// newMutex returns a mutex of c on path, and fails the test when the
+// constructor refuses it.
+func newMutex(t *testing.T, c *framework.Client, path string, opt locks.MutexOption) *locks.InterProcessMutex {
+	t.Helper()
+	m, err := locks.NewInterProcessMutex(c, path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

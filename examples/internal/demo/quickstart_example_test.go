@@ -25,7 +25,10 @@ func Example_quickStart() {
 		log.Fatal(err)
 	}
 
-	lock := locks.NewInterProcessMutex(client, "/locks/nightly-report")
+	lock, err := locks.NewInterProcessMutex(client, "/locks/nightly-report")
+	if err != nil {
+		log.Fatal(err)
+	}
 	if ok, err := lock.TryAcquire(context.Background(), 10*time.Second); !ok {
 		log.Fatal("no lock within 10s: ", err) // err is nil on a plain timeout
 	}

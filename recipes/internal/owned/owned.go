@@ -1,8 +1,11 @@
-// Package owned holds the session rule's two primitives that the recipes
-// share: a node counts for a client only while the session that created it
-// is the client's current one. A node of a session the client gave up
-// (simulated expiry) or the server expired still stands on the server for a
-// while, and must never grant a hold, a lease or leadership.
+// Package owned is the one home of the session rule, which every recipe
+// calls directly: a node counts for a client only while the session that
+// created it is the client's current one. A node of a session the client gave
+// up (simulated expiry) or the server expired still stands on the server for
+// a while, and must never grant a hold, a lease, leadership or a
+// registration. A recipe creates its node with Create, keeps the owner it
+// reports beside the node, and asks IsCurrent before the node grants
+// anything. Errors carry no package prefix: the recipe wraps them in its own.
 package owned
 
 import (

@@ -98,7 +98,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer client.Close()
-		mutex := locks.NewInterProcessMutex(client, "/job")
+		mutex, err := locks.NewInterProcessMutex(client, "/job")
+		if err != nil {
+			return err
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

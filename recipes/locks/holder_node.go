@@ -12,15 +12,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
-
-func (li *lockInternals) holderName() string {
-	if h, ok := li.driver.(Holding); ok {
-		return h.HolderNodeName()
-	}
-	return ""
-}
 
 // claimHolder makes a pick of a Holding driver a hold: it creates the holder
 // node in one transaction with a check that our node still exists, so a
@@ -29,8 +23,7 @@ func (li *lockInternals) holderName() string {
 // yields to fair contenders (the unfair driver) then lists the contenders and
 // gives the holder node back if it finds a fair one (see yieldToFair).
 func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, error) {
-	name := li.holderName()
-	if name == "" {
+	if li.caps.holderName == "" {
 		return true, nil
 	}
 	holderPath := li.holderPath()
@@ -61,16 +54,10 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 
 // ownedByUs reports whether a holder node belongs to the session of our node.
 func (li *lockInternals) ownedByUs(stat *zk.Stat, n *lockNode) bool {
-	if li.sessionBound() {
+	if li.caps.sessionBound {
 		return stat.EphemeralOwner == n.owner
 	}
 	return stat.EphemeralOwner == li.client.SessionID()
-}
-
-// fairYielder is implemented by Holding drivers that let fair contenders go
-// first (UnfairLockInternalsDriver, and drivers that embed it).
-type fairYielder interface {
-	yieldsToFair() bool
 }
 
 // yieldToFair completes a claim of a driver that yields to fair contenders:
@@ -80,7 +67,7 @@ type fairYielder interface {
 // find it here; one that lists after our claim sees the holder node first and
 // waits for it. So an unfair and a fair contender never hold together.
 func (li *lockInternals) yieldToFair(ctx context.Context, n *lockNode) (bool, error) {
-	if y, ok := li.driver.(fairYielder); !ok || !y.yieldsToFair() {
+	if !li.caps.yieldsToFair {
 		return true, nil
 	}
 	names, err := li.contenders(ctx)
@@ -102,7 +89,7 @@ func isFairContender(name string) bool {
 
 // fencePath is the node whose creation zxid is the fencing token of a hold.
 func (li *lockInternals) fencePath(ourPath string) string {
-	if li.holderName() != "" {
+	if li.caps.holderName != "" {
 		return li.holderPath()
 	}
 	return ourPath
@@ -211,7 +198,7 @@ func (li *lockInternals) releaseHoldingLater(n lockNode) {
 				return
 			default:
 			}
-			if !isCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
+			if !owned.IsCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
 				return
 			}
 			select {
@@ -225,7 +212,7 @@ func (li *lockInternals) releaseHoldingLater(n lockNode) {
 }
 
 func (li *lockInternals) holderPath() string {
-	return framework.JoinPath(li.basePath, li.holderName())
+	return framework.JoinPath(li.basePath, li.caps.holderName)
 }
 
 // releaseWithHolder is release for Holding drivers: a hold's release keeps
