@@ -23,9 +23,9 @@ type CuratorCache struct {
 	e   *engine
 	set listenerSet
 
-	mu      sync.Mutex
-	closed  bool
-	wg      sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
 }
 
 // NewCuratorCache returns a cache of the subtree at path (which need not
