@@ -21,6 +21,20 @@ type recorder chan string
 
 func newRecorder() recorder { return make(recorder, 10000) }
 
+// startRecorded starts a CuratorCache of path with a recorder listening from
+// the start; the cache closes at the end of the test.
+func startRecorded(t *testing.T, c *framework.Client, path string, opts ...cache.Option) (*cache.CuratorCache, recorder) {
+	t.Helper()
+	cc, err := cache.NewCuratorCache(c, path, opts...)
+	must(t, err)
+	t.Cleanup(func() { cc.Close() })
+	r := newRecorder()
+	_, err = cc.Listen(r)
+	must(t, err)
+	must(t, cc.Start(testCtx(t)))
+	return cc, r
+}
+
 func (r recorder) Event(t cache.ChangeType, old, node cache.Node) {
 	switch t {
 	case cache.NodeCreated:
@@ -57,19 +71,13 @@ func TestCuratorCacheReportsCreatesChangesAndDeletes(t *testing.T) {
 		_, err := c.Create(ctx, p, []byte("v0"), framework.CreatingParentsIfNeeded())
 		must(t, err)
 	}
-	cc, err := cache.NewCuratorCache(c, "/cc")
-	must(t, err)
-	defer cc.Close()
-	r := newRecorder()
-	_, err = cc.Listen(r)
-	must(t, err)
-	must(t, cc.Start(ctx))
+	cc, r := startRecorded(t, c, "/cc")
 	expectLines(t, r, "NODE_CREATED /cc=", "NODE_CREATED /cc/a=", "NODE_CREATED /cc/a/x=v0", "NODE_CREATED /cc/b=v0", "INITIALIZED")
 	if n, ok := cc.Get("/cc/a/x"); !ok || string(n.Data) != "v0" || cc.Size() != 4 {
 		t.Fatalf("Get(/cc/a/x) = %v %q, %v; Size %d", n.Path, n.Data, ok, cc.Size())
 	}
 
-	_, err = c.SetData(ctx, "/cc/a/x", []byte("v1"), -1)
+	_, err := c.SetData(ctx, "/cc/a/x", []byte("v1"), -1)
 	must(t, err)
 	expectLines(t, r, "NODE_CHANGED /cc/a/x=v0->v1")
 	// The same data again is a new version: a change.
@@ -96,12 +104,7 @@ func TestCuratorCacheSingleNodeAndClose(t *testing.T) {
 	_, err := c.Create(ctx, "/one/child", []byte("c"), framework.CreatingParentsIfNeeded())
 	must(t, err)
 
-	single, err := cache.NewCuratorCache(c, "/one", cache.WithSingleNodeCache())
-	must(t, err)
-	r := newRecorder()
-	_, err = single.Listen(r)
-	must(t, err)
-	must(t, single.Start(ctx))
+	single, r := startRecorded(t, c, "/one", cache.WithSingleNodeCache())
 	expectLines(t, r, "NODE_CREATED /one=", "INITIALIZED")
 	_, err = c.Create(ctx, "/one/other", nil)
 	must(t, err)
@@ -254,13 +257,7 @@ func TestCuratorCacheOnACompressedView(t *testing.T) {
 	ctx := testCtx(t)
 	_, err := c.Create(ctx, "/z", []byte("packed"), framework.Compressed())
 	must(t, err)
-	cc, err := cache.NewCuratorCache(c.Compressed(), "/z")
-	must(t, err)
-	defer cc.Close()
-	r := newRecorder()
-	_, err = cc.Listen(r)
-	must(t, err)
-	must(t, cc.Start(ctx))
+	_, r := startRecorded(t, c.Compressed(), "/z")
 	expectLines(t, r, "NODE_CREATED /z=packed", "INITIALIZED")
 	_, err = c.Compressed().SetData(ctx, "/z", []byte("again"), -1)
 	must(t, err)
