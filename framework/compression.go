@@ -5,10 +5,16 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 )
+
+// ErrDecompression reports node data that a Compressed view could not
+// decompress (it was not written compressed, or by another provider); the
+// error also matches the provider's own, and comes with the node's Stat.
+var ErrDecompression = errors.New("framework: data does not decompress")
 
 // CompressionProvider compresses node data on the way to ZooKeeper and
 // decompresses it on the way back, as Curator's CompressionProvider. It must
@@ -113,7 +119,7 @@ func (c *Client) decompress(path string, data []byte) ([]byte, error) {
 	}
 	out, err := c.core.cfg.compression.Decompress(path, data)
 	if err != nil {
-		return nil, wrapErr("get data", path, fmt.Errorf("decompress: %w", err))
+		return nil, wrapErr("get data", path, fmt.Errorf("%w: %w", ErrDecompression, err))
 	}
 	return out, nil
 }

@@ -97,9 +97,15 @@ func TestCompressedCreateSetDataGetData(t *testing.T) {
 	if _, err := c.Create(ctx, root+"/plain", []byte("plain text, not gzip")); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = cc.GetData(ctx, root+"/plain")
-	if !errors.Is(err, gzip.ErrHeader) || !strings.Contains(err.Error(), root+"/plain") {
-		t.Errorf("compressed GetData of plain data: %v, want gzip.ErrHeader naming the path", err)
+	_, stat, err := cc.GetData(ctx, root+"/plain")
+	if !errors.Is(err, framework.ErrDecompression) || !errors.Is(err, gzip.ErrHeader) || !strings.Contains(err.Error(), root+"/plain") {
+		t.Errorf("compressed GetData of plain data: %v, want ErrDecompression and gzip.ErrHeader naming the path", err)
+	}
+	if stat == nil || stat.DataLength != int32(len("plain text, not gzip")) {
+		t.Errorf("compressed GetData of plain data gave Stat %+v, want the node's", stat)
+	}
+	if strings.Count(err.Error(), "framework:") != 1 {
+		t.Errorf("the error names the package more than once: %v", err)
 	}
 }
 

@@ -64,7 +64,8 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 }
 
 // GetData returns the node's data and Stat; errors.Is(err, zk.ErrNoNode) when absent.
-// On a Compressed view it returns the data decompressed.
+// On a Compressed view it returns the data decompressed, or the Stat and an error
+// matching ErrDecompression when the data does not decompress.
 func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	r, err := query(ctx, c, "get data", path, func(conn *zk.Conn, full string) (nodeResult, error) {
 		data, st, err := conn.Get(full)
@@ -75,7 +76,7 @@ func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, er
 	}
 	data, err := c.decompress(path, r.data)
 	if err != nil {
-		return nil, nil, err
+		return nil, r.stat, err
 	}
 	return data, r.stat, nil
 }
@@ -93,7 +94,7 @@ func (c *Client) GetDataW(ctx context.Context, path string) ([]byte, *zk.Stat, <
 	}
 	data, err := c.decompress(path, r.data)
 	if err != nil {
-		return nil, nil, watch, err // the watch stays armed: the next write fires it
+		return nil, r.stat, watch, err // the watch is armed: the next write fires it
 	}
 	return data, r.stat, watch, nil
 }

@@ -262,4 +262,13 @@ func TestCuratorCacheOnACompressedView(t *testing.T) {
 	_, err = c.Compressed().SetData(ctx, "/z", []byte("again"), -1)
 	must(t, err)
 	expectLines(t, r, "NODE_CHANGED /z=packed->again")
+
+	// A node whose data does not decompress is held without data, and the
+	// cache goes on following the rest.
+	_, err = c.Create(ctx, "/z/plain", []byte("plain text, not gzip"))
+	must(t, err)
+	expectLines(t, r, "NODE_CREATED /z/plain=")
+	_, err = c.Compressed().SetData(ctx, "/z", []byte("later"), -1)
+	must(t, err)
+	expectLines(t, r, "NODE_CHANGED /z=again->later")
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 
 	"github.com/go-zookeeper/zk"
 
@@ -62,7 +63,7 @@ func (o *oneShot) readData(ctx context.Context, p string) ([]byte, *zk.Stat, err
 		return o.c.GetData(ctx, p)
 	}
 	data, stat, _, err := o.c.GetDataW(ctx, p)
-	if err == nil {
+	if err == nil || errors.Is(err, framework.ErrDecompression) { // the watch is set either way
 		o.armed[key] = true
 	}
 	return data, stat, err

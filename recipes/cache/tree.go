@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
@@ -17,6 +18,13 @@ import (
 // watches p needs through the engine's transport.
 func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
 	data, stat, err := e.watches.readData(ctx, p)
+	if errors.Is(err, framework.ErrDecompression) && stat != nil {
+		// One node written uncompressed must not stop the cache: hold it
+		// without data, as a reader of the compressed data could not use it.
+		e.cfg.log.Warn("cache: node data does not decompress; holding the node without data",
+			zap.String("path", p), zap.Error(err))
+		data, err = nil, nil
+	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		e.remove(p)
