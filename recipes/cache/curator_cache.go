@@ -33,7 +33,8 @@ type CuratorCache struct {
 // path or a bad option is an error naming it. It takes WithSingleNodeCache,
 // WithDoNotClearOnClose, WithoutData (Curator's withDataNotCached),
 // WithSelector, WithMaxDepth and WithLogger. To read data that Curator wrote
-// compressed (Curator's COMPRESSED_DATA), give it c.Compressed().
+// compressed (Curator's COMPRESSED_DATA), give it c.Compressed(); a node
+// whose data then does not decompress is held without data, and logged.
 func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*CuratorCache, error) {
 	cfg, err := newConfig(-1, opts)
 	if err != nil {
