@@ -126,8 +126,9 @@ func (cc *CuratorCache) Snapshot() []Node { return cc.e.snapshot() }
 // sorted.
 func (cc *CuratorCache) Children(path string) []string { return cc.e.childNames(path) }
 
-// Close stops following the subtree, ending a Start under way; no listener
-// is called once it returns, and its goroutines have ended. It empties the
+// Close stops following the subtree, ending a Start under way; it waits for
+// a listener call under way, no listener is called once it returns, and its
+// goroutines have ended. It empties the
 // cache unless WithDoNotClearOnClose was given. Close is idempotent.
 func (cc *CuratorCache) Close() error {
 	cc.mu.Lock()
