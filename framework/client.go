@@ -21,6 +21,9 @@ type Client struct {
 	core  *core
 	ns    string // the namespace prefix ("/app"), or "" for none
 	nsErr error  // an invalid namespace given to UsingNamespace, returned by every operation
+	// compressed: a Compressed view, whose Create and SetData compress and whose
+	// GetData and GetDataW decompress (compression.go).
+	compressed bool
 }
 
 // core is what every namespace view of a client shares.
@@ -187,12 +190,12 @@ func (c *Client) Done() <-chan struct{} { return c.core.closing }
 // invalid, every operation of the view returns an error naming it.
 func (c *Client) UsingNamespace(ns string) *Client {
 	if err := validateNamespace(ns); err != nil {
-		return &Client{core: c.core, nsErr: err}
+		return &Client{core: c.core, nsErr: err, compressed: c.compressed}
 	}
 	if ns == "" {
-		return &Client{core: c.core}
+		return &Client{core: c.core, compressed: c.compressed}
 	}
-	return &Client{core: c.core, ns: "/" + ns}
+	return &Client{core: c.core, ns: "/" + ns, compressed: c.compressed}
 }
 
 // Namespace returns the client's namespace without its leading slash ("" for none).

@@ -27,6 +27,7 @@ type createOptions struct {
 	acl              []zk.ACL
 	ttl              time.Duration
 	ttlSet           bool
+	compressed       bool
 }
 
 // WithMode sets the kind of node to create (default Persistent).
@@ -118,6 +119,11 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, opts ...C
 	}
 	if data == nil {
 		data = c.core.cfg.defaultData
+	}
+	if o.compressed || c.compressed {
+		if data, err = c.compress(path, data); err != nil {
+			return "", wrapErr("create", path, err)
+		}
 	}
 	k := c.core
 	parent, name := splitPath(full)

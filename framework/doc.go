@@ -60,6 +60,17 @@
 // When the retry policy gives up, the last error is returned, prefixed with the
 // number of attempts and the time since the first began.
 //
+// # Compression
+//
+// As in Curator, a node's data may be stored compressed: Create with
+// Compressed() compresses, and the view c.Compressed() compresses what its
+// Create and SetData write and decompresses what its GetData and GetDataW
+// read (Create, SetData and GetData keep their signatures, so the per-call
+// choice of Curator's builders is a view here, as UsingNamespace is). The
+// provider is WithCompressionProvider's, GzipCompression by default, whose
+// gzip frame has the header Curator's GzipCompressionProvider writes: a node
+// compressed by either is read by the other.
+//
 // # Curator names
 //
 //	Curator                                            zkcurator
@@ -69,6 +80,7 @@
 //	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
 //	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
 //	  zookeeperFactory                                 WithDialer
+//	  compressionProvider(p)                           WithCompressionProvider(p)
 //	start() / close()                                  Start() / Close()
 //	blockUntilConnected()                              BlockUntilConnected(ctx)
 //	getConnectionStateListenable().addListener         Listen(fn) (stop func())
@@ -78,6 +90,8 @@
 //	  .creatingParentContainersIfNeeded()              CreatingParentContainersIfNeeded()
 //	  .withProtection().withMode(m).withACL(acl)       WithProtection(), WithMode(m), WithACL(acl...)
 //	  .withTtl(ms)                                     WithTTL(d)
+//	  .compressed()                                    Compressed()
+//	setData().compressed() / getData().decompressed()  Compressed().SetData / Compressed().GetData
 //	delete().guaranteed().deletingChildrenIfNeeded()   Delete(ctx, p, Guaranteed(), DeletingChildrenIfNeeded())
 //	  .quietly().withVersion(v)                        Quietly(), WithVersion(v)
 //	checkExists() / getData() / setData()              Exists / GetData / SetData

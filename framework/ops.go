@@ -64,12 +64,21 @@ func (c *Client) ExistsW(ctx context.Context, path string) (*zk.Stat, <-chan zk.
 }
 
 // GetData returns the node's data and Stat; errors.Is(err, zk.ErrNoNode) when absent.
+// On a Compressed view it returns the data decompressed, or the Stat and an error
+// matching ErrDecompression when the data does not decompress.
 func (c *Client) GetData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	r, err := query(ctx, c, "get data", path, func(conn *zk.Conn, full string) (nodeResult, error) {
 		data, st, err := conn.Get(full)
 		return nodeResult{data: data, stat: st}, err
 	})
-	return r.data, r.stat, err
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := c.decompress(path, r.data)
+	if err != nil {
+		return nil, r.stat, err
+	}
+	return data, r.stat, nil
 }
 
 // GetDataW is GetData that also leaves a watch for the node's next change or deletion;
@@ -79,12 +88,27 @@ func (c *Client) GetDataW(ctx context.Context, path string) ([]byte, *zk.Stat, <
 		data, st, ch, err := conn.GetW(full)
 		return nodeResult{data: data, stat: st, watch: ch}, err
 	})
-	return r.data, r.stat, c.relWatch(r.watch), err
+	watch := c.relWatch(r.watch)
+	if err != nil {
+		return nil, nil, watch, err
+	}
+	data, err := c.decompress(path, r.data)
+	if err != nil {
+		return nil, r.stat, watch, err // the watch is armed: the next write fires it
+	}
+	return data, r.stat, watch, nil
 }
 
 // SetData sets the node's data if its version is version (-1 for any) and returns the
-// new Stat; errors.Is(err, zk.ErrBadVersion) on a version mismatch.
+// new Stat; errors.Is(err, zk.ErrBadVersion) on a version mismatch. On a Compressed
+// view it writes data compressed.
 func (c *Client) SetData(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if c.compressed {
+		var err error
+		if data, err = c.compress(path, data); err != nil {
+			return nil, wrapErr("set data", path, err)
+		}
+	}
 	return query(ctx, c, "set data", path, func(conn *zk.Conn, full string) (*zk.Stat, error) {
 		return conn.Set(full, data, version)
 	})

@@ -44,6 +44,7 @@ type config struct {
 	dialer            zk.Dialer
 	simulatedPercent  int
 	metrics           Metrics
+	compression       CompressionProvider
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -116,6 +117,7 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		connectionTimeout: defaultConnectionTimeout,
 		simulatedPercent:  defaultSimulatedPercent,
 		aclProvider:       openACLProvider{},
+		compression:       GzipCompression{},
 	}
 	for i, opt := range opts {
 		if opt == nil {
@@ -145,6 +147,9 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	}
 	if cfg.errorPolicy != StandardErrorPolicy && cfg.errorPolicy != SessionErrorPolicy {
 		return config{}, invalidArg("unknown error policy %d", int(cfg.errorPolicy))
+	}
+	if cfg.compression == nil {
+		return config{}, invalidArg("compression provider is nil")
 	}
 	if cfg.aclProvider == nil {
 		return config{}, invalidArg("ACL provider is nil")

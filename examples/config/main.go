@@ -1,16 +1,17 @@
 // Command config shows a feature flag kept in ZooKeeper and followed by
-// every service instance through a NodeCache: each instance, with a client
-// of its own as separate processes would have, reads the flag locally, and
-// sees every change the operator writes within one round trip plus the
-// watch, in order. It exits with status 1 if an instance missed a value,
+// every service instance through a CuratorCache: each instance, with a
+// client of its own as separate processes would have, reads the flag
+// locally, and sees every change the operator writes within one round trip
+// plus the watch, in order. It exits with status 1 if an instance missed a value,
 // saw them out of order, or saw one late.
 //
 //	go run ./examples/config [-instances 3] [-flips 5]
 //
 // It uses the ensemble in ZK_CONNECT, or an embedded ZooKeeper when that is
 // unset. Read run from the top: the operator's client creates and sets the
-// flag; each instance's client starts a NodeCache, reads it with Current and
-// follows its Events, and closes it at the end.
+// flag; each instance's client starts a single-node CuratorCache, reads it
+// with Get, is told of each change by a listener built with
+// cache.NewListener, and closes it at the end.
 package main
 
 import (
@@ -44,7 +45,7 @@ const flagPath = "/flags/new-checkout"
 const seeWithin = 2 * time.Second
 
 // run shows a feature flag kept in ZooKeeper: each service instance, with
-// a client of its own, follows the flag's node through a NodeCache and
+// a client of its own, follows the flag's node through a CuratorCache and
 // reads it locally on every request. An operator flips the flag; every
 // instance sees each value within one round trip plus the watch, in the
 // order written. It fails with demo.ErrInvariant if an instance missed a
@@ -57,7 +58,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	st := demo.NewStage(connect, out, "config")
 	defer st.Close()
 	p := st.Printer
-	p.Title("config: %d service instances follow the feature flag %s through a NodeCache", cfg.Instances, flagPath)
+	p.Title("config: %d service instances follow the feature flag %s through a CuratorCache", cfg.Instances, flagPath)
 
 	operator, err := newClient(ctx, connect, st.Namespace())
 	if err != nil {
@@ -67,23 +68,20 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if _, err := operator.Create(ctx, flagPath, []byte("off"), framework.CreatingParentsIfNeeded()); err != nil {
 		return err
 	}
-	caches := make([]*cache.NodeCache, cfg.Instances)
+	caches := make([]*instance, cfg.Instances)
 	for i := range caches {
 		c, err := newClient(ctx, connect, st.Namespace())
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		nc, err := cache.NewNodeCache(c, flagPath)
+		in, err := startInstance(ctx, c, cfg.Flips)
 		if err != nil {
 			return err
 		}
-		defer nc.Close()
-		if err := nc.Start(ctx); err != nil {
-			return err
-		}
-		caches[i] = nc
-		n, _ := nc.Current()
+		defer in.cache.Close()
+		caches[i] = in
+		n, _ := in.cache.Get(flagPath)
 		p.Say("instance-%d starts and reads the flag locally: %q", i+1, n.Data)
 	}
 
@@ -103,7 +101,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 				v.Expect(false, "instance-%d did not see version %d within %v: %v", i+1, stat.Version, seeWithin, err)
 				continue
 			}
-			n, _ := nc.Current()
+			n, _ := nc.cache.Get(flagPath)
 			v.Expect(string(n.Data) == value, "instance-%d holds %q at version %d, want %q", i+1, n.Data, stat.Version, value)
 			slowest = max(slowest, took)
 		}
@@ -115,36 +113,66 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	return v.Conclude(p, fmt.Sprintf("%d instances saw all %d flips, in order, each within %v of the write", cfg.Instances, cfg.Flips, seeWithin))
 }
 
+// instance is one service instance's view of the flag: a single-node
+// CuratorCache, and the versions its listener was told of, in order.
+type instance struct {
+	cache    *cache.CuratorCache
+	versions chan int32
+}
+
+// startInstance starts the instance's cache of the flag, with a listener
+// that records the version of each create and change of the flag's node.
+func startInstance(ctx context.Context, c *framework.Client, flips int) (*instance, error) {
+	cc, err := cache.NewCuratorCache(c, flagPath, cache.WithSingleNodeCache())
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{cache: cc, versions: make(chan int32, flips+1)}
+	l, err := cache.NewListener().
+		ForCreatesAndChanges(func(_, n cache.Node) {
+			select {
+			case in.versions <- n.Stat.Version:
+			default: // more than the demo writes: inOrder sees a gap
+			}
+		}).
+		Build()
+	if err == nil {
+		_, err = cc.Listen(l)
+	}
+	if err == nil {
+		err = cc.Start(ctx)
+	}
+	if err != nil {
+		cc.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
 // awaitVersion waits until nc holds the flag at version (or later) and
 // returns how long after written that was.
-func awaitVersion(ctx context.Context, nc *cache.NodeCache, version int32, written time.Time) (time.Duration, error) {
+func awaitVersion(ctx context.Context, nc *instance, version int32, written time.Time) (time.Duration, error) {
 	var took time.Duration
 	err := demo.WaitUntil(ctx, seeWithin, fmt.Sprintf("version %d", version), func(context.Context) (bool, error) {
-		n, ok := nc.Current()
+		n, ok := nc.cache.Get(flagPath)
 		took = time.Since(written)
 		return ok && n.Stat.Version >= version, nil
 	})
 	return took, err
 }
 
-// inOrder reports whether nc's events were the initial load and then one
-// update per version, 1 to flips, in order (a cache may coalesce writes
-// that come faster than a round trip; the demo writes one at a time). It
-// waits at most seeWithin for events still on their way.
-func inOrder(nc *cache.NodeCache, flips int) bool {
+// inOrder reports whether nc's listener was told of the flag's creation
+// (version 0) and then of one change per version, 1 to flips, in order (a
+// cache may coalesce writes that come faster than a round trip; the demo
+// writes one at a time). It waits at most seeWithin for calls still on
+// their way.
+func inOrder(nc *instance, flips int) bool {
 	timeout := time.After(seeWithin)
-	for want := int32(0); want < int32(flips); {
+	for want := int32(0); want <= int32(flips); want++ {
 		select {
-		case e := <-nc.Events():
-			switch e.Type {
-			case cache.NodeAdded:
-				if e.Node.Stat.Version != 0 {
-					return false
-				}
-			case cache.NodeUpdated:
-				if want++; e.Node.Stat.Version != want {
-					return false
-				}
+		case got := <-nc.versions:
+			if got != want {
+				return false
 			}
 		case <-timeout:
 			return false

@@ -18,6 +18,9 @@ func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache,
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.curatorOnly("tree", path); err != nil {
+		return nil, err
+	}
 	e, err := newEngine(c, "tree", path, cfg, false)
 	if err != nil {
 		return nil, err
@@ -68,6 +71,9 @@ func NewNodeCache(c *framework.Client, path string, opts ...Option) (*NodeCache,
 	if cfg.maxDepth != 0 {
 		return nil, fmt.Errorf("%w: a node cache of %q has no depth (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
 	}
+	if err := cfg.curatorOnly("node", path); err != nil {
+		return nil, err
+	}
 	e, err := newEngine(c, "node", path, cfg, false)
 	if err != nil {
 		return nil, err
@@ -102,6 +108,9 @@ func NewPathChildrenCache(c *framework.Client, path string, opts ...Option) (*Pa
 	}
 	if cfg.maxDepth != 1 {
 		return nil, fmt.Errorf("%w: a children cache of %q caches one level (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
+	}
+	if err := cfg.curatorOnly("children", path); err != nil {
+		return nil, err
 	}
 	e, err := newEngine(c, "children", path, cfg, true)
 	if err != nil {

@@ -1,6 +1,21 @@
 // Package cache keeps a local copy of ZooKeeper nodes up to date, as
 // Curator's NodeCache, PathChildrenCache and TreeCache do: one node, a node's
-// children with their data, or a whole subtree down to a chosen depth.
+// children with their data, or a whole subtree down to a chosen depth; and
+// as Curator 5's CuratorCache, which replaces the three there.
+//
+// CuratorCache tells Listeners (built with NewListener, as Curator's
+// CuratorCacheListenerBuilder) of NodeCreated, NodeChanged and NodeDeleted,
+// with the node before and after, and of Initialized; the older caches
+// deliver Events on a channel, and the listener builder's ForTreeCache,
+// ForPathChildrenCache and ForNodeCache bridges speak those events for code
+// written against them. Curator's CuratorCache follows its tree through one
+// persistent recursive watch (ZooKeeper 3.6's addWatch); go-zookeeper v1.0.4
+// cannot add one, so every cache here runs on one-shot watches, which is
+// what Curator itself falls back to on servers without them. The engine
+// keeps how it learns of changes (the watches it arms, the notifications
+// it reads) apart from what it holds and reports, so a persistent-watch
+// transport can take the one-shot watches' place without changing any
+// cache's API.
 //
 // Start loads what the cache covers, reporting every node as NodeAdded and
 // then Initialized, and returns; from then on the cache follows every change
@@ -33,6 +48,10 @@
 // watch notifications the client delivers through
 // framework.Client.ListenNodeEvents, and one feeds the Events channel. Each
 // node has at most one data watch and one child watch armed at a time.
+//
+// A CuratorCache calls its listeners on a goroutine of its own, in the
+// order it applied the changes; a slow listener delays the others but never
+// the cache, whose backlog stays bounded as above.
 //
 // The constructors check their arguments and options before any request and
 // report a bad one as ErrInvalidArgument naming it; options only record

@@ -25,20 +25,6 @@ type entry struct {
 	children map[string]struct{} // names of the children held
 }
 
-// watchKind is which of a node's watches is armed.
-type watchKind int
-
-const (
-	dataWatch  watchKind = iota // GetDataW: data changes and deletion
-	childWatch                  // ChildrenW: children added or removed
-	existWatch                  // ExistsW on the absent root: its creation
-)
-
-type watchKey struct {
-	path string
-	kind watchKind
-}
-
 // input is what the loop reacts to: a watch notification or a connection
 // state.
 type input struct {
@@ -59,9 +45,9 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	armed map[watchKey]bool // owned by that goroutine too
-	down  bool              // a suspension or loss was reported, and no reconnect since
-	inbox *queue[input]     // the inputs of the Start that succeeded
+	watches transport     // used by that goroutine only
+	down    bool          // a suspension or loss was reported, and no reconnect since
+	inbox   *queue[input] // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
@@ -94,13 +80,13 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
-		nodes:  make(map[string]*entry),
-		armed:  make(map[watchKey]bool),
-		inbox:  newQueue[input](),
-		outbox: newOutbox(),
-		events: make(chan Event),
-		stop:   make(chan struct{}),
-		met:    newEventMetrics(c, kind),
+		nodes:   make(map[string]*entry),
+		watches: newOneShot(c),
+		inbox:   newQueue[input](),
+		outbox:  newOutbox(),
+		events:  make(chan Event),
+		stop:    make(chan struct{}),
+		met:     newEventMetrics(c, kind),
 	}, nil
 }
 
@@ -163,7 +149,7 @@ func (e *engine) start(ctx context.Context) error {
 // it queued for them, and its watches, whose notifications are no longer
 // heard, so that a later load sets them again.
 func (e *engine) forget() {
-	clear(e.armed)
+	e.watches.reset()
 	e.mu.Lock()
 	clear(e.nodes)
 	e.mu.Unlock()
@@ -286,7 +272,7 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 		e.outbox.push(Event{Type: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
-		e.armed = make(map[watchKey]bool) // the session's watches are gone
+		e.watches.reset() // the session's watches are gone
 		e.outbox.push(Event{Type: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
@@ -304,25 +290,13 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 // whole tree must be read again.
 func (e *engine) onEvent(ev zk.Event, dirty map[string]bool) bool {
 	if ev.Type == zk.EventNotWatching {
-		e.armed = make(map[watchKey]bool)
+		e.watches.reset()
 		return true
 	}
 	if !e.within(ev.Path) {
 		return false
 	}
-	switch ev.Type {
-	case zk.EventNodeCreated:
-		delete(e.armed, watchKey{ev.Path, existWatch})
-	case zk.EventNodeDataChanged:
-		delete(e.armed, watchKey{ev.Path, dataWatch})
-		delete(e.armed, watchKey{ev.Path, existWatch})
-	case zk.EventNodeChildrenChanged:
-		delete(e.armed, watchKey{ev.Path, childWatch})
-	case zk.EventNodeDeleted:
-		delete(e.armed, watchKey{ev.Path, dataWatch})
-		delete(e.armed, watchKey{ev.Path, childWatch})
-		delete(e.armed, watchKey{ev.Path, existWatch})
-	}
+	e.watches.notified(ev)
 	dirty[ev.Path] = true
 	return false
 }

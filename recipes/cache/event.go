@@ -55,6 +55,9 @@ type Event struct {
 	// Node is the node added, updated or removed (as the cache held it
 	// last); zero for the other types.
 	Node Node
+	// Old is, for NodeUpdated, the node as this channel reported it last
+	// (its previous data); zero for the other types.
+	Old Node
 }
 
 // Node is a node as a cache holds it.

@@ -85,6 +85,27 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 
 	replayed := replay(tc.Events())
 
+	randomChangesUnderFaults(t, srv, p, writer, c, root)
+
+	want := serverTree(t, writer, root)
+	zktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
+		return sameTree(nodesByPath(tc.Snapshot()), want)
+	})
+	zktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
+		return replayed.matches(t, want)
+	})
+	must(t, tc.Close())
+	must(t, replayed.wait())
+	t.Logf("%d nodes at the end", len(want))
+}
+
+// randomChangesUnderFaults runs a writer's random creates, changes, deletes
+// and deletes-then-creates-again below root while the cache client c's
+// connection (through p) is severed and paused, srv restarts, and c's
+// session expires.
+func randomChangesUnderFaults(t *testing.T, srv *zktest.Server, p *zktest.Proxy, writer, c *framework.Client, root string) {
+	t.Helper()
+	ctx := testCtx(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	names := []string{"a", "b", "c", "d"}
 	randomPath := func() string {
@@ -113,29 +134,31 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 		}
 		path := randomPath()
 		var err error
-		switch rng.IntN(3) {
+		switch rng.IntN(4) {
 		case 0:
 			_, err = writer.Create(ctx, path, []byte(fmt.Sprint(i)), framework.CreatingParentsIfNeeded())
 		case 1:
 			_, err = writer.SetData(ctx, path, []byte(fmt.Sprint(i)), -1)
-		default:
+		case 2:
 			err = writer.Delete(ctx, path, framework.DeletingChildrenIfNeeded())
+		default: // the same data again, at version 0 again
+			stat, serr := writer.Exists(ctx, path)
+			if serr != nil || stat == nil || stat.NumChildren > 0 {
+				continue
+			}
+			data, _, gerr := writer.GetData(ctx, path)
+			if gerr != nil {
+				continue
+			}
+			if err = writer.Delete(ctx, path); err == nil {
+				_, err = writer.Create(ctx, path, data)
+			}
 		}
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) && !errors.Is(err, zk.ErrNoNode) {
 			t.Fatalf("op %d on %s: %v", i, path, err)
 		}
 	}
 
-	want := serverTree(t, writer, root)
-	zktest.Eventually(t, 20*time.Second, "the cache to match the server's tree", func() bool {
-		return sameTree(nodesByPath(tc.Snapshot()), want)
-	})
-	zktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
-		return replayed.matches(t, want)
-	})
-	must(t, tc.Close())
-	must(t, replayed.wait())
-	t.Logf("%d nodes at the end", len(want))
 }
 
 // apply replays e onto tree, refusing an event for a state the tree never

@@ -16,6 +16,10 @@ type config struct {
 	depthSet bool // WithMaxDepth was given
 	follow   func(path string) bool
 	log      *zap.Logger // nil: the client's
+
+	// CuratorCache's own (Curator's CuratorCache.Options).
+	singleNode  bool // SINGLE_NODE_CACHE
+	keepOnClose bool // DO_NOT_CLEAR_ON_CLOSE
 }
 
 // newConfig applies opts over the defaults of a cache whose depth is
@@ -62,4 +66,30 @@ func WithSelector(follow func(path string) bool) Option {
 // the client's).
 func WithLogger(log *zap.Logger) Option {
 	return func(c *config) { c.log = log }
+}
+
+// WithSingleNodeCache makes a CuratorCache hold its root node only, as
+// Curator's CuratorCache.Options.SINGLE_NODE_CACHE. Only NewCuratorCache
+// takes it.
+func WithSingleNodeCache() Option {
+	return func(c *config) { c.singleNode = true }
+}
+
+// WithDoNotClearOnClose makes a CuratorCache keep what it holds after Close
+// (Get, Size and Snapshot still answer, frozen), as Curator's
+// CuratorCache.Options.DO_NOT_CLEAR_ON_CLOSE; by default Close empties it.
+// Only NewCuratorCache takes it.
+func WithDoNotClearOnClose() Option {
+	return func(c *config) { c.keepOnClose = true }
+}
+
+// curatorOnly reports the CuratorCache options given to another cache.
+func (c config) curatorOnly(kind, path string) error {
+	switch {
+	case c.singleNode:
+		return fmt.Errorf("%w: WithSingleNodeCache is a CuratorCache option, not a %s cache's (%q)", ErrInvalidArgument, kind, path)
+	case c.keepOnClose:
+		return fmt.Errorf("%w: WithDoNotClearOnClose is a CuratorCache option, not a %s cache's (%q)", ErrInvalidArgument, kind, path)
+	}
+	return nil
 }

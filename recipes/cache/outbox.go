@@ -70,6 +70,9 @@ func (e *engine) pump() {
 		for batch := e.take(view); len(batch) > 0; batch = e.take(view) {
 			for _, ev := range batch {
 				e.met[ev.Type].Add(1)
+				if ev.Type == NodeUpdated {
+					ev.Old = view[ev.Node.Path]
+				}
 				select {
 				case e.events <- ev:
 				case <-e.stop:

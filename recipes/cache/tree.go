@@ -8,25 +8,32 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
 
 // refresh reads p (and, with deep, every node held below it) and brings the
 // cache in line with what it read, reporting the differences. It arms the
-// watches p needs that are not armed yet, and only those.
+// watches p needs through the engine's transport.
 func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
-	data, stat, err := e.readData(ctx, p)
+	data, stat, err := e.watches.readData(ctx, p)
+	if errors.Is(err, framework.ErrDecompression) && stat != nil {
+		// One node written uncompressed must not stop the cache: hold it
+		// without data, as a reader of the compressed data could not use it.
+		e.cfg.log.Warn("cache: node data does not decompress; holding the node without data",
+			zap.String("path", p), zap.Error(err))
+		data, err = nil, nil
+	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		e.remove(p)
-		if p == e.root && !e.armed[watchKey{p, existWatch}] {
-			st, _, err := e.c.ExistsW(ctx, p)
+		if p == e.root {
+			exists, err := e.watches.awaitCreation(ctx, p)
 			if err != nil {
 				return err
 			}
-			e.armed[watchKey{p, existWatch}] = true
-			if st != nil { // created meanwhile
+			if exists { // created meanwhile
 				return e.refresh(ctx, p, deep)
 			}
 		}
@@ -38,7 +45,7 @@ func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
 	if e.cfg.maxDepth >= 0 && e.depth(p) >= e.cfg.maxDepth {
 		return nil
 	}
-	names, err := e.readChildren(ctx, p)
+	names, err := e.watches.readChildren(ctx, p)
 	if errors.Is(err, zk.ErrNoNode) {
 		e.remove(p) // deleted since its data was read
 		return nil
@@ -68,33 +75,6 @@ func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
 		}
 	}
 	return nil
-}
-
-// readData reads p's data, arming its data watch unless it is armed.
-func (e *engine) readData(ctx context.Context, p string) ([]byte, *zk.Stat, error) {
-	key := watchKey{p, dataWatch}
-	if e.armed[key] {
-		return e.c.GetData(ctx, p)
-	}
-	data, stat, _, err := e.c.GetDataW(ctx, p)
-	if err == nil {
-		e.armed[key] = true
-	}
-	return data, stat, err
-}
-
-// readChildren lists p's children, arming its child watch unless it is armed.
-func (e *engine) readChildren(ctx context.Context, p string) ([]string, error) {
-	key := watchKey{p, childWatch}
-	if e.armed[key] {
-		names, _, err := e.c.Children(ctx, p)
-		return names, err
-	}
-	names, _, _, err := e.c.ChildrenW(ctx, p)
-	if err == nil {
-		e.armed[key] = true
-	}
-	return names, err
 }
 
 // hold records p as read, reporting it added (also when it was deleted and

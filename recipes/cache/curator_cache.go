@@ -1,0 +1,149 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+// CuratorCache holds a node and its whole subtree (or the node alone, with
+// WithSingleNodeCache), as Curator 5's CuratorCache, and tells its Listeners
+// of every change: NodeCreated, NodeChanged (only for a new data version)
+// and NodeDeleted, and once Initialized after the first load.
+//
+// Curator's CuratorCache follows the tree through one persistent recursive
+// watch (ZooKeeper 3.6's addWatch) and falls back to one-shot watches on
+// older servers. go-zookeeper v1.0.4 cannot add persistent watches, so this
+// one always runs on one-shot watches, the engine the package's other caches
+// share; the listener API does not depend on it, and a persistent-watch
+// transport can take its place when the client library gains addWatch.
+type CuratorCache struct {
+	e   *engine
+	set listenerSet
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewCuratorCache returns a cache of the subtree at path (which need not
+// exist; "/" is allowed). It makes no network call; a nil client, an invalid
+// path or a bad option is an error naming it. It takes WithSingleNodeCache,
+// WithDoNotClearOnClose, WithoutData (Curator's withDataNotCached),
+// WithSelector, WithMaxDepth and WithLogger. To read data that Curator wrote
+// compressed (Curator's COMPRESSED_DATA), give it c.Compressed(); a node
+// whose data then does not decompress is held without data, and logged.
+func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*CuratorCache, error) {
+	cfg, err := newConfig(-1, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.singleNode {
+		if cfg.depthSet && cfg.maxDepth != 0 {
+			return nil, fmt.Errorf("%w: a single node cache of %q has no depth (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
+		}
+		cfg.maxDepth = 0
+	}
+	e, err := newEngine(c, "curator", path, cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	return &CuratorCache{e: e}, nil
+}
+
+// Listen adds l, which from then on is told of every change, in the order
+// the cache applied them, on one goroutine of the cache's: a listener that
+// blocks delays the others (never the cache, whose backlog stays bounded;
+// see the package documentation) and must not call Close. The returned
+// function removes l: no call of l begins after it returns. Listen on a
+// closed cache returns ErrClosed; a nil l is ErrInvalidArgument.
+func (cc *CuratorCache) Listen(l Listener) (remove func(), err error) {
+	if l == nil {
+		return nil, fmt.Errorf("%w: nil listener for %s", ErrInvalidArgument, cc.e.root)
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.closed {
+		return nil, fmt.Errorf("%w: %s", ErrClosed, cc.e.root)
+	}
+	return cc.set.add(l), nil
+}
+
+// Start loads the subtree, telling the listeners of each node as created and
+// then Initialized, and follows it until Close. It returns once the load is
+// complete (the listeners may still be catching up), or ctx's error (the
+// cache can then be started again), or ErrClosed; on a closed client the
+// error matches framework.ErrClosed. A second Start returns
+// ErrAlreadyStarted.
+func (cc *CuratorCache) Start(ctx context.Context) error {
+	if err := cc.e.start(ctx); err != nil {
+		return err
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if !cc.closed {
+		cc.wg.Add(1)
+		go func() { defer cc.wg.Done(); cc.dispatch() }()
+	}
+	return nil
+}
+
+// dispatch turns the engine's events into listener calls until the events
+// channel closes. Connection events are not the listeners' (as in Curator,
+// they belong to the client's connection state listeners).
+func (cc *CuratorCache) dispatch() {
+	for ev := range cc.e.events {
+		switch ev.Type {
+		case NodeAdded:
+			cc.set.each(func(l Listener) { l.Event(NodeCreated, Node{}, ev.Node) })
+		case NodeUpdated:
+			cc.set.each(func(l Listener) { l.Event(NodeChanged, ev.Old, ev.Node) })
+		case NodeRemoved:
+			cc.set.each(func(l Listener) { l.Event(NodeDeleted, ev.Node, Node{}) })
+		case Initialized:
+			cc.set.each(Listener.Initialized)
+		}
+	}
+}
+
+// Get returns the node at path as the cache holds it.
+func (cc *CuratorCache) Get(path string) (Node, bool) { return cc.e.current(path) }
+
+// Size returns how many nodes the cache holds.
+func (cc *CuratorCache) Size() int {
+	cc.e.mu.RLock()
+	defer cc.e.mu.RUnlock()
+	return len(cc.e.nodes)
+}
+
+// Snapshot returns every node the cache holds, sorted by path (Curator's
+// stream()).
+func (cc *CuratorCache) Snapshot() []Node { return cc.e.snapshot() }
+
+// Children returns the names of the children of path that the cache holds,
+// sorted.
+func (cc *CuratorCache) Children(path string) []string { return cc.e.childNames(path) }
+
+// Close stops following the subtree, ending a Start under way; it waits for
+// a listener call under way, no listener is called once it returns, and its
+// goroutines have ended. It empties the
+// cache unless WithDoNotClearOnClose was given. Close is idempotent.
+func (cc *CuratorCache) Close() error {
+	cc.mu.Lock()
+	if cc.closed {
+		cc.mu.Unlock()
+		return nil
+	}
+	cc.closed = true
+	cc.mu.Unlock()
+	err := cc.e.close()
+	cc.wg.Wait()
+	if !cc.e.cfg.keepOnClose {
+		cc.e.mu.Lock()
+		clear(cc.e.nodes)
+		cc.e.mu.Unlock()
+	}
+	return err
+}
