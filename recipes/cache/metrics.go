@@ -8,7 +8,7 @@ const MetricEvents = "zkcurator_cache_events_total"
 func init() {
 	framework.RegisterMetrics(
 		framework.MetricDesc{Name: MetricEvents, Kind: framework.CounterKind, Labels: []string{"cache", "type"},
-			Help: "Cache events emitted to the consumer, by cache (node, children, tree) and event type (NODE_ADDED, NODE_UPDATED, NODE_REMOVED, INITIALIZED, CONNECTION_SUSPENDED, CONNECTION_RECONNECTED, CONNECTION_LOST)."},
+			Help: "Cache events emitted to the consumer, by cache (node, children, tree, curator) and event type (NODE_ADDED, NODE_UPDATED, NODE_REMOVED, INITIALIZED, CONNECTION_SUSPENDED, CONNECTION_RECONNECTED, CONNECTION_LOST)."},
 	)
 }
 
