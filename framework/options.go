@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -44,6 +45,8 @@ type config struct {
 	dialer            zk.Dialer
 	simulatedPercent  int
 	metrics           Metrics
+	tls               *tls.Config // set by WithTLS
+	tlsSet            bool
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -150,9 +153,12 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		return config{}, invalidArg("ACL provider is nil")
 	}
 	for _, a := range cfg.auth {
-		if a.scheme == "" {
-			return config{}, invalidArg("auth scheme is empty")
+		if err := checkAuthScheme(a.scheme); err != nil {
+			return config{}, err
 		}
+	}
+	if cfg.tlsSet && cfg.tls == nil {
+		return config{}, invalidArg("TLS config is nil")
 	}
 	if cfg.defaultData == nil {
 		cfg.defaultData = []byte{}
@@ -162,6 +168,9 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	}
 	if cfg.metrics == nil {
 		cfg.metrics = NopMetrics{}
+	}
+	if cfg.tls != nil {
+		cfg.dialer = newTLSDialer(cfg.dialer, cfg.tls, maxTLSHandshake, cfg.logger).dial
 	}
 	return cfg, nil
 }
