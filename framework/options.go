@@ -149,8 +149,8 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	if cfg.errorPolicy != StandardErrorPolicy && cfg.errorPolicy != SessionErrorPolicy {
 		return config{}, invalidArg("unknown error policy %d", int(cfg.errorPolicy))
 	}
-	if cfg.aclProvider == nil {
-		return config{}, invalidArg("ACL provider is nil")
+	if err := checkACLProvider(cfg.aclProvider); err != nil {
+		return config{}, err
 	}
 	for _, a := range cfg.auth {
 		if err := checkAuthScheme(a.scheme); err != nil {

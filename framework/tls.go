@@ -182,15 +182,15 @@ func tlsCause(err error, name string) string {
 	case strings.Contains(msg, "certificate required"):
 		return "client certificate required"
 	case strings.Contains(msg, "remote error: tls: bad certificate"),
-		strings.Contains(msg, "remote error: tls: unknown certificate authority"),
-		strings.Contains(msg, "remote error: tls: certificate unknown"),
+		strings.Contains(msg, "remote error: tls: unknown certificate"), // also "... authority"
 		strings.Contains(msg, "remote error: tls: expired certificate"),
+		strings.Contains(msg, "remote error: tls: revoked certificate"),
 		strings.Contains(msg, "remote error: tls: unsupported certificate"):
 		return "server refused the client certificate (missing, expired or from another CA)"
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return "no TLS answer in time (is this ZooKeeper's secure client port?)"
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), strings.Contains(msg, "connection reset"):
-		return "server closed the connection during the handshake (does it require a client certificate?)"
+		return "server closed the connection during the handshake (is this the plaintext client port? does it require a client certificate?)"
 	case strings.Contains(msg, "remote error"):
 		return "server refused the handshake"
 	}
