@@ -115,7 +115,7 @@ func (d *tlsDialer) dial(network, addr string, timeout time.Duration) (net.Conn,
 // failed classifies a handshake error, logs it once per server and cause,
 // and returns it as a *TLSError.
 func (d *tlsDialer) failed(addr, name string, err error) error {
-	te := &TLSError{Addr: addr, Cause: tlsCause(err, name), Err: err}
+	te := &TLSError{Addr: addr, Cause: tlsCause(err, name, d.hasClientCert()), Err: err}
 	if d.log == nil {
 		return te
 	}
@@ -161,8 +161,13 @@ func (c *tlsConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// hasClientCert reports whether the client has a certificate to present.
+func (d *tlsDialer) hasClientCert() bool {
+	return len(d.cfg.Certificates) > 0 || d.cfg.GetClientCertificate != nil
+}
+
 // tlsCause names in a few words what made a handshake fail.
-func tlsCause(err error, name string) string {
+func tlsCause(err error, name string, hasCert bool) string {
 	var unknown x509.UnknownAuthorityError
 	var host x509.HostnameError
 	var invalid x509.CertificateInvalidError
@@ -179,6 +184,8 @@ func tlsCause(err error, name string) string {
 		return "server certificate invalid"
 	case errors.As(err, &recordHeader):
 		return "server does not speak TLS (is this the plaintext client port?)"
+	case !hasCert && strings.Contains(msg, "remote error: tls:"):
+		return "client certificate required (none given)"
 	case strings.Contains(msg, "certificate required"):
 		return "client certificate required"
 	case strings.Contains(msg, "remote error: tls: bad certificate"),
@@ -186,7 +193,7 @@ func tlsCause(err error, name string) string {
 		strings.Contains(msg, "remote error: tls: expired certificate"),
 		strings.Contains(msg, "remote error: tls: revoked certificate"),
 		strings.Contains(msg, "remote error: tls: unsupported certificate"):
-		return "server refused the client certificate (missing, expired or from another CA)"
+		return "client certificate refused by the server (expired, or signed by a CA it does not trust)"
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return "no TLS answer in time (is this ZooKeeper's secure client port?)"
 	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), strings.Contains(msg, "connection reset"):
