@@ -41,6 +41,9 @@ type Cert struct {
 	// CertFile and KeyFile hold the certificate and its unencrypted PKCS #8
 	// key in PEM (zkcurator's --tls-cert and --tls-key).
 	CertFile, KeyFile string
+	// KeyStoreFile holds the key and then the certificate in PEM: a Java
+	// ZooKeeper server's or client's key store with type PEM.
+	KeyStoreFile string
 	// Subject is the certificate's subject as ZooKeeper's x509 scheme names
 	// it ("CN=alice"), the id of an x509 ACL.
 	Subject string
@@ -157,12 +160,16 @@ func (ca *CA) issue(cn string, notBefore, notAfter time.Time, server bool) (*Cer
 		return nil, fmt.Errorf("zktest: key for %q: %w", cn, err)
 	}
 	base := filepath.Join(ca.dir, fmt.Sprintf("%s-%d", safeName(cn), tmpl.SerialNumber.Int64()))
-	c := &Cert{CertFile: base + ".crt", KeyFile: base + ".key", Subject: "CN=" + cn}
-	if err := writePEM(c.CertFile, "CERTIFICATE", der); err != nil {
-		return nil, err
-	}
-	if err := writePEM(c.KeyFile, "PRIVATE KEY", keyDER); err != nil {
-		return nil, err
+	c := &Cert{CertFile: base + ".crt", KeyFile: base + ".key", KeyStoreFile: base + "-keystore.pem", Subject: "CN=" + cn}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{c.CertFile, certPEM}, {c.KeyFile, keyPEM}, {c.KeyStoreFile, append(keyPEM, certPEM...)}} {
+		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
+			return nil, fmt.Errorf("zktest: %w", err)
+		}
 	}
 	if c.TLS, err = tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
 		return nil, fmt.Errorf("zktest: certificate for %q: %w", cn, err)

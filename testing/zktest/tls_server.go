@@ -92,20 +92,7 @@ func (s *Server) prepareTLSLocked() error {
 	if err != nil {
 		return err
 	}
-	// ZooKeeper's PEM key store is one file with the key and the certificate.
-	certPEM, err := os.ReadFile(cert.CertFile)
-	if err != nil {
-		return fmt.Errorf("zktest: %w", err)
-	}
-	keyPEM, err := os.ReadFile(cert.KeyFile)
-	if err != nil {
-		return fmt.Errorf("zktest: %w", err)
-	}
-	keyStore := filepath.Join(s.dir, "server-keystore.pem")
-	if err := os.WriteFile(keyStore, append(keyPEM, certPEM...), 0o600); err != nil {
-		return fmt.Errorf("zktest: %w", err)
-	}
-	s.inst.keyStore = keyStore
+	s.inst.keyStore = cert.KeyStoreFile
 	return nil
 }
 
