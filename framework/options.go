@@ -74,14 +74,18 @@ func WithLogger(l *zap.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithACLProvider sets the ACLs of created nodes (default: open to the world).
+// WithACLProvider sets the ACLs of every node the client creates, recipes'
+// nodes and the parents and containers made for them included (default: open
+// to the world). See CreatorAllACLProvider, X509ACLProvider and the others.
 func WithACLProvider(p ACLProvider) Option {
 	return func(c *config) { c.aclProvider = p }
 }
 
 // WithAuth adds authentication (for example scheme "digest", auth "user:password")
-// that the client sends on every connection, including after the session is replaced.
-// It may be given more than once.
+// that the client sends on every new connection before any operation, including after
+// the session is replaced. It may be given more than once. SASL (Kerberos) is not
+// possible with go-zookeeper v1.0.4 and is refused with ErrSASLUnsupported; the x509
+// identity comes from WithTLS's client certificate, not from here.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) {
 		c.auth = append(c.auth, authInfo{scheme: scheme, auth: append([]byte(nil), auth...)})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -154,3 +155,58 @@ func (s tlsServer) connect(t *testing.T, cert *zktest.Cert) *zk.Conn {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestVerboseRunShowsNoSecrets: a --verbose run over mutual TLS with digest
+// auth and creator ACLs, and one refused for its certificate, print neither
+// the password nor any line of the key or certificate files.
+func TestVerboseRunShowsNoSecrets(t *testing.T) {
+	s := startTLSServer(t)
+	other := zktest.StartCA(t, "other")
+	stranger, err := other.Client("cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const password = "n0t-for-any-log"
+	tlsArgs := func(c *zktest.Cert) []string {
+		return []string{"--tls-ca", s.ca.CertFile, "--tls-cert", c.CertFile, "--tls-key", c.KeyFile}
+	}
+	base := append([]string{"lock", "--verbose", "--auth", "digest:cli:" + password, "--acl", "creator"}, connArgs(s.srv.SecureAddr())...)
+	ok := start(t, append(append(base, tlsArgs(s.cert)...), testPath(t), "--", "true")...)
+	if code := ok.wait(t); code != 0 {
+		t.Fatalf("lock over TLS exited with %d: %s", code, ok.stderr.String())
+	}
+	bad := start(t, append(append(base, tlsArgs(stranger)...), "--connect-timeout", "2s", testPath(t), "--", "true")...)
+	if code := bad.wait(t); code != exitUnavailable {
+		t.Fatalf("lock with another CA's certificate exited with %d: %s", code, bad.stderr.String())
+	}
+	for _, out := range []string{ok.stderr.String(), ok.stdout.String(), bad.stderr.String(), bad.stdout.String()} {
+		for _, secret := range secretLines(t, password, s.cert, stranger) {
+			if strings.Contains(out, secret) {
+				t.Errorf("zkcurator printed secret material %q:\n%s", secret, out)
+			}
+		}
+	}
+	if !strings.Contains(ok.stderr.String(), "zk: ") {
+		t.Errorf("the --verbose run logged nothing of go-zookeeper's:\n%s", ok.stderr.String())
+	}
+}
+
+// secretLines returns the password and every base64 line of the certificates'
+// and keys' PEM files.
+func secretLines(t *testing.T, password string, certs ...*zktest.Cert) []string {
+	out := []string{password, "PRIVATE KEY", "BEGIN CERTIFICATE"}
+	for _, c := range certs {
+		for _, f := range []string{c.CertFile, c.KeyFile} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
+					out = append(out, line)
+				}
+			}
+		}
+	}
+	return out
+}
