@@ -69,6 +69,8 @@
 //	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
 //	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
 //	  zookeeperFactory                                 WithDialer
+//	  zkClientConfig zookeeper.client.secure, ssl.*    WithTLS(*tls.Config) (docs/security.md)
+//	  ZooDefs.Ids.CREATOR_ALL_ACL, OPEN_ACL_UNSAFE     CreatorAllACLProvider(), OpenACLProvider()
 //	start() / close()                                  Start() / Close()
 //	blockUntilConnected()                              BlockUntilConnected(ctx)
 //	getConnectionStateListenable().addListener         Listen(fn) (stop func())

@@ -86,6 +86,7 @@ func TestTLSFailureExitsWithCause(t *testing.T) {
 			if code != exitUnavailable || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
 				t.Errorf("status %d, stderr %q; want %d and one line naming %q", code, stderr, exitUnavailable, tc.want)
 			}
+			t.Log(stderr)
 		})
 	}
 }
