@@ -2,14 +2,13 @@ package main
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -131,31 +130,12 @@ func TestLockOverTLSWithX509ACL(t *testing.T) {
 	}
 }
 
-// connect opens a go-zookeeper session over TLS with cert and waits for it.
+// connect starts a zkcurator client over TLS with cert and returns its
+// go-zookeeper connection, for requests the client does not offer (GetACL).
 func (s tlsServer) connect(t *testing.T, cert *zktest.Cert) *zk.Conn {
 	t.Helper()
-	conn, events, err := zk.Connect([]string{s.srv.SecureAddr()}, 10*time.Second,
-		zk.WithDialer(framework.DialTLS(nil, s.ca.ClientConfig(cert))), zk.WithLogger(quiet{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	timeout := time.After(testWait)
-	for {
-		select {
-		case ev := <-events:
-			if ev.State == zk.StateHasSession {
-				return conn
-			}
-		case <-timeout:
-			t.Fatalf("no TLS session as %s", cert.Subject)
-		}
-	}
+	return locktest.NewClient(t, s.srv.SecureAddr(), framework.WithTLS(s.ca.ClientConfig(cert))).Conn()
 }
-
-type quiet struct{}
-
-func (quiet) Printf(string, ...any) {}
 
 // TestVerboseRunShowsNoSecrets: a --verbose run over mutual TLS with digest
 // auth and creator ACLs, and one refused for its certificate, print neither
@@ -192,22 +172,16 @@ func TestVerboseRunShowsNoSecrets(t *testing.T) {
 	}
 }
 
-// secretLines returns the password and every base64 line of the certificates'
-// and keys' PEM files.
+// secretLines returns the password, PEM headers of keys and certificates,
+// and every base64 line of the certificates' and keys' files.
 func secretLines(t *testing.T, password string, certs ...*zktest.Cert) []string {
 	out := []string{password, "PRIVATE KEY", "BEGIN CERTIFICATE"}
 	for _, c := range certs {
-		for _, f := range []string{c.CertFile, c.KeyFile} {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, line := range strings.Split(string(b), "\n") {
-				if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
-					out = append(out, line)
-				}
-			}
+		lines, err := c.PEMLines()
+		if err != nil {
+			t.Fatal(err)
 		}
+		out = append(out, lines...)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -54,22 +53,14 @@ func (r *labelRecorder) Gauge(name string, l ...framework.Label) framework.Gauge
 	return nopInstrument{}
 }
 
-// secretsOf returns the strings that must never be shown: the password and
-// every base64 line of the certificate's and key's PEM files.
+// secretsOf returns the strings that must never be shown: the password, PEM
+// headers of keys and certificates, and every base64 line of cert's files.
 func secretsOf(t *testing.T, password string, cert *zktest.Cert) []string {
-	out := []string{password}
-	for _, f := range []string{cert.CertFile, cert.KeyFile} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
-				out = append(out, line)
-			}
-		}
+	lines, err := cert.PEMLines()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return append(out, "BEGIN PRIVATE KEY", "BEGIN CERTIFICATE")
+	return append(lines, password, "BEGIN PRIVATE KEY", "BEGIN CERTIFICATE")
 }
 
 // TestNoCredentialInLogsErrorsOrMetricLabels runs clients at debug level

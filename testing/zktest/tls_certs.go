@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -175,6 +176,26 @@ func (ca *CA) issue(cn string, notBefore, notAfter time.Time, server bool) (*Cer
 		return nil, fmt.Errorf("zktest: certificate for %q: %w", cn, err)
 	}
 	return c, nil
+}
+
+// PEMLines returns the base64 lines of the certificate's and key's PEM
+// files, for tests that check that no output shows key material. Lines
+// shorter than 16 characters (a block's last) are left out: they would match
+// unrelated text by chance.
+func (c *Cert) PEMLines() ([]string, error) {
+	var out []string
+	for _, f := range []string{c.CertFile, c.KeyFile} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("zktest: %w", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
+				out = append(out, line)
+			}
+		}
+	}
+	return out, nil
 }
 
 // writePEM writes one PEM block to a file only its owner may read.
