@@ -51,9 +51,9 @@ func (e *TLSError) Unwrap() []error { return []error{ErrTLSHandshake, e.Err} }
 // TLS and ZooKeeper's x509 identity. When cfg.ServerName is empty, each
 // connection checks the name of the host it dials, as written in the
 // connect string. Certificates are reloaded without a restart by setting
-// cfg.GetClientCertificate (and cfg.VerifyConnection or GetConfigForClient's
-// counterparts) to callbacks that read the current files: each new
-// connection calls them.
+// cfg.GetClientCertificate (and, for the CA, cfg.VerifyConnection) to
+// callbacks that return the current ones: each new connection calls them
+// (docs/security.md shows how).
 func WithTLS(cfg *tls.Config) Option {
 	return func(c *config) {
 		c.tls = cfg

@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -33,7 +32,7 @@ func TestCuratorAndZkcuratorExcludeEachOtherOverTLS(t *testing.T) {
 	gc := locktest.NewClient(t, srv.SecureAddr(), framework.WithTLS(ca.ClientConfig(goCert)))
 	const path = "/interop/tls/lock"
 
-	m := locks.NewInterProcessMutex(gc, path)
+	m := goMutex(gc, "zkcurator", path).m
 	if err := m.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestCuratorDigestUsesZkcuratorsNodes(t *testing.T) {
 	if _, err := counter.Increment(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m := locks.NewInterProcessMutex(gc, "/interop/acl/lock")
+	m := goMutex(gc, "zkcurator", "/interop/acl/lock").m
 	if err := m.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}

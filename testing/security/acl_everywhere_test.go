@@ -13,7 +13,6 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/barriers"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/recipes/shared"
 	"github.com/zkcurator/zkcurator/testing/locktest"
@@ -41,9 +40,9 @@ func TestEveryRecipeNodeCarriesTheProviderACL(t *testing.T) {
 		}
 	}
 
-	m := locks.NewInterProcessMutex(c, "/locks/mutex")
+	m := newMutex(t, c, "/locks/mutex")
 	check(m.Acquire(ctx))
-	lease, err := locks.NewInterProcessSemaphoreV2(c, "/locks/semaphore", 2).Acquire(ctx)
+	lease, err := newSemaphore(t, c, "/locks/semaphore", 2).Acquire(ctx)
 	check(err)
 	latch, err := leader.NewLeaderLatch(c, "/leader/latch", "me")
 	check(err)

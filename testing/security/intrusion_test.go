@@ -121,7 +121,7 @@ func TestIntruderCannotTouchRecipeNodes(t *testing.T) {
 			root := "/guarded-" + kind
 
 			// Lock.
-			m := locks.NewInterProcessMutex(owner, root+"/lock")
+			m := newMutex(t, owner, root+"/lock")
 			if err := m.Acquire(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -130,20 +130,20 @@ func TestIntruderCannotTouchRecipeNodes(t *testing.T) {
 				t.Fatalf("ParticipantNodes = %v, %v", nodes, err)
 			}
 			attackNode(t, ctx, intruder, nodes[0], true)
-			steal := locks.NewInterProcessMutex(intruder, root+"/lock")
+			steal := newMutex(t, intruder, root+"/lock")
 			ok, err := steal.TryAcquire(ctx, 500*time.Millisecond)
 			if ok || !errors.Is(err, zk.ErrNoAuth) {
 				t.Errorf("intruder's TryAcquire = %v, %v; want false, zk.ErrNoAuth", ok, err)
 			}
 
 			// Lease.
-			sem := locks.NewInterProcessSemaphoreV2(owner, root+"/semaphore", 1)
+			sem := newSemaphore(t, owner, root+"/semaphore", 1)
 			lease, err := sem.Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			attackNode(t, ctx, intruder, lease.Path(), true)
-			if _, err := locks.NewInterProcessSemaphoreV2(intruder, root+"/semaphore", 1).TryAcquire(ctx, 1, 500*time.Millisecond); !errors.Is(err, zk.ErrNoAuth) {
+			if _, err := newSemaphore(t, intruder, root+"/semaphore", 1).TryAcquire(ctx, 1, 500*time.Millisecond); !errors.Is(err, zk.ErrNoAuth) {
 				t.Errorf("intruder's semaphore TryAcquire = %v; want zk.ErrNoAuth", err)
 			}
 

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -100,7 +99,7 @@ func TestNoCredentialInLogsErrorsOrMetricLabels(t *testing.T) {
 	owner := newClient(ca.ClientConfig(cert), 10*time.Second,
 		framework.WithAuth("digest", []byte("svc:"+password)),
 		framework.WithACLProvider(framework.DigestACLProvider("svc", password)))
-	m := locks.NewInterProcessMutex(owner, "/secrets/lock")
+	m := newMutex(t, owner, "/secrets/lock")
 	if err := m.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
