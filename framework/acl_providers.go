@@ -64,12 +64,9 @@ type fixedACLProvider []zk.ACL
 func (p fixedACLProvider) DefaultACL() []zk.ACL       { return append([]zk.ACL(nil), p...) }
 func (p fixedACLProvider) ACLForPath(string) []zk.ACL { return nil }
 
-// checkACLProvider refuses a nil provider and a fixed one with an empty ACL
-// or an x509 entry without a subject, which would leave nodes open.
+// checkACLProvider refuses a fixed provider with an empty ACL or an x509
+// entry without a subject, which would leave nodes open.
 func checkACLProvider(p ACLProvider) error {
-	if p == nil {
-		return invalidArg("ACL provider is nil")
-	}
 	fixed, ok := p.(fixedACLProvider)
 	if !ok {
 		return nil

@@ -66,11 +66,11 @@
 //	CuratorFrameworkFactory.newClient / builder()      NewClient(connectString, policy, opts...)
 //	  sessionTimeoutMs / connectionTimeoutMs           WithSessionTimeout / WithConnectionTimeout
 //	  namespace, aclProvider, authorization            WithNamespace, WithACLProvider, WithAuth
+//	  zkClientConfig zookeeper.client.secure, ssl.*    WithTLS(*tls.Config) (docs/security.md)
+//	  ZooDefs.Ids.CREATOR_ALL_ACL, OPEN_ACL_UNSAFE     CreatorAllACLProvider(), OpenACLProvider()
 //	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
 //	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
 //	  zookeeperFactory                                 WithDialer
-//	  zkClientConfig zookeeper.client.secure, ssl.*    WithTLS(*tls.Config) (docs/security.md)
-//	  ZooDefs.Ids.CREATOR_ALL_ACL, OPEN_ACL_UNSAFE     CreatorAllACLProvider(), OpenACLProvider()
 //	start() / close()                                  Start() / Close()
 //	blockUntilConnected()                              BlockUntilConnected(ctx)
 //	getConnectionStateListenable().addListener         Listen(fn) (stop func())

@@ -40,13 +40,13 @@ type config struct {
 	logger            *zap.Logger
 	aclProvider       ACLProvider
 	auth              []authInfo
+	tls               *tls.Config // set by WithTLS
+	tlsSet            bool
 	defaultData       []byte
 	errorPolicy       ErrorPolicy
 	dialer            zk.Dialer
 	simulatedPercent  int
 	metrics           Metrics
-	tls               *tls.Config // set by WithTLS
-	tlsSet            bool
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -153,13 +153,16 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	if cfg.errorPolicy != StandardErrorPolicy && cfg.errorPolicy != SessionErrorPolicy {
 		return config{}, invalidArg("unknown error policy %d", int(cfg.errorPolicy))
 	}
-	if err := checkACLProvider(cfg.aclProvider); err != nil {
-		return config{}, err
+	if cfg.aclProvider == nil {
+		return config{}, invalidArg("ACL provider is nil")
 	}
 	for _, a := range cfg.auth {
 		if err := checkAuthScheme(a.scheme); err != nil {
 			return config{}, err
 		}
+	}
+	if err := checkACLProvider(cfg.aclProvider); err != nil {
+		return config{}, err
 	}
 	if cfg.tlsSet && cfg.tls == nil {
 		return config{}, invalidArg("TLS config is nil")
