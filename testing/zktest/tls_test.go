@@ -120,3 +120,19 @@ func TestWithTLSRejectsBadClientAuth(t *testing.T) {
 		t.Fatal("NewServer with a nil CA succeeded")
 	}
 }
+
+func TestTLSServerWithoutClientAuth(t *testing.T) {
+	ca := StartCA(t, "test")
+	srv := StartServer(t, WithTLS(ca, ClientAuthNone))
+	conn := connectTLS(t, srv.SecureAddr(), ca.ClientConfig(nil))
+	if _, err := conn.Create("/plain", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	// Only the CA's server certificate is trusted: another CA's client
+	// refuses the server.
+	other := StartCA(t, "other")
+	_, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", srv.SecureAddr(), other.ClientConfig(nil))
+	if err == nil {
+		t.Fatal("a client trusting another CA accepted the server")
+	}
+}
