@@ -28,7 +28,9 @@ func TestCuratorAndZkcuratorExcludeEachOtherOverTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testContext(t, time.Minute)
-	java := StartHelper(t, srv.SecureAddr(), WithTLS(ca.CertFile, javaCert.KeyStoreFile))
+	// A JVM's first TLS handshake is slow on a busy machine: the helper's
+	// connection timeout is its session timeout.
+	java := StartHelper(t, srv.SecureAddr(), WithTLS(ca.CertFile, javaCert.KeyStoreFile), WithSessionTimeout(15*time.Second))
 	gc := locktest.NewClient(t, srv.SecureAddr(), framework.WithTLS(ca.ClientConfig(goCert)))
 	const path = "/interop/tls/lock"
 
