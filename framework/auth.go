@@ -2,6 +2,7 @@ package framework
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -26,4 +27,19 @@ func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
 func isConnectionError(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrClosing) ||
 		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionExpired)
+}
+
+// checkAuthScheme refuses schemes WithAuth cannot send: an empty one, SASL
+// (go-zookeeper v1.0.4 has no SASL handshake) and x509 (the identity comes
+// from the TLS client certificate, WithTLS).
+func checkAuthScheme(scheme string) error {
+	switch strings.ToLower(scheme) {
+	case "":
+		return invalidArg("auth scheme is empty")
+	case "sasl", "kerberos", "gssapi":
+		return invalidArg("auth scheme %q: %w", scheme, ErrSASLUnsupported)
+	case "x509":
+		return invalidArg("auth scheme %q: the x509 identity is the TLS client certificate's subject; use WithTLS with a client certificate", scheme)
+	}
+	return nil
 }

@@ -77,6 +77,8 @@
 //	CuratorFrameworkFactory.newClient / builder()      NewClient(connectString, policy, opts...)
 //	  sessionTimeoutMs / connectionTimeoutMs           WithSessionTimeout / WithConnectionTimeout
 //	  namespace, aclProvider, authorization            WithNamespace, WithACLProvider, WithAuth
+//	  zkClientConfig zookeeper.client.secure, ssl.*    WithTLS(*tls.Config) (docs/security.md)
+//	  ZooDefs.Ids.CREATOR_ALL_ACL, OPEN_ACL_UNSAFE     CreatorAllACLProvider(), OpenACLProvider()
 //	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
 //	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
 //	  zookeeperFactory                                 WithDialer

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -39,6 +40,8 @@ type config struct {
 	logger            *zap.Logger
 	aclProvider       ACLProvider
 	auth              []authInfo
+	tls               *tls.Config // set by WithTLS
+	tlsSet            bool
 	defaultData       []byte
 	errorPolicy       ErrorPolicy
 	dialer            zk.Dialer
@@ -72,14 +75,18 @@ func WithLogger(l *zap.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
-// WithACLProvider sets the ACLs of created nodes (default: open to the world).
+// WithACLProvider sets the ACLs of every node the client creates, recipes'
+// nodes and the parents and containers made for them included (default: open
+// to the world). See CreatorAllACLProvider, X509ACLProvider and the others.
 func WithACLProvider(p ACLProvider) Option {
 	return func(c *config) { c.aclProvider = p }
 }
 
 // WithAuth adds authentication (for example scheme "digest", auth "user:password")
-// that the client sends on every connection, including after the session is replaced.
-// It may be given more than once.
+// that the client sends on every new connection before any operation, including after
+// the session is replaced. It may be given more than once. SASL (Kerberos) is not
+// possible with go-zookeeper v1.0.4 and is refused with ErrSASLUnsupported; the x509
+// identity comes from WithTLS's client certificate, not from here.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) {
 		c.auth = append(c.auth, authInfo{scheme: scheme, auth: append([]byte(nil), auth...)})
@@ -155,9 +162,15 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		return config{}, invalidArg("ACL provider is nil")
 	}
 	for _, a := range cfg.auth {
-		if a.scheme == "" {
-			return config{}, invalidArg("auth scheme is empty")
+		if err := checkAuthScheme(a.scheme); err != nil {
+			return config{}, err
 		}
+	}
+	if err := checkACLProvider(cfg.aclProvider); err != nil {
+		return config{}, err
+	}
+	if cfg.tlsSet && cfg.tls == nil {
+		return config{}, invalidArg("TLS config is nil")
 	}
 	if cfg.defaultData == nil {
 		cfg.defaultData = []byte{}
@@ -167,6 +180,9 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	}
 	if cfg.metrics == nil {
 		cfg.metrics = NopMetrics{}
+	}
+	if cfg.tls != nil {
+		cfg.dialer = newTLSDialer(cfg.dialer, cfg.tls, maxTLSHandshake, cfg.logger).dial
 	}
 	return cfg, nil
 }

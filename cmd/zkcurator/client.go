@@ -59,7 +59,8 @@ func (c goZKDebug) With(fields []zapcore.Field) zapcore.Core { return goZKDebug{
 func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Client, error) {
 	report := new(dialReport)
 	opts := []framework.Option{
-		framework.WithDialer(report.dial),
+		framework.WithDialer(report.dialer(c.security.tls)),
+		framework.WithACLProvider(c.security.aclProvider),
 		framework.WithSessionTimeout(c.sessionTimeout),
 		framework.WithConnectionTimeout(c.connectTimeout),
 		framework.WithLogger(log),

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // dialReport remembers why the latest attempt to connect to a server
@@ -16,6 +22,22 @@ import (
 type dialReport struct {
 	mu     sync.Mutex
 	reason string
+}
+
+// dialer returns report's dial, with a TLS handshake over it when cfg is not
+// nil; a failed handshake is recorded as the attempt's outcome.
+func (r *dialReport) dialer(cfg *tls.Config) zk.Dialer {
+	if cfg == nil {
+		return r.dial
+	}
+	dialTLS := framework.DialTLS(r.dial, cfg)
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		conn, err := dialTLS(network, addr, timeout)
+		if err != nil {
+			r.set(strings.TrimPrefix(err.Error(), "framework: "))
+		}
+		return conn, err
+	}
 }
 
 // dial is a zk.Dialer that records each attempt's outcome.

@@ -24,6 +24,7 @@ type connFlags struct {
 	auth           authFlags
 	authFile       string
 	verbose        bool
+	security       securityFlags
 
 	// auths is the authentication to send, from --auth, --auth-file or
 	// ZK_AUTH; check fills it.
@@ -44,6 +45,7 @@ func newFlagSet(c *command, conn *connFlags) *flag.FlagSet {
 	fs.StringVar(&conn.namespace, "namespace", "", "prefix every path with /`ns`, as a Curator namespace")
 	fs.StringVar(&conn.authFile, "auth-file", "", "add the authentication in `FILE`, one scheme:credentials a line (default $ZK_AUTH, in the same format)")
 	fs.Var(&conn.auth, "auth", "add authentication, `scheme:credentials` such as digest:user:password (repeatable); other local users can read it in the process list, so prefer --auth-file or $ZK_AUTH")
+	addSecurityFlags(fs, &conn.security)
 	fs.BoolVar(&conn.verbose, "verbose", false, "log connection attempts and their failures, and lock state changes, to stderr")
 	return fs
 }
@@ -64,7 +66,7 @@ func (c *connFlags) check() error {
 		return err
 	}
 	c.auths = auths
-	return nil
+	return c.security.check(len(auths) > 0)
 }
 
 // checkConnect reports a connect string that names no server or a server

@@ -123,7 +123,7 @@ func startEnv(t *testing.T, env []string, args ...string) *proc {
 		o.f = f
 	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout.f, p.stderr.f
-	p.cmd.Env = append(append(os.Environ(), "ZK_CONNECT=", "ZK_AUTH="), env...)
+	p.cmd.Env = append(append(os.Environ(), "ZK_CONNECT=", "ZK_AUTH=", "ZK_TLS_CA=", "ZK_TLS_CERT=", "ZK_TLS_KEY="), env...)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", binary, err)
 	}

@@ -33,6 +33,8 @@ var helperJars = []string{
 	"guava.jar",
 	"slf4j-api.jar",
 	"slf4j-simple.jar",
+	"netty-codec.jar",    // the client's TLS (SslHandler); the manifest leaves it out
+	"netty-resolver.jar", // likewise
 }
 
 const installHint = "run scripts/install-zookeeper.sh (make interop does) to install a JDK and libcurator-recipes-java"

@@ -41,6 +41,7 @@ type Option func(*config)
 type config struct {
 	name           string
 	sessionTimeout time.Duration
+	jvmProps       []string // -Dkey=value, from WithSystemProperty
 }
 
 // WithSessionTimeout sets the session timeout the helper's client asks for
@@ -90,16 +91,18 @@ func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(java,
+	args := append([]string{
 		"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto", "-Xmx256m",
 		"-Dzookeeper.sasl.client=false",
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true",
+	}, cfg.jvmProps...)
+	cmd := exec.Command(java, append(args,
 		"-cp", classpath, "CuratorHelper",
 		"--connect", connect,
 		"--session-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
 		"--connection-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
-	)
+	)...)
 	return launch(ctx, cfg.name, cmd)
 }
 

@@ -21,6 +21,14 @@ import (
 // release leaves the next holder's hold intact). newDriver returns the driver
 // for each mutex.
 func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInternalsDriver) {
+	RunDriverSuiteWith(t, connect, nil, newDriver)
+}
+
+// RunDriverSuiteWith is RunDriverSuite with clientOpts given to every client
+// it makes (WithTLS, WithAuth, WithACLProvider...), so that the suite also
+// runs over TLS and with ACLs.
+func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Option, newDriver func() locks.LockInternalsDriver) {
+	newClient := func(t *testing.T) *framework.Client { return NewClient(t, connect, clientOpts...) }
 	opt := func() locks.MutexOption { return locks.WithDriver(newDriver()) }
 	var seq int
 	var seqMu sync.Mutex
@@ -36,7 +44,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		path := lockPath()
 		var mutexes []*locks.InterProcessMutex
 		for i := 0; i < clients; i++ {
-			c := NewClient(t, connect)
+			c := newClient(t)
 			for j := 0; j < handlesPerClient; j++ {
 				mutexes = append(mutexes, newMutex(t, c, path, opt()))
 			}
@@ -53,14 +61,14 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		if got, want := check.Entries(), clients*handlesPerClient*rounds; got != want {
 			t.Fatalf("entries = %d, want %d", got, want)
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("HandOver", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		a := newMutex(t, NewClient(t, connect), path, opt())
-		b := newMutex(t, NewClient(t, connect), path, opt())
+		a := newMutex(t, newClient(t), path, opt())
+		b := newMutex(t, newClient(t), path, opt())
 		must(t, a.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- b.Acquire(ctx) }()
@@ -76,13 +84,13 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 			t.Fatalf("after hand-over: a held %v, b held %v", a.IsAcquiredInThisProcess(), b.IsAcquiredInThisProcess())
 		}
 		must(t, b.Release(ctx))
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("Reentrancy", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		c := NewClient(t, connect)
+		c := newClient(t)
 		m := newMutex(t, c, path, opt())
 		other := newMutex(t, c, path, opt())
 		for i := 0; i < 3; i++ {
@@ -106,14 +114,14 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 			t.Fatalf("fourth Release = %v, want ErrNotOwner", err)
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("CancelledWaiterLeavesNoNode", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		holder := newMutex(t, NewClient(t, connect), path, opt())
-		waiter := newMutex(t, NewClient(t, connect), path, opt())
+		holder := newMutex(t, newClient(t), path, opt())
+		waiter := newMutex(t, newClient(t), path, opt())
 		must(t, holder.Acquire(ctx))
 		wctx, cancel := context.WithCancel(ctx)
 		got := make(chan error, 1)
@@ -125,14 +133,14 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		}
 		waitContenders(t, holder, 1)
 		must(t, holder.Release(ctx))
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("TryAcquireTimesOutWithoutNode", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		holder := newMutex(t, NewClient(t, connect), path, opt())
-		waiter := newMutex(t, NewClient(t, connect), path, opt())
+		holder := newMutex(t, newClient(t), path, opt())
+		waiter := newMutex(t, newClient(t), path, opt())
 		must(t, holder.Acquire(ctx))
 		ok, err := waiter.TryAcquire(ctx, 150*time.Millisecond)
 		if ok || err != nil {
@@ -147,12 +155,12 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 			t.Fatalf("TryAcquire(0) when free = %v, %v; want true, nil", ok, err)
 		}
 		must(t, waiter.Release(ctx))
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("CancelledBeforeStartLeavesNoNode", func(t *testing.T) {
 		path := lockPath()
-		m := newMutex(t, NewClient(t, connect), path, opt())
+		m := newMutex(t, newClient(t), path, opt())
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if err := m.Acquire(ctx); !errors.Is(err, context.Canceled) {
@@ -161,7 +169,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		if m.IsAcquiredInThisProcess() {
 			t.Fatal("held after a cancelled Acquire")
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("FencingTokensIncrease", func(t *testing.T) {
@@ -169,8 +177,8 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		path := lockPath()
 		ctx := testContext(t)
 		handles := []*locks.InterProcessMutex{
-			newMutex(t, NewClient(t, connect), path, opt()),
-			newMutex(t, NewClient(t, connect), path, opt()),
+			newMutex(t, newClient(t), path, opt()),
+			newMutex(t, newClient(t), path, opt()),
 		}
 		var last int64
 		for r := 0; r < rounds; r++ {
@@ -190,13 +198,13 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 				}
 			}
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("LostClosesOnRelease", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		m := newMutex(t, NewClient(t, connect), path, opt())
+		m := newMutex(t, newClient(t), path, opt())
 		must(t, m.Acquire(ctx))
 		lost := m.Lost()
 		select {
@@ -210,19 +218,19 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		case <-time.After(5 * time.Second):
 			t.Fatal("the hold's Lost channel stayed open after Release")
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("StaleReleaseLeavesTheNextHoldAlone", func(t *testing.T) {
 		path := lockPath()
 		ctx := testContext(t)
-		c := NewClient(t, connect)
+		c := newClient(t)
 		stale := newMutex(t, c, path, opt())
 		next := newMutex(t, c, path, opt()) // same client, same session
 		must(t, stale.Acquire(ctx))
 		// Someone removes the holder's nodes; its hold is stale, and the
 		// next contender takes the lock.
-		admin := NewClient(t, connect)
+		admin := newClient(t)
 		children, _, err := admin.Children(ctx, path)
 		must(t, err)
 		for _, child := range children {
@@ -231,7 +239,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		must(t, next.Acquire(ctx))
 		_ = stale.Release(ctx) // it may report the loss; it must touch nothing of next's
 
-		other := newMutex(t, NewClient(t, connect), path, opt())
+		other := newMutex(t, newClient(t), path, opt())
 		if ok, err := other.TryAcquire(ctx, 300*time.Millisecond); ok || err != nil {
 			t.Fatalf("another client's TryAcquire after the stale holder's release = %v, %v; want false, nil: the next holder still holds", ok, err)
 		}
@@ -244,7 +252,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 			t.Fatalf("Exists(%s), the next holder's node, after the stale release = %v, %v", next.LockPath(), stat, err)
 		}
 		must(t, next.Release(ctx))
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("TimeoutsUnderContention", func(t *testing.T) {
@@ -254,7 +262,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		var wg sync.WaitGroup
 		errs := make(chan error, clients*handlesPerClient)
 		for i := 0; i < clients; i++ {
-			c := NewClient(t, connect)
+			c := newClient(t)
 			for j := 0; j < handlesPerClient; j++ {
 				m := newMutex(t, c, path, opt())
 				wait := time.Duration(i*handlesPerClient+j) * 5 * time.Millisecond // 0 to 15 ms
@@ -294,7 +302,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 		if check.Entries() == 0 {
 			t.Fatal("no TryAcquire succeeded")
 		}
-		assertNoContenders(t, connect, path, opt)
+		assertNoContenders(t, newClient, path, opt)
 	})
 }
 
@@ -322,9 +330,9 @@ func waitContenders(t *testing.T, m *locks.InterProcessMutex, n int) {
 
 // assertNoContenders checks, through a fresh session, that no node of any
 // contender is left under path.
-func assertNoContenders(t *testing.T, connect, path string, opt func() locks.MutexOption) {
+func assertNoContenders(t *testing.T, newClient func(*testing.T) *framework.Client, path string, opt func() locks.MutexOption) {
 	t.Helper()
-	waitContenders(t, newMutex(t, NewClient(t, connect), path, opt()), 0)
+	waitContenders(t, newMutex(t, newClient(t), path, opt()), 0)
 }
 
 // newMutex returns a mutex of c on path, and fails the test when the

@@ -18,6 +18,7 @@ const (
 // election ports are zero for a standalone server.
 type ports struct {
 	client, quorum, election int
+	secure                   int // the secure client port of a server started WithTLS; 0 otherwise
 }
 
 // instance describes one ZooKeeper process: its configuration and where it
@@ -28,6 +29,8 @@ type instance struct {
 	ports   ports
 	myID    int     // 1-based member id; 0 for a standalone server
 	peers   []ports // every member of the ensemble, indexed by id-1; nil for a standalone server
+
+	keyStore string // the PEM key store of a server started WithTLS
 }
 
 // zooCfg renders zoo.cfg.
@@ -46,6 +49,7 @@ func (in instance) zooCfg() string {
 	line("4lw.commands.whitelist", "*")
 	line("forceSync", "no")
 	line("preAllocSize", 1024) // KiB; the default 64 MiB is wasted on a test
+	in.tlsLines(line)
 	if in.peers != nil {
 		line("initLimit", ticks(initLimit, tick, 10))
 		line("syncLimit", ticks(syncLimit, tick, 5))

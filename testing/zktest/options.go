@@ -20,6 +20,7 @@ type serverConfig struct {
 	extendedTypes          bool
 	containerCheckInterval time.Duration
 	logOutput              io.Writer
+	tls                    *serverTLS // set by WithTLS
 }
 
 func newServerConfig(opts []ServerOption) (serverConfig, error) {
@@ -36,7 +37,7 @@ func newServerConfig(opts []ServerOption) (serverConfig, error) {
 	if cfg.containerCheckInterval < time.Millisecond || cfg.containerCheckInterval%time.Millisecond != 0 {
 		return cfg, fmt.Errorf("zktest: container check interval %v: must be a whole number of milliseconds, at least 1ms", cfg.containerCheckInterval)
 	}
-	return cfg, nil
+	return cfg, cfg.tls.validate()
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). Sessions may be as

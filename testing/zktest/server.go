@@ -246,6 +246,9 @@ func (s *Server) startLocked() error {
 
 // launchLocked writes the configuration and starts the JVM without waiting.
 func (s *Server) launchLocked() error {
+	if err := s.prepareTLSLocked(); err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(s.dir, "zoo.cfg")
 	if err := os.WriteFile(cfgPath, []byte(s.inst.zooCfg()), 0o644); err != nil {
 		return fmt.Errorf("zktest: %w", err)
@@ -257,7 +260,7 @@ func (s *Server) launchLocked() error {
 		}
 	}
 	s.log.resetBindError()
-	proc, err := startProcess(s.runtime.java, s.inst.jvmArgs(s.runtime.classPath, cfgPath), s.dir, s.log)
+	proc, err := startProcess(s.runtime.java, s.inst.jvmArgs(s.inst.tlsClassPath(s.runtime.classPath), cfgPath), s.dir, s.log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,86 @@
+package framework
+
+import (
+	"crypto/x509"
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// The ACL providers of Curator's common cases. Each gives one ACL to every
+// node the client creates: recipes' nodes and the parents and containers
+// made for them alike.
+
+// OpenACLProvider gives every node all permissions for anyone (world:anyone),
+// Curator's default and this package's.
+func OpenACLProvider() ACLProvider { return openACLProvider{} }
+
+// CreatorAllACL is all permissions for the identities of the session that
+// creates the node (ZooKeeper's "auth" scheme: its digest users from
+// WithAuth and its x509 subject from the TLS client certificate), as
+// Curator's ZooDefs.Ids.CREATOR_ALL_ACL. A session with no identity cannot
+// create a node with it (zk.ErrInvalidACL).
+func CreatorAllACL() []zk.ACL {
+	return []zk.ACL{{Perms: zk.PermAll, Scheme: "auth", ID: ""}}
+}
+
+// CreatorAllACLProvider gives every node CreatorAllACL: only the identities
+// that created a node may read, change or delete it, or create children in
+// it. The same identity on a new session (the same digest user, or a
+// certificate with the same subject) keeps its rights.
+func CreatorAllACLProvider() ACLProvider { return fixedACLProvider(CreatorAllACL()) }
+
+// CreatorAllWorldReadACLProvider gives every node CreatorAllACL and read
+// permission for anyone, so that other services may watch a lock or a
+// leader but not change or delete it.
+func CreatorAllWorldReadACLProvider() ACLProvider {
+	return fixedACLProvider(append(CreatorAllACL(), zk.WorldACL(zk.PermRead)...))
+}
+
+// DigestACLProvider gives every node all permissions for the digest user
+// with this password (ZooKeeper stores only its hash), whoever creates the
+// node: the matching WithAuth("digest", "user:password") is needed to use
+// it. The password itself is in no ACL, error or log.
+func DigestACLProvider(user, password string) ACLProvider {
+	return fixedACLProvider(zk.DigestACL(zk.PermAll, user, password))
+}
+
+// X509ACLProvider gives every node all permissions for the x509 identities
+// named, certificate subjects as ZooKeeper's X509AuthenticationProvider
+// writes them ("CN=orders,OU=payments,O=Example"), so that clients with those
+// certificates share the nodes; CreatorAllACLProvider is the choice when
+// only the creating certificate should.
+func X509ACLProvider(subjects ...string) ACLProvider {
+	acl := make([]zk.ACL, 0, len(subjects))
+	for _, s := range subjects {
+		acl = append(acl, zk.ACL{Perms: zk.PermAll, Scheme: "x509", ID: s})
+	}
+	return fixedACLProvider(acl)
+}
+
+// fixedACLProvider gives every node the same ACL.
+type fixedACLProvider []zk.ACL
+
+func (p fixedACLProvider) DefaultACL() []zk.ACL       { return append([]zk.ACL(nil), p...) }
+func (p fixedACLProvider) ACLForPath(string) []zk.ACL { return nil }
+
+// checkACLProvider refuses a fixed provider with an empty ACL or an x509
+// entry without a subject, which would leave nodes open.
+func checkACLProvider(p ACLProvider) error {
+	fixed, ok := p.(fixedACLProvider)
+	if !ok {
+		return nil
+	}
+	if len(fixed) == 0 {
+		return invalidArg("ACL provider has an empty ACL (X509ACLProvider needs at least one subject)")
+	}
+	if slices.ContainsFunc(fixed, func(a zk.ACL) bool { return a.Scheme == "x509" && a.ID == "" }) {
+		return invalidArg("ACL provider has an x509 entry with an empty subject")
+	}
+	return nil
+}
+
+// X509Subject returns cert's subject as ZooKeeper's x509 scheme names a
+// client (RFC 2253, "CN=orders,OU=payments,O=Example"), for
+// X509ACLProvider.
+func X509Subject(cert *x509.Certificate) string { return cert.Subject.String() }
