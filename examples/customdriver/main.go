@@ -27,7 +27,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
@@ -40,7 +39,7 @@ func main() {
 	hold := flag.Duration("hold", 50*time.Millisecond, "how long a worker holds the lock (0..5s)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Rounds: *rounds, Hold: *hold}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -76,7 +75,7 @@ var retryPolicy = retry.ExponentialBackoff{BaseSleep: 50 * time.Millisecond, Max
 
 // run lets cfg.Workers workers take the lock cfg.Rounds times each. Every
 // holder has the tool client print who holds and who waits, read from the
-// lock nodes. It returns an error matching demo.ErrInvariant when exclusion
+// lock nodes. It returns an error matching errInvariant when exclusion
 // failed or the table's first node did not name the holder.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) (err error) {
 	if err := cfg.validate(); err != nil {
@@ -166,7 +165,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 		broken = append(broken, fmt.Sprintf("%d holds, want %d", got, want))
 	}
 	if len(broken) > 0 {
-		return fmt.Errorf("%w: %v", demo.ErrInvariant, broken)
+		return fmt.Errorf("%w: %v", errInvariant, broken)
 	}
 	fmt.Fprintf(out, "OK: %d holds, one at a time, and the first node in line always named its holder\n", holds.Load())
 	return nil
