@@ -24,6 +24,8 @@ import (
 )
 
 func main() {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(run)
 }
 

@@ -1,3 +1,7 @@
+// check.go holds how this program checks its promise at the end and
+// reports a broken one as an error matching errInvariant, so that the
+// program exits with status 1.
+
 package main
 
 import (

@@ -31,6 +31,8 @@ func main() {
 	flips := flag.Int("flips", 5, "how many times the operator flips the flag (1..100)")
 	flag.Parse()
 	cfg := config{Instances: *instances, Flips: *flips}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

@@ -39,6 +39,8 @@ func main() {
 	hold := flag.Duration("hold", 50*time.Millisecond, "how long a worker holds the lock (0..5s)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Rounds: *rounds, Hold: *hold}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

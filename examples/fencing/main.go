@@ -32,6 +32,8 @@ func main() {
 	session := flag.Duration("session", time.Second, "session timeout of the stalling holder (400ms..10s)")
 	flag.Parse()
 	cfg := config{SessionTimeout: *session}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

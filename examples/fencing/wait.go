@@ -15,7 +15,7 @@ const arrivalTimeout = 10 * time.Second
 // handoffTimeout bounds how long a waiter may take to get a released lock.
 const handoffTimeout = 10 * time.Second
 
-// releaseAll undoes depth holds of m on the way out of a failed demo.
+// releaseAll undoes depth holds of m on the way out of a failed run.
 func releaseAll(m *locks.InterProcessMutex, depth int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), handoffTimeout)
 	defer cancel()
@@ -28,7 +28,7 @@ func releaseAll(m *locks.InterProcessMutex, depth int) error {
 
 // awaitAndRelease waits for an acquisition of m in flight (whose result
 // arrives on done) and releases the lock if it was acquired, on the way out
-// of a failed demo.
+// of a failed run.
 func awaitAndRelease(m *locks.InterProcessMutex, done <-chan error) error {
 	select {
 	case err := <-done:

@@ -33,6 +33,8 @@ func main() {
 	think := flag.Duration("think", 5*time.Millisecond, "longest pause between reading the stock and writing it (negative: none)")
 	flag.Parse()
 	cfg := config{Stock: *stock, Buyers: *buyers, Think: *think}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

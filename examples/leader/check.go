@@ -1,3 +1,7 @@
+// check.go holds how this program checks its promise at the end and
+// reports a broken one as an error matching errInvariant, so that the
+// program exits with status 1.
+
 package main
 
 import (
@@ -78,7 +82,7 @@ func waitUntil(ctx context.Context, timeout time.Duration, what string, cond fun
 	}
 }
 
-// tenure is one stretch of a participant's leadership as a demo saw it.
+// tenure is one stretch of a participant's leadership as the program saw it.
 type tenure struct {
 	Who        string
 	Token      int64 // the term's fencing token; 0 when it never led

@@ -37,6 +37,8 @@ func main() {
 	every := flag.Duration("every", 150*time.Millisecond, "how often the leader runs the report job")
 	flag.Parse()
 	cfg := config{Processes: *processes, SessionTimeout: *session, Every: *every}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

@@ -30,6 +30,8 @@ func main() {
 	readers := flag.Int("readers", 3, "readers that hold the read lock together (2..20)")
 	flag.Parse()
 	cfg := config{Readers: *readers}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

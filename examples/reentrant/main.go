@@ -29,6 +29,8 @@ func main() {
 	depth := flag.Int("depth", 3, "how many times the first handle acquires, nested (2..10)")
 	flag.Parse()
 	cfg := config{Depth: *depth}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

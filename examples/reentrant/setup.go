@@ -1,3 +1,8 @@
+// setup.go holds what this program does around its lesson: finding
+// ZooKeeper (ZK_CONNECT, or an embedded server from testing/zktest), a
+// namespace of its own for each run, and time-stamped narration. Copy it
+// with main.go, or use your own.
+
 package main
 
 import (

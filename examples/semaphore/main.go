@@ -31,6 +31,8 @@ func main() {
 	work := flag.Duration("work", 50*time.Millisecond, "longest time a request stays in checkout (negative: none)")
 	flag.Parse()
 	cfg := config{Leases: *leases, Requests: *requests, Servers: *servers, Work: *work}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})

@@ -211,7 +211,7 @@ func checkExclusive(res *contention, workers int) *verdict {
 	return v
 }
 
-// workerName is how the demos name worker n: "worker 3".
+// workerName is how the program names worker n: "worker 3".
 func workerName(n int) string { return fmt.Sprintf("worker %d", n) }
 
 // orderString formats worker numbers as "1 2 3".

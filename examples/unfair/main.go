@@ -28,6 +28,8 @@ func main() {
 	hold := flag.Duration("hold", 100*time.Millisecond, "how long each worker holds the lock (negative: not at all)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Hold: *hold}
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
 	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
