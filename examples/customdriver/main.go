@@ -75,6 +75,10 @@ const (
 
 var retryPolicy = retry.ExponentialBackoff{BaseSleep: 50 * time.Millisecond, MaxSleep: time.Second, MaxRetries: 10}
 
+// errInvariant is matched (errors.Is) by the error run returns when the
+// promise it demonstrates did not hold; other errors mean it could not run.
+var errInvariant = errors.New("invariant violated")
+
 // run lets cfg.Workers workers take the lock cfg.Rounds times each. Every
 // holder has the tool client print who holds and who waits, read from the
 // lock nodes. It returns an error matching errInvariant when exclusion

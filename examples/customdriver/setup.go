@@ -1,7 +1,6 @@
 // setup.go holds what this program does around its lesson: finding
-// ZooKeeper (ZK_CONNECT, or an embedded server from testing/zktest), a
-// namespace of its own for each run, and time-stamped narration. Copy it
-// with main.go, or use your own.
+// ZooKeeper (ZK_CONNECT, or an embedded server from testing/zktest) and
+// bounding the run's time. Copy it with main.go, or use your own.
 
 package main
 
@@ -69,7 +68,3 @@ func ensemble(out io.Writer) (connect string, stop func() error, err error) {
 	fmt.Fprintf(out, "embedded ZooKeeper ready at %s after %.1fs\n", srv.ConnectString(), time.Since(began).Seconds())
 	return srv.ConnectString(), srv.Close, nil
 }
-
-// errInvariant is matched (errors.Is) by the error run returns when the
-// promise it demonstrates did not hold; other errors mean it could not run.
-var errInvariant = errors.New("invariant violated")
