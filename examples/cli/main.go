@@ -21,20 +21,20 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 )
 
 func main() {
-	demo.Main(run)
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(run)
 }
 
 // run builds the command-line tool, cmd/zkcurator, starts two "cron jobs"
 // at once under zkcurator lock on one path and shows that their commands
 // ran one after the other, each with a larger fencing token. It fails with
-// demo.ErrInvariant if the commands overlapped.
+// errInvariant if the commands overlapped.
 func run(ctx context.Context, connect string, out io.Writer) error {
-	st := demo.NewStage(connect, out, "cli")
+	st := newStage(connect, out, "cli")
 	defer st.Close()
 	p := st.Printer
 	p.Title("cli: two cron jobs start at once under 'zkcurator lock /jobs/report -- report.sh'")
@@ -44,7 +44,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := demo.Build(ctx, dir, "github.com/zkcurator/zkcurator/cmd/zkcurator")
+	bin, err := build(ctx, dir, "github.com/zkcurator/zkcurator/cmd/zkcurator")
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 	for _, l := range lines {
 		p.Say("%s", l)
 	}
-	v := &demo.Verdict{}
+	v := &verdict{}
 	v.Expect(len(lines) == 4 && strings.HasSuffix(lines[1], " done") && strings.HasPrefix(lines[1], strings.Fields(lines[0])[0]+" "),
 		"the jobs' lines %q show them running at once", lines)
 	return v.Conclude(p, "the two jobs ran one after the other; a Curator service on /jobs/report would wait its turn too")

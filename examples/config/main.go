@@ -21,7 +21,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
 	"github.com/zkcurator/zkcurator/retry"
@@ -32,7 +31,9 @@ func main() {
 	flips := flag.Int("flips", 5, "how many times the operator flips the flag (1..100)")
 	flag.Parse()
 	cfg := config{Instances: *instances, Flips: *flips}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -48,14 +49,14 @@ const seeWithin = 2 * time.Second
 // a client of its own, follows the flag's node through a CuratorCache and
 // reads it locally on every request. An operator flips the flag; every
 // instance sees each value within one round trip plus the watch, in the
-// order written. It fails with demo.ErrInvariant if an instance missed a
+// order written. It fails with errInvariant if an instance missed a
 // value, saw them out of order, or saw one late.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "config")
+	st := newStage(connect, out, "config")
 	defer st.Close()
 	p := st.Printer
 	p.Title("config: %d service instances follow the feature flag %s through a CuratorCache", cfg.Instances, flagPath)
@@ -85,7 +86,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		p.Say("instance-%d starts and reads the flag locally: %q", i+1, n.Data)
 	}
 
-	v := &demo.Verdict{}
+	v := &verdict{}
 	value := "off"
 	for flip := 1; flip <= cfg.Flips; flip++ {
 		value = map[string]string{"off": "on", "on": "off"}[value]
@@ -153,7 +154,7 @@ func startInstance(ctx context.Context, c *framework.Client, flips int) (*instan
 // returns how long after written that was.
 func awaitVersion(ctx context.Context, nc *instance, version int32, written time.Time) (time.Duration, error) {
 	var took time.Duration
-	err := demo.WaitUntil(ctx, seeWithin, fmt.Sprintf("version %d", version), func(context.Context) (bool, error) {
+	err := waitUntil(ctx, seeWithin, fmt.Sprintf("version %d", version), func(context.Context) (bool, error) {
 		n, ok := nc.cache.Get(flagPath)
 		took = time.Since(written)
 		return ok && n.Stat.Version >= version, nil

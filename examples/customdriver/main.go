@@ -27,7 +27,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
@@ -40,7 +39,9 @@ func main() {
 	hold := flag.Duration("hold", 50*time.Millisecond, "how long a worker holds the lock (0..5s)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Rounds: *rounds, Hold: *hold}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -74,9 +75,13 @@ const (
 
 var retryPolicy = retry.ExponentialBackoff{BaseSleep: 50 * time.Millisecond, MaxSleep: time.Second, MaxRetries: 10}
 
+// errInvariant is matched (errors.Is) by the error run returns when the
+// promise it demonstrates did not hold; other errors mean it could not run.
+var errInvariant = errors.New("invariant violated")
+
 // run lets cfg.Workers workers take the lock cfg.Rounds times each. Every
 // holder has the tool client print who holds and who waits, read from the
-// lock nodes. It returns an error matching demo.ErrInvariant when exclusion
+// lock nodes. It returns an error matching errInvariant when exclusion
 // failed or the table's first node did not name the holder.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) (err error) {
 	if err := cfg.validate(); err != nil {
@@ -166,7 +171,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 		broken = append(broken, fmt.Sprintf("%d holds, want %d", got, want))
 	}
 	if len(broken) > 0 {
-		return fmt.Errorf("%w: %v", demo.ErrInvariant, broken)
+		return fmt.Errorf("%w: %v", errInvariant, broken)
 	}
 	fmt.Fprintf(out, "OK: %d holds, one at a time, and the first node in line always named its holder\n", holds.Load())
 	return nil

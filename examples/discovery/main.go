@@ -19,14 +19,15 @@ import (
 	"io"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
 func main() {
-	demo.Main(run)
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(run)
 }
 
 // Build is the payload each instance carries; a Java reader builds a
@@ -42,7 +43,7 @@ const goneWithin = 5 * time.Second
 // run registers two instances of "orders", picks among them round-robin,
 // kills one and checks it is never picked again.
 func run(ctx context.Context, connect string, out io.Writer) error {
-	st := demo.NewStage(connect, out, "discovery")
+	st := newStage(connect, out, "discovery")
 	defer st.Close()
 	p := st.Printer
 	p.Title("discovery: two instances of the service \"orders\" register; a client picks one per request")
@@ -95,7 +96,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 		return err
 	}
 
-	v := &demo.Verdict{}
+	v := &verdict{}
 	var picked []string
 	for range 4 {
 		inst, ok := provider.Instance()
@@ -108,7 +109,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 
 	p.Say("orders-2's process dies: its client closes, its session and ephemeral node go with it")
 	services[1].Close()
-	err = demo.WaitUntil(ctx, goneWithin, "the provider to drop orders-2", func(context.Context) (bool, error) {
+	err = waitUntil(ctx, goneWithin, "the provider to drop orders-2", func(context.Context) (bool, error) {
 		return len(provider.AllInstances()) == 1, nil
 	})
 	v.Expect(err == nil, "the provider still offers orders-2 after %v: %v", goneWithin, err)

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -33,7 +32,9 @@ func main() {
 	session := flag.Duration("session", time.Second, "session timeout of the stalling holder (400ms..10s)")
 	flag.Parse()
 	cfg := config{SessionTimeout: *session}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -47,7 +48,7 @@ const lockPath = "/locks/report"
 // timeout: A's client closes Lost, ZooKeeper expires A's session and deletes
 // its node, and B takes the lock. When A wakes it does what it was about to
 // do, write, and the storage refuses the write because A's fencing token is
-// older than B's. It fails with demo.ErrInvariant if Lost does not fire, B's
+// older than B's. It fails with errInvariant if Lost does not fire, B's
 // token is not newer than A's, or the storage accepts A's stale write.
 //
 // A reaches ZooKeeper through a zktest.Proxy in front of the first address
@@ -63,7 +64,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		return err
 	}
 	defer proxy.Close() // after the clients are closed: deferred first, runs last
-	st := demo.NewStage(connect, out, "fencing")
+	st := newStage(connect, out, "fencing")
 	defer st.Close()
 	p := st.Printer
 	p.Title("fencing: a holder that stalls past its session loses the lock; its late write is refused")
@@ -89,8 +90,8 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	store := &demo.FencedStore{}
-	v := &demo.Verdict{}
+	store := &fencedStore{}
+	v := &verdict{}
 
 	if err := mA.Acquire(ctx); err != nil {
 		return fmt.Errorf("A: acquire: %w", err)
@@ -103,18 +104,18 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 
 	bDone := make(chan error, 1)
 	go func() { bDone <- mB.Acquire(ctx) }()
-	err = demo.WaitUntil(ctx, demo.ArrivalTimeout, "B's node is in line", func(ctx context.Context) (bool, error) {
+	err = waitUntil(ctx, arrivalTimeout, "B's node is in line", func(ctx context.Context) (bool, error) {
 		nodes, err := mB.ParticipantNodes(ctx)
 		return len(nodes) == 2, err
 	})
 	if err != nil {
-		return errors.Join(err, demo.ReleaseAll(mA, 1), demo.AwaitAndRelease(mB, bDone))
+		return errors.Join(err, releaseAll(mA, 1), awaitAndRelease(mB, bDone))
 	}
 	p.Say("B asks for the lock and waits")
 
 	select {
 	case <-mA.Lost():
-		return errors.Join(errors.New("A's Lost() fired before A stalled"), demo.ReleaseAll(mA, 1), demo.AwaitAndRelease(mB, bDone))
+		return errors.Join(errors.New("A's Lost() fired before A stalled"), releaseAll(mA, 1), awaitAndRelease(mB, bDone))
 	default:
 	}
 	p.Say("A checks Lost(): not closed, so A goes on to prepare its next write ...")
@@ -129,7 +130,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		v.Expect(false, "A's Lost() did not fire within %v of the stall", stall)
 	case <-ctx.Done():
 		proxy.Resume()
-		return errors.Join(ctx.Err(), demo.ReleaseAll(mA, 1), demo.AwaitAndRelease(mB, bDone))
+		return errors.Join(ctx.Err(), releaseAll(mA, 1), awaitAndRelease(mB, bDone))
 	}
 
 	var tokenB int64
@@ -137,13 +138,13 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	case err := <-bDone:
 		if err != nil {
 			proxy.Resume()
-			return errors.Join(fmt.Errorf("B: acquire: %w", err), demo.ReleaseAll(mA, 1))
+			return errors.Join(fmt.Errorf("B: acquire: %w", err), releaseAll(mA, 1))
 		}
 		tokenB = mB.FencingToken()
 		p.Say("ZooKeeper expired A's session and deleted A's node: B holds the lock, fencing token %d", tokenB)
 	case <-time.After(stall):
 		proxy.Resume()
-		return errors.Join(fmt.Errorf("B did not get the lock within %v of A's stall", stall), demo.ReleaseAll(mA, 1), demo.AwaitAndRelease(mB, bDone))
+		return errors.Join(fmt.Errorf("B did not get the lock within %v of A's stall", stall), releaseAll(mA, 1), awaitAndRelease(mB, bDone))
 	}
 	err = store.Write(tokenB, "report v2 by B")
 	p.Say("B writes with token %d: %s", tokenB, outcome(err))
@@ -156,13 +157,13 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	p.Say("the storage holds %q", store.Read())
 
 	v.Expect(tokenA > 0 && tokenB > tokenA, "B's token %d is not newer than A's %d", tokenB, tokenA)
-	v.Expect(errors.Is(staleErr, demo.ErrStaleToken), "A's stale write was not refused (got %v)", staleErr)
+	v.Expect(errors.Is(staleErr, errStaleToken), "A's stale write was not refused (got %v)", staleErr)
 	v.Expect(store.Read() == "report v2 by B", "the storage holds %q, want B's write", store.Read())
 
 	if err := mB.Release(ctx); err != nil {
 		return fmt.Errorf("B: release: %w", err)
 	}
-	relCtx, cancel := context.WithTimeout(ctx, demo.HandoffTimeout)
+	relCtx, cancel := context.WithTimeout(ctx, handoffTimeout)
 	defer cancel()
 	err = mA.Release(relCtx)
 	if err != nil {

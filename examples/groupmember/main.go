@@ -19,13 +19,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
-func main() { demo.Main(run) }
+func main() { runProgram(run) }
 
 // groupPath is the group every member joins.
 const groupPath = "/groups/workers"
@@ -36,12 +35,12 @@ const members = 3
 // run lets three members join, shows what each sees, kills the last one's
 // process and checks that the others see exactly the live members.
 func run(ctx context.Context, connect string, out io.Writer) error {
-	st := demo.NewStage(connect, out, "groupmember")
+	st := newStage(connect, out, "groupmember")
 	defer st.Close()
 	p := st.Printer
 	p.Title("groupmember: %d members join %s; one dies, the others see it", members, groupPath)
 
-	clients, err := demo.ConnectAll(ctx, members, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, members, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -68,7 +67,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 		p.Say("%s joined with data %q", id, m.CurrentMembers()[id])
 	}
 
-	var v demo.Verdict
+	var v verdict
 	all := ids(group)
 	if err := awaitViews(ctx, group, all); err != nil {
 		return err
@@ -94,7 +93,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 
 // awaitViews waits until every member in ms sees exactly want.
 func awaitViews(ctx context.Context, ms []*nodes.GroupMember, want []string) error {
-	return demo.WaitUntil(ctx, 20*time.Second, "every member sees "+strings.Join(want, ", "), func(context.Context) (bool, error) {
+	return waitUntil(ctx, 20*time.Second, "every member sees "+strings.Join(want, ", "), func(context.Context) (bool, error) {
 		for _, m := range ms {
 			if !slices.Equal(sortedKeys(m.CurrentMembers()), want) {
 				return false, nil

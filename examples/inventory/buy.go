@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/recipes/locks"
@@ -25,7 +24,7 @@ func buyUnlocked(ctx context.Context, c *framework.Client, think time.Duration) 
 	if err != nil || n <= 0 {
 		return false, 0, err
 	}
-	if err := demo.Pause(ctx, think); err != nil {
+	if err := pause(ctx, think); err != nil {
 		return false, 0, err
 	}
 	_, err = c.SetData(ctx, stockPath, []byte(strconv.Itoa(n-1)), -1)
@@ -57,7 +56,7 @@ func buyOptimistic(ctx context.Context, c *framework.Client, think time.Duration
 		if err != nil || n <= 0 {
 			return false, attempt, err
 		}
-		if err := demo.Pause(ctx, think); err != nil {
+		if err := pause(ctx, think); err != nil {
 			return false, attempt, err
 		}
 		_, err = c.SetData(ctx, stockPath, []byte(strconv.Itoa(n-1)), version)
@@ -98,7 +97,7 @@ func buyAtomic(ctx context.Context, c *framework.Client, think time.Duration) (b
 		if err != nil || r.PostValue <= 0 {
 			return false, attempt, err
 		}
-		if err := demo.Pause(ctx, think); err != nil {
+		if err := pause(ctx, think); err != nil {
 			return false, attempt, err
 		}
 		r, err = stock.CompareAndSet(ctx, r.PostValue, r.PostValue-1)

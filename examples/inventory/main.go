@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
 	"github.com/zkcurator/zkcurator/retry"
@@ -34,7 +33,9 @@ func main() {
 	think := flag.Duration("think", 5*time.Millisecond, "longest pause between reading the stock and writing it (negative: none)")
 	flag.Parse()
 	cfg := config{Stock: *stock, Buyers: *buyers, Think: *think}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -54,7 +55,7 @@ const (
 // version-checked writes (optimistic concurrency), and with a
 // DistributedAtomicLong's CompareAndSet (the same check packaged as a
 // recipe), exactly cfg.Stock items are sold and the other buyers are told
-// the item is sold out. It fails with demo.ErrInvariant when one of the safe
+// the item is sold out. It fails with errInvariant when one of the safe
 // rounds gets the count wrong; the unsafe round only reports what went
 // wrong, because a race may not show.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
@@ -62,12 +63,12 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "inventory")
+	st := newStage(connect, out, "inventory")
 	defer st.Close()
 	p := st.Printer
 	p.Title("inventory: a flash sale of %d items to %d buyers, each with its own client", cfg.Stock, cfg.Buyers)
 
-	clients, err := demo.ConnectAll(ctx, cfg.Buyers, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, cfg.Buyers, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -87,7 +88,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	demo.ReportSale(p, r)
+	reportSale(p, r)
 	oversold := max(0, r.Sold-cfg.Stock)
 	lost := r.Final - (cfg.Stock - r.Sold)
 	if oversold > 0 {
@@ -105,14 +106,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	demo.ReportSale(p, locked)
+	reportSale(p, locked)
 
 	p.Say("round 3, no lock but a version check: setData(stock-1, version read) fails if anyone wrote in between; retry")
 	optimistic, err := runSale(ctx, clients, cfg, buyOptimistic)
 	if err != nil {
 		return err
 	}
-	demo.ReportSale(p, optimistic)
+	reportSale(p, optimistic)
 	p.Say("  %d writes were rejected by the version check and retried", optimistic.Conflicts)
 
 	p.Say("round 4, DistributedAtomicLong: the stock as Curator's 8-byte long; CompareAndSet(n, n-1), again when another buyer came first")
@@ -120,24 +121,24 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	demo.ReportSale(p, counted)
+	reportSale(p, counted)
 	p.Say("  %d compare-and-sets found the stock changed and were retried", counted.Conflicts)
 
-	v := &demo.Verdict{}
-	demo.CheckSale(v, "with the mutex", locked, cfg.Stock, cfg.Buyers)
-	demo.CheckSale(v, "with version checks", optimistic, cfg.Stock, cfg.Buyers)
-	demo.CheckSale(v, "with DistributedAtomicLong", counted, cfg.Stock, cfg.Buyers)
+	v := &verdict{}
+	checkSale(v, "with the mutex", locked, cfg.Stock, cfg.Buyers)
+	checkSale(v, "with version checks", optimistic, cfg.Stock, cfg.Buyers)
+	checkSale(v, "with DistributedAtomicLong", counted, cfg.Stock, cfg.Buyers)
 	return v.Conclude(p, fmt.Sprintf("with the lock, with version checks and with DistributedAtomicLong exactly %d sold, stock 0, %d told sold out",
 		min(cfg.Stock, cfg.Buyers), max(0, cfg.Buyers-cfg.Stock)))
 }
 
 // runSale resets the stock, lets every buyer try once with buy, all
 // starting at the same moment, and reads the stock left.
-func runSale(ctx context.Context, clients []*framework.Client, cfg config, buy buyFunc) (demo.Sale, error) {
+func runSale(ctx context.Context, clients []*framework.Client, cfg config, buy buyFunc) (sale, error) {
 	if _, err := clients[0].SetData(ctx, stockPath, []byte(strconv.Itoa(cfg.Stock)), -1); err != nil {
-		return demo.Sale{}, err
+		return sale{}, err
 	}
-	return demo.RunBuyers(ctx, len(clients), func(ctx context.Context, i int) (bool, int, error) {
+	return runBuyers(ctx, len(clients), func(ctx context.Context, i int) (bool, int, error) {
 		return buy(ctx, clients[i], cfg.Think)
 	}, func() (int, error) {
 		n, _, err := readStock(ctx, clients[0])
@@ -147,15 +148,15 @@ func runSale(ctx context.Context, clients []*framework.Client, cfg config, buy b
 
 // runAtomicSale is a round on a DistributedAtomicLong: the stock is set
 // with ForceSet, and each buyer compares and sets it one lower.
-func runAtomicSale(ctx context.Context, clients []*framework.Client, cfg config) (demo.Sale, error) {
+func runAtomicSale(ctx context.Context, clients []*framework.Client, cfg config) (sale, error) {
 	stock, err := atomic.NewDistributedAtomicLong(clients[0], atomicStockPath)
 	if err != nil {
-		return demo.Sale{}, err
+		return sale{}, err
 	}
 	if err := stock.ForceSet(ctx, int64(cfg.Stock)); err != nil {
-		return demo.Sale{}, err
+		return sale{}, err
 	}
-	return demo.RunBuyers(ctx, len(clients), func(ctx context.Context, i int) (bool, int, error) {
+	return runBuyers(ctx, len(clients), func(ctx context.Context, i int) (bool, int, error) {
 		return buyAtomic(ctx, clients[i], cfg.Think)
 	}, func() (int, error) {
 		r, err := stock.Get(ctx)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -22,7 +21,7 @@ type scheduler struct {
 }
 
 // runJob runs the report job whenever s leads, until ctx ends.
-func runJob(ctx context.Context, p *demo.Printer, s *scheduler, store *demo.FencedStore, every time.Duration, v *demo.Verdict, record func(demo.Tenure)) {
+func runJob(ctx context.Context, p *printer, s *scheduler, store *fencedStore, every time.Duration, v *verdict, record func(tenure)) {
 	for {
 		term, err := s.latch.Await(ctx)
 		if err != nil {
@@ -47,7 +46,7 @@ func runJob(ctx context.Context, p *demo.Printer, s *scheduler, store *demo.Fenc
 			}
 		}
 		tick.Stop()
-		record(demo.Tenure{Who: s.name, Token: term.Token, Start: start, End: time.Now()})
+		record(tenure{Who: s.name, Token: term.Token, Start: start, End: time.Now()})
 		if ctx.Err() != nil {
 			return
 		}

@@ -25,7 +25,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
@@ -38,7 +37,9 @@ func main() {
 	every := flag.Duration("every", 150*time.Millisecond, "how often the leader runs the report job")
 	flag.Parse()
 	cfg := config{Processes: *processes, SessionTimeout: *session, Every: *every}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -56,7 +57,7 @@ const expiryMargin = 2 * time.Second
 // each report with its term's fencing token. The leader is killed (its
 // process stops and its traffic with it, as kill -9 would): once ZooKeeper
 // expires its session another scheduler takes over, within the session
-// timeout. It fails with demo.ErrInvariant if two schedulers led at once,
+// timeout. It fails with errInvariant if two schedulers led at once,
 // the takeover took longer than the session timeout allows, a token did not
 // increase or a report was refused.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
@@ -65,16 +66,16 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		return err
 	}
 	first, _, _ := strings.Cut(connect, ",")
-	st := demo.NewStage(connect, out, "leader")
+	st := newStage(connect, out, "leader")
 	defer st.Close()
 	p := st.Printer
 	p.Title("leader: one report scheduler among %d runs the job; when it dies another takes over", cfg.Processes)
 
-	store := &demo.FencedStore{}
-	v := &demo.Verdict{}
+	store := &fencedStore{}
+	v := &verdict{}
 	var mu sync.Mutex
-	var tenures []demo.Tenure
-	record := func(t demo.Tenure) {
+	var tenures []tenure
+	record := func(t tenure) {
 		mu.Lock()
 		tenures = append(tenures, t)
 		mu.Unlock()
@@ -128,7 +129,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		}
 	}
 	var ps []leader.Participant
-	err = demo.WaitUntil(ctx, 15*time.Second, "every scheduler queued", func(ctx context.Context) (bool, error) {
+	err = waitUntil(ctx, 15*time.Second, "every scheduler queued", func(ctx context.Context) (bool, error) {
 		var err error
 		ps, err = scheds[0].latch.Participants(ctx)
 		return len(ps) == cfg.Processes, err
@@ -141,7 +142,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		line = append(line, pt.ID)
 	}
 	p.Say("participants, leader first: %s", strings.Join(line, ", "))
-	if err := demo.Sleep(ctx, 4*cfg.Every); err != nil {
+	if err := sleep(ctx, 4*cfg.Every); err != nil {
 		return err
 	}
 
@@ -154,7 +155,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 
 	var next leader.Term
 	var nextName string
-	err = demo.WaitUntil(ctx, cfg.SessionTimeout*2+expiryMargin+5*time.Second, "another scheduler leads", func(ctx context.Context) (bool, error) {
+	err = waitUntil(ctx, cfg.SessionTimeout*2+expiryMargin+5*time.Second, "another scheduler leads", func(ctx context.Context) (bool, error) {
 		for _, s := range scheds[1:] {
 			if s.latch.HasLeadership() {
 				short, cancel := context.WithTimeout(ctx, time.Second)
@@ -174,7 +175,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	p.Say("%s took over %v after the kill (ZooKeeper expired the dead leader's session)", nextName, took.Round(10*time.Millisecond))
 	v.Expect(took <= sessionLimit, "the takeover took %v, more than the session timeout allows (%v)", took, sessionLimit)
 	p.Say("%s runs the job with token %d, above the dead leader's", nextName, next.Token)
-	if err := demo.Sleep(ctx, 4*cfg.Every); err != nil {
+	if err := sleep(ctx, 4*cfg.Every); err != nil {
 		return err
 	}
 
@@ -195,7 +196,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 
 	mu.Lock()
 	defer mu.Unlock()
-	demo.CheckTenures(v, tenures)
+	checkTenures(v, tenures)
 	p.Say("the report store holds %q", store.Read())
 	return v.Conclude(p, "one scheduler at a time ran the job, the takeover came within the session timeout, tokens only grew")
 }

@@ -18,7 +18,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -29,7 +28,9 @@ func main() {
 	hold := flag.Duration("hold", 100*time.Millisecond, "how long each worker holds the lock (negative: not at all)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Hold: *hold}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -38,7 +39,7 @@ func main() {
 const lockPath = "/locks/orders"
 
 // run lets cfg.Workers workers, each with a client of its own, contend for
-// one InterProcessMutex. It fails with demo.ErrInvariant if two workers ever
+// one InterProcessMutex. It fails with errInvariant if two workers ever
 // held the lock at once or the order of acquisition differs from the order
 // of arrival.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
@@ -46,13 +47,13 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "mutex")
+	st := newStage(connect, out, "mutex")
 	defer st.Close()
 	p := st.Printer
 	p.Title("mutex: %d workers, each with its own client, contend for one InterProcessMutex (fair)", cfg.Workers)
 
 	p.Say("connecting %d clients, one per worker, as %d processes would", cfg.Workers, cfg.Workers)
-	clients, err := demo.ConnectAll(ctx, cfg.Workers, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, cfg.Workers, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -68,12 +69,12 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	// worker, so that anyone can read who is in line.
 	mutexes := make([]*locks.InterProcessMutex, cfg.Workers)
 	for i, c := range clients {
-		if mutexes[i], err = locks.NewInterProcessMutex(c, lockPath, locks.WithLockData([]byte(demo.WorkerName(i+1)))); err != nil {
+		if mutexes[i], err = locks.NewInterProcessMutex(c, lockPath, locks.WithLockData([]byte(workerName(i+1)))); err != nil {
 			return err
 		}
 	}
 
-	line := demo.NewLineup(ctx, p)
+	line := newLineup(ctx, p)
 	for i, m := range mutexes {
 		line.Start(i+1, func(ctx context.Context) error { return work(ctx, p, line, i+1, m, cfg.Hold) })
 		line.AwaitInLine(i+1, m.ParticipantNodes)
@@ -83,18 +84,18 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	p.Say("arrival order:     %s", demo.OrderString(res.Arrival))
-	p.Say("acquisition order: %s", demo.OrderString(res.Acquired))
-	return demo.CheckFair(res, cfg.Workers).Conclude(p, "one holder at a time, and the lock went to the workers in the order they arrived")
+	p.Say("arrival order:     %s", orderString(res.Arrival))
+	p.Say("acquisition order: %s", orderString(res.Acquired))
+	return checkFair(res, cfg.Workers).Conclude(p, "one holder at a time, and the lock went to the workers in the order they arrived")
 }
 
 // work is worker n's turn: wait for the lock, do the work it protects (here,
 // hold it for a while), release it. Release gets a context of its own, so
 // that a cancelled run still deletes the lock node at once.
-func work(ctx context.Context, p *demo.Printer, line *demo.Lineup, n int, m *locks.InterProcessMutex, hold time.Duration) error {
-	p.Say("%s waiting", demo.WorkerName(n))
+func work(ctx context.Context, p *printer, line *lineup, n int, m *locks.InterProcessMutex, hold time.Duration) error {
+	p.Say("%s waiting", workerName(n))
 	if err := m.Acquire(ctx); err != nil {
-		return fmt.Errorf("%s: acquire: %w", demo.WorkerName(n), err)
+		return fmt.Errorf("%s: acquire: %w", workerName(n), err)
 	}
 	releasing := line.Acquired(n, m.LockPath())
 	select {
@@ -103,7 +104,7 @@ func work(ctx context.Context, p *demo.Printer, line *demo.Lineup, n int, m *loc
 	}
 	releasing()
 	if err := m.Release(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("%s: release: %w", demo.WorkerName(n), err)
+		return fmt.Errorf("%s: release: %w", workerName(n), err)
 	}
 	return nil
 }

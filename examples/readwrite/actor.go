@@ -6,12 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
 // actor is one participant that takes a lock on a goroutine of its own,
-// records itself in a demo.Section while it holds the lock, and releases the
+// records itself in a section while it holds the lock, and releases the
 // lock when told to (finish) or when its context ends.
 type actor struct {
 	name string // how the story calls the actor: "reader 2"
@@ -25,7 +24,7 @@ type actor struct {
 
 // startActor begins acquiring m (the "what" of the story: "read lock") as
 // name; exclusive says how the actor counts in sec while it holds m.
-func startActor(ctx context.Context, p *demo.Printer, sec *demo.Section, name, what string, m *locks.InterProcessMutex, exclusive bool) *actor {
+func startActor(ctx context.Context, p *printer, sec *section, name, what string, m *locks.InterProcessMutex, exclusive bool) *actor {
 	a := &actor{
 		name:     name,
 		acquired: make(chan struct{}),

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -31,7 +30,9 @@ func main() {
 	readers := flag.Int("readers", 3, "readers that hold the read lock together (2..20)")
 	flag.Parse()
 	cfg := config{Readers: *readers}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -45,18 +46,18 @@ const lockPath = "/locks/catalog"
 // downgrades (takes the read lock, releases the write lock) and the waiting
 // reader joins it while a second writer still waits. Asking for the write
 // lock while holding only the read lock fails at once with ErrUpgrade. It
-// fails with demo.ErrInvariant when any of that does not hold.
+// fails with errInvariant when any of that does not hold.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) (err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "readwrite")
+	st := newStage(connect, out, "readwrite")
 	defer st.Close()
 	p := st.Printer
 	p.Title("readwrite: %d readers, 2 writers and a late reader share one InterProcessReadWriteLock", cfg.Readers)
 
-	clients, err := demo.ConnectAll(ctx, cfg.Readers+3, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, cfg.Readers+3, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -79,8 +80,8 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	writer, lateReader, writer2 := rws[cfg.Readers], rws[cfg.Readers+1], rws[cfg.Readers+2]
 
 	ctx, cancel := context.WithCancel(ctx)
-	sec := &demo.Section{}
-	v := &demo.Verdict{}
+	sec := &section{}
+	v := &verdict{}
 	var actors []*actor
 	start := func(name, what string, m *locks.InterProcessMutex, exclusive bool) *actor {
 		a := startActor(ctx, p, sec, name, what, m, exclusive)
@@ -90,13 +91,13 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	defer func() {
 		cancel()
 		for _, a := range actors {
-			if ferr := a.finish(demo.HandoffTimeout); ferr != nil && !errors.Is(ferr, context.Canceled) {
+			if ferr := a.finish(handoffTimeout); ferr != nil && !errors.Is(ferr, context.Canceled) {
 				err = errors.Join(err, ferr)
 			}
 		}
 	}()
 	inLine := func(n int, who string) error {
-		return demo.WaitUntil(ctx, demo.ArrivalTimeout, who+" is in line", func(ctx context.Context) (bool, error) {
+		return waitUntil(ctx, arrivalTimeout, who+" is in line", func(ctx context.Context) (bool, error) {
 			children, _, err := clients[0].Children(ctx, lockPath)
 			return len(children) == n, err
 		})
@@ -106,7 +107,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	for i, rw := range readers {
 		rActors = append(rActors, start(fmt.Sprintf("reader %d", i+1), "read lock", rw.ReadLock(), false))
 	}
-	err = demo.WaitUntil(ctx, demo.HandoffTimeout, "all readers read together", func(context.Context) (bool, error) {
+	err = waitUntil(ctx, handoffTimeout, "all readers read together", func(context.Context) (bool, error) {
 		return sec.Stats().Inside == cfg.Readers, nil
 	})
 	v.Expect(err == nil, "the readers never held the read lock together: %v", err)
@@ -125,14 +126,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	}
 	p.Say("writer 1 asks for the write lock and waits behind the readers")
 	for i, r := range rActors {
-		if err := r.finish(demo.HandoffTimeout); err != nil {
+		if err := r.finish(handoffTimeout); err != nil {
 			return err
 		}
 		if i < len(rActors)-1 {
 			v.Expect(!w.holds(), "writer 1 got the write lock while %d readers still held the read lock", len(rActors)-1-i)
 		}
 	}
-	if err := w.awaitAcquired(ctx, demo.HandoffTimeout); err != nil {
+	if err := w.awaitAcquired(ctx, handoffTimeout); err != nil {
 		return err
 	}
 
@@ -153,15 +154,15 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	p.Say("writer 1 downgrades: it takes the read lock (granted at once: it holds the write lock) ...")
 	w.leave() // writer 1 still holds the write lock; from here on it counts as a reader
 	wr := start("writer 1", "read lock", writer.ReadLock(), false)
-	if err := wr.awaitAcquired(ctx, demo.HandoffTimeout); err != nil {
+	if err := wr.awaitAcquired(ctx, handoffTimeout); err != nil {
 		return err
 	}
 	v.Expect(!late.holds(), "%s got the read lock while writer 1 held the write lock", late.name)
 	p.Say("... and releases the write lock, keeping the read lock")
-	if err := w.finish(demo.HandoffTimeout); err != nil {
+	if err := w.finish(handoffTimeout); err != nil {
 		return err
 	}
-	if err := late.awaitAcquired(ctx, demo.HandoffTimeout); err != nil {
+	if err := late.awaitAcquired(ctx, handoffTimeout); err != nil {
 		return err
 	}
 	inside := sec.Stats().Inside
@@ -174,14 +175,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 	p.Say("(writer 1's read node took its write node's number, so writer 2 stayed behind it)")
 
 	for _, a := range []*actor{wr, late} {
-		if err := a.finish(demo.HandoffTimeout); err != nil {
+		if err := a.finish(handoffTimeout); err != nil {
 			return err
 		}
 	}
-	if err := w2.awaitAcquired(ctx, demo.HandoffTimeout); err != nil {
+	if err := w2.awaitAcquired(ctx, handoffTimeout); err != nil {
 		return err
 	}
-	if err := w2.finish(demo.HandoffTimeout); err != nil {
+	if err := w2.finish(handoffTimeout); err != nil {
 		return err
 	}
 
@@ -192,7 +193,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) (err er
 }
 
 // showRWQueue prints the read and write nodes under lockPath in lock order.
-func showRWQueue(ctx context.Context, p *demo.Printer, c *framework.Client, lockPath string) error {
+func showRWQueue(ctx context.Context, p *printer, c *framework.Client, lockPath string) error {
 	children, _, err := c.Children(ctx, lockPath)
 	if err != nil {
 		return err
@@ -207,7 +208,7 @@ func showRWQueue(ctx context.Context, p *demo.Printer, c *framework.Client, lock
 	})
 	short := make([]string, len(nodes))
 	for i, n := range nodes {
-		short[i] = demo.ShortNode(n)
+		short[i] = shortNode(n)
 	}
 	p.Say("the nodes in ZooKeeper, in lock order: %s", strings.Join(short, " "))
 	return nil

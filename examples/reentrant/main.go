@@ -20,7 +20,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -30,7 +29,9 @@ func main() {
 	depth := flag.Int("depth", 3, "how many times the first handle acquires, nested (2..10)")
 	flag.Parse()
 	cfg := config{Depth: *depth}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -43,13 +44,13 @@ const lockPath = "/locks/account-42"
 // handle on the same client, waits all along, because reentrancy belongs to
 // a handle, not to a process or a goroutine. The node goes only at A's
 // outermost Release, and then B gets the lock. It fails with
-// demo.ErrInvariant when any of that does not hold.
+// errInvariant when any of that does not hold.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "reentrant")
+	st := newStage(connect, out, "reentrant")
 	defer st.Close()
 	p := st.Printer
 	p.Title("reentrant: handle A acquires one InterProcessMutex %d times, nested; handle B waits", cfg.Depth)
@@ -67,46 +68,46 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	v := &demo.Verdict{}
+	v := &verdict{}
 
 	if err := a.Acquire(ctx); err != nil {
 		return fmt.Errorf("A: acquire: %w", err)
 	}
 	node := a.LockPath()
-	p.Say("A acquired (depth 1), node %s", demo.ShortNode(node))
+	p.Say("A acquired (depth 1), node %s", shortNode(node))
 
 	bDone := make(chan error, 1)
 	go func() { bDone <- b.Acquire(ctx) }()
 	p.Say("B (a second handle on the same client) asks for the lock")
-	err = demo.WaitUntil(ctx, demo.ArrivalTimeout, "B's node is in line", func(ctx context.Context) (bool, error) {
+	err = waitUntil(ctx, arrivalTimeout, "B's node is in line", func(ctx context.Context) (bool, error) {
 		nodes, err := a.ParticipantNodes(ctx)
 		return len(nodes) == 2, err
 	})
 	if err != nil {
-		return errors.Join(err, demo.ReleaseAll(a, 1), demo.AwaitAndRelease(b, bDone))
+		return errors.Join(err, releaseAll(a, 1), awaitAndRelease(b, bDone))
 	}
 	p.Say("B waits: its node is second in line")
 
 	for depth := 2; depth <= cfg.Depth; depth++ {
 		if err := a.Acquire(ctx); err != nil {
-			return errors.Join(fmt.Errorf("A: nested acquire: %w", err), demo.ReleaseAll(a, depth-1), demo.AwaitAndRelease(b, bDone))
+			return errors.Join(fmt.Errorf("A: nested acquire: %w", err), releaseAll(a, depth-1), awaitAndRelease(b, bDone))
 		}
 		nodes, err := a.ParticipantNodes(ctx)
 		if err != nil {
-			return errors.Join(err, demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+			return errors.Join(err, releaseAll(a, depth), awaitAndRelease(b, bDone))
 		}
-		p.Say("A acquired again (depth %d): same node %s, still %d nodes under the lock", depth, demo.ShortNode(a.LockPath()), len(nodes))
+		p.Say("A acquired again (depth %d): same node %s, still %d nodes under the lock", depth, shortNode(a.LockPath()), len(nodes))
 		v.Expect(a.LockPath() == node, "nested acquisition %d changed the node from %s to %s", depth, node, a.LockPath())
 		v.Expect(len(nodes) == 2, "nested acquisition %d left %d nodes under the lock, want 2", depth, len(nodes))
 	}
 
 	for depth := cfg.Depth - 1; depth >= 1; depth-- {
 		if err := a.Release(ctx); err != nil {
-			return errors.Join(fmt.Errorf("A: release: %w", err), demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+			return errors.Join(fmt.Errorf("A: release: %w", err), releaseAll(a, depth), awaitAndRelease(b, bDone))
 		}
 		stat, err := c.Exists(ctx, node)
 		if err != nil {
-			return errors.Join(err, demo.ReleaseAll(a, depth), demo.AwaitAndRelease(b, bDone))
+			return errors.Join(err, releaseAll(a, depth), awaitAndRelease(b, bDone))
 		}
 		bHolds := b.IsAcquiredInThisProcess()
 		p.Say("A released once (depth %d): node still there: %t, B still waiting: %t", depth, stat != nil, !bHolds)
@@ -115,11 +116,11 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	}
 
 	if err := a.Release(ctx); err != nil {
-		return errors.Join(fmt.Errorf("A: outermost release: %w", err), demo.AwaitAndRelease(b, bDone))
+		return errors.Join(fmt.Errorf("A: outermost release: %w", err), awaitAndRelease(b, bDone))
 	}
 	stat, err := c.Exists(ctx, node)
 	if err != nil {
-		return errors.Join(err, demo.AwaitAndRelease(b, bDone))
+		return errors.Join(err, awaitAndRelease(b, bDone))
 	}
 	p.Say("A released the outermost hold (depth 0): node still there: %t", stat != nil)
 	v.Expect(stat == nil, "A's node %s survived the outermost release", node)
@@ -129,10 +130,10 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		if err != nil {
 			return fmt.Errorf("B: acquire: %w", err)
 		}
-	case <-time.After(demo.HandoffTimeout):
-		return errors.Join(fmt.Errorf("B did not get the lock within %v of A's release", demo.HandoffTimeout), demo.AwaitAndRelease(b, bDone))
+	case <-time.After(handoffTimeout):
+		return errors.Join(fmt.Errorf("B did not get the lock within %v of A's release", handoffTimeout), awaitAndRelease(b, bDone))
 	}
-	p.Say("B acquired, node %s", demo.ShortNode(b.LockPath()))
+	p.Say("B acquired, node %s", shortNode(b.LockPath()))
 	v.Expect(b.LockPath() != node, "B holds A's old node %s", node)
 
 	err = a.Release(ctx)

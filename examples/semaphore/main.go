@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -32,7 +31,9 @@ func main() {
 	work := flag.Duration("work", 50*time.Millisecond, "longest time a request stays in checkout (negative: none)")
 	flag.Parse()
 	cfg := config{Leases: *leases, Requests: *requests, Servers: *servers, Work: *work}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -44,20 +45,20 @@ const semPath = "/semaphores/checkout"
 // requests arrive together at several servers, each request takes a lease
 // before it enters checkout and returns it when done, so no more than
 // cfg.Leases requests are in checkout at once across all servers. It fails
-// with demo.ErrInvariant if more were ever inside or a request was not
+// with errInvariant if more were ever inside or a request was not
 // served.
 func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "semaphore")
+	st := newStage(connect, out, "semaphore")
 	defer st.Close()
 	p := st.Printer
 	p.Title("semaphore: %d requests at %d servers, at most %d in checkout at once (InterProcessSemaphoreV2)",
 		cfg.Requests, cfg.Servers, cfg.Leases)
 
-	clients, err := demo.ConnectAll(ctx, cfg.Servers, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, cfg.Servers, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -77,7 +78,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		}
 	}
 
-	sec := &demo.Section{}
+	sec := &section{}
 	var (
 		wg    sync.WaitGroup
 		errs  = make([]error, cfg.Requests)
@@ -103,7 +104,7 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 
 	stats := sec.Stats()
 	p.Say("%d requests served in %v; at the busiest moment %d were in checkout", stats.Entries, took.Round(time.Millisecond), stats.MaxInside)
-	v := &demo.Verdict{}
+	v := &verdict{}
 	v.Expect(stats.MaxInside <= cfg.Leases, "%d requests were in checkout at once, the limit is %d", stats.MaxInside, cfg.Leases)
 	v.Expect(stats.Entries == cfg.Requests, "%d of %d requests served", stats.Entries, cfg.Requests)
 	return v.Conclude(p, fmt.Sprintf("never more than %d requests in checkout, every request served", cfg.Leases))
@@ -112,14 +113,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 // serve handles one request: it waits for a lease, works in checkout for a
 // random time up to work and returns the lease, with a context of its own so
 // that a cancelled run still returns it at once.
-func serve(ctx context.Context, p *demo.Printer, sec *demo.Section, sem *locks.InterProcessSemaphoreV2, name string, work time.Duration) error {
+func serve(ctx context.Context, p *printer, sec *section, sem *locks.InterProcessSemaphoreV2, name string, work time.Duration) error {
 	lease, err := sem.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: acquire a lease: %w", name, err)
 	}
 	leave := sec.Enter(name, false)
-	p.Say("%s enters checkout with %s (%d inside)", name, demo.ShortNode(lease.Path()), sec.Stats().Inside)
-	pauseErr := demo.Pause(ctx, work)
+	p.Say("%s enters checkout with %s (%d inside)", name, shortNode(lease.Path()), sec.Stats().Inside)
+	pauseErr := pause(ctx, work)
 	leave()
 	p.Say("%s done, returns its lease", name)
 	return errors.Join(pauseErr, lease.Close(context.WithoutCancel(ctx)))

@@ -18,7 +18,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/zkcurator/zkcurator/examples/internal/demo"
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
@@ -29,7 +28,9 @@ func main() {
 	hold := flag.Duration("hold", 100*time.Millisecond, "how long each worker holds the lock (negative: not at all)")
 	flag.Parse()
 	cfg := config{Workers: *workers, Hold: *hold}
-	demo.Main(func(ctx context.Context, connect string, out io.Writer) error {
+	// runProgram (setup.go) finds ZooKeeper, bounds the time and exits with
+	// status 1 when run fails or its promise did not hold.
+	runProgram(func(ctx context.Context, connect string, out io.Writer) error {
 		return run(ctx, connect, out, cfg)
 	})
 }
@@ -40,7 +41,7 @@ const lockPath = "/locks/orders"
 // run lets cfg.Workers workers, each with a client of its own, contend for
 // one InterProcessMutex with UnfairLockInternalsDriver: the lock goes to the
 // waiter with the lowest random suffix rather than the longest waiting one.
-// It fails with demo.ErrInvariant if two workers ever held the lock at once
+// It fails with errInvariant if two workers ever held the lock at once
 // or a worker did not get it exactly once. A shuffle that happens to keep
 // the arrival order is reported, not failed: it is one of the possible
 // orders.
@@ -49,14 +50,14 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	st := demo.NewStage(connect, out, "unfair")
+	st := newStage(connect, out, "unfair")
 	defer st.Close()
 	p := st.Printer
 	p.Title("unfair: %d workers contend for one InterProcessMutex with UnfairLockInternalsDriver", cfg.Workers)
 	p.Say("each contender's node ends in a random number; the lowest waiting number goes next")
 
 	p.Say("connecting %d clients, one per worker, as %d processes would", cfg.Workers, cfg.Workers)
-	clients, err := demo.ConnectAll(ctx, cfg.Workers, func(ctx context.Context) (*framework.Client, error) {
+	clients, err := connectAll(ctx, cfg.Workers, func(ctx context.Context) (*framework.Client, error) {
 		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
@@ -74,13 +75,13 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	for i, c := range clients {
 		mutexes[i], err = locks.NewInterProcessMutex(c, lockPath,
 			locks.WithDriver(locks.UnfairLockInternalsDriver{}),
-			locks.WithLockData([]byte(demo.WorkerName(i+1))))
+			locks.WithLockData([]byte(workerName(i+1))))
 		if err != nil {
 			return err
 		}
 	}
 
-	line := demo.NewLineup(ctx, p)
+	line := newLineup(ctx, p)
 	for i, m := range mutexes {
 		line.Start(i+1, func(ctx context.Context) error { return work(ctx, p, line, i+1, m, cfg.Hold) })
 		line.AwaitInLine(i+1, m.ParticipantNodes)
@@ -91,11 +92,11 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 		return err
 	}
 	if len(res.Queue) > 0 && res.Queue[0] != 1 {
-		p.Say("%s's node sorts first, yet it waited until worker 1 released: the holder also owns", demo.WorkerName(res.Queue[0]))
+		p.Say("%s's node sorts first, yet it waited until worker 1 released: the holder also owns", workerName(res.Queue[0]))
 		p.Say("the lock's \"holder\" node, so a lower newcomer cannot take a lock that is held")
 	}
-	p.Say("arrival order:     %s", demo.OrderString(res.Arrival))
-	p.Say("acquisition order: %s", demo.OrderString(res.Acquired))
+	p.Say("arrival order:     %s", orderString(res.Arrival))
+	p.Say("acquisition order: %s", orderString(res.Acquired))
 	moved := 0
 	for i := range min(len(res.Arrival), len(res.Acquired)) {
 		if res.Arrival[i] != res.Acquired[i] {
@@ -107,16 +108,16 @@ func run(ctx context.Context, connect string, out io.Writer, cfg config) error {
 	} else {
 		p.Say("%d of %d workers got the lock out of arrival order", moved, cfg.Workers)
 	}
-	return demo.CheckExclusive(res, cfg.Workers).Conclude(p, "the order was shuffled, yet never two holders at once")
+	return checkExclusive(res, cfg.Workers).Conclude(p, "the order was shuffled, yet never two holders at once")
 }
 
 // work is worker n's turn: wait for the lock, do the work it protects (here,
 // hold it for a while), release it. Release gets a context of its own, so
 // that a cancelled run still deletes the lock node at once.
-func work(ctx context.Context, p *demo.Printer, line *demo.Lineup, n int, m *locks.InterProcessMutex, hold time.Duration) error {
-	p.Say("%s waiting", demo.WorkerName(n))
+func work(ctx context.Context, p *printer, line *lineup, n int, m *locks.InterProcessMutex, hold time.Duration) error {
+	p.Say("%s waiting", workerName(n))
 	if err := m.Acquire(ctx); err != nil {
-		return fmt.Errorf("%s: acquire: %w", demo.WorkerName(n), err)
+		return fmt.Errorf("%s: acquire: %w", workerName(n), err)
 	}
 	releasing := line.Acquired(n, m.LockPath())
 	select {
@@ -125,7 +126,7 @@ func work(ctx context.Context, p *demo.Printer, line *demo.Lineup, n int, m *loc
 	}
 	releasing()
 	if err := m.Release(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("%s: release: %w", demo.WorkerName(n), err)
+		return fmt.Errorf("%s: release: %w", workerName(n), err)
 	}
 	return nil
 }

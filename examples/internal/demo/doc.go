@@ -1,13 +1,10 @@
-// Package demo holds what the programs under examples/ share and what is not
-// their lesson: finding the ensemble (ZK_CONNECT or an embedded ZooKeeper)
-// and running a program with a bounded time (Main), a namespace per run
-// (Stage), time-stamped narration (Printer), the staging of contenders
-// (Lineup) and of buyers (RunBuyers), a storage that checks fencing tokens
-// (FencedStore), and the checks of each demo's promise (Verdict, Section,
-// CheckFair, CheckSale, CheckTenures), which report a broken promise as an
-// error matching ErrInvariant.
+// Package demo holds what runs and checks the programs under examples/ from
+// outside, for the tour and the tests: finding the ensemble (ZK_CONNECT or
+// an embedded ZooKeeper) and running the tour with a bounded time (Main),
+// building an example (Build), the README's quick start, and the test that
+// every example builds without this package.
 //
-// The zkcurator calls themselves (NewClient, the recipe, Acquire, Lost,
-// FencingToken, Release, Close) are in each example's own package, so that a
-// reader of examples/<name> sees them in the order a user writes them.
+// No example's program imports it: each examples/<name> uses only the
+// library, flag and the standard library, so that a reader can copy it into
+// a project of their own.
 package demo

@@ -1,36 +1,24 @@
-package demo
+package main
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // TestStageCloseRemovesNamespace checks that Close leaves nothing of a run
 // behind: the namespace and everything under it go.
 func TestStageCloseRemovesNamespace(t *testing.T) {
-	connect := os.Getenv(EnvConnect)
+	connect := zktest.StartServer(t).ConnectString()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st := NewStage(connect, nil, "stagetest")
-	clients, err := ConnectAll(ctx, 2, func(ctx context.Context) (*framework.Client, error) {
-		c, err := framework.NewClient(connect, retry.OneTime{Sleep: 10 * time.Millisecond}, framework.WithNamespace(st.Namespace()))
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Start(); err != nil {
-			c.Close()
-			return nil, err
-		}
-		if err := c.BlockUntilConnected(ctx); err != nil {
-			c.Close()
-			return nil, err
-		}
-		return c, nil
+	st := newStage(connect, nil, "stagetest")
+	clients, err := connectAll(ctx, 2, func(ctx context.Context) (*framework.Client, error) {
+		return newClient(ctx, connect, st.Namespace())
 	})
 	if err != nil {
 		t.Fatal(err)
