@@ -19,7 +19,7 @@ func (k *core) applyAuth(conn *zk.Conn, gen uint64, from int) {
 		}
 		applied++
 	}
-	k.events.push(loopEvent{kind: evAuthDone, gen: gen, applied: applied, err: err})
+	k.events.Push(loopEvent{kind: evAuthDone, gen: gen, applied: applied, err: err})
 }
 
 // isConnectionError reports whether err is a connection's end rather than

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/zkcurator/zkcurator/internal/queue"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -32,12 +33,12 @@ type core struct {
 	log *zap.Logger
 	met *clientMetrics
 
-	events    *queue[loopEvent]
-	notices   *queue[ConnectionState]
+	events    *queue.Queue[loopEvent]
+	notices   *queue.Queue[ConnectionState]
 	listeners listenerSet[ConnectionState]
 	// nodeEvents and nodeListeners carry watch notifications to the
 	// callbacks of ListenNodeEvents (node_events.go).
-	nodeEvents    *queue[zk.Event]
+	nodeEvents    *queue.Queue[zk.Event]
 	nodeListeners listenerSet[zk.Event]
 	bg            *background
 
@@ -75,16 +76,16 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		cfg:        cfg,
 		log:        cfg.logger,
 		met:        newClientMetrics(cfg.metrics),
-		events:     newQueue[loopEvent](),
-		notices:    newQueue[ConnectionState](),
-		nodeEvents: newQueue[zk.Event](),
+		events:     queue.New[loopEvent](),
+		notices:    queue.New[ConnectionState](),
+		nodeEvents: queue.New[zk.Event](),
 		closing:    make(chan struct{}),
 		loopStop:   make(chan struct{}),
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
 	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
-		k.events.push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
+		k.events.Push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
 	})
 	ns := ""
 	if cfg.namespace != "" {

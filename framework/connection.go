@@ -70,19 +70,19 @@ func (k *core) connectLocked() error {
 				k.losses.Add(1) // here, before go-zookeeper reconnects: see ConnectionLosses
 			}
 			if ev.Type == zk.EventSession {
-				k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
+				k.events.Push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
 			} else if !k.nodeListeners.empty() {
-				k.nodeEvents.push(ev)
+				k.nodeEvents.Push(ev)
 			}
 		}),
 		zk.WithLogger(gozk.Logger{
 			Print: func(format string, args ...any) { zkLog.Debugf("zk: "+format, args...) },
 			Negotiated: func(d time.Duration) {
-				k.events.push(loopEvent{kind: evNegotiated, gen: gen, timeout: d})
+				k.events.Push(loopEvent{kind: evNegotiated, gen: gen, timeout: d})
 			},
 		}),
 		zk.WithDialer(gate.Dialer(dialer, func() {
-			k.events.push(loopEvent{kind: evRewatched, gen: gen})
+			k.events.Push(loopEvent{kind: evRewatched, gen: gen})
 		})),
 	)
 	if err != nil {
@@ -107,8 +107,8 @@ func (k *core) eventLoop() {
 		select {
 		case <-k.loopStop:
 			return
-		case <-k.events.ready:
-			for _, ev := range k.events.takeAll() {
+		case <-k.events.Ready():
+			for _, ev := range k.events.TakeAll() {
 				k.handle(ev)
 			}
 		}
@@ -223,7 +223,7 @@ func (k *core) publishLocked(st ConnectionState) {
 	k.sess.state, k.sess.stateSince = st, time.Now()
 	k.met.transitions[st].Add(1)
 	k.log.Info("connection state changed", zap.Stringer("state", st))
-	k.notices.push(st)
+	k.notices.Push(st)
 }
 
 // armSuspendTimerLocked starts the simulated session expiry (Lost after the
@@ -240,7 +240,7 @@ func (k *core) armSuspendTimerLocked() {
 	d := k.sessionTimeoutLocked() * time.Duration(k.cfg.simulatedPercent) / 100
 	gen, epoch := s.gen, s.suspendEpoch
 	s.suspendTimer = time.AfterFunc(d, func() {
-		k.events.push(loopEvent{kind: evSuspendExpired, gen: gen, epoch: epoch})
+		k.events.Push(loopEvent{kind: evSuspendExpired, gen: gen, epoch: epoch})
 	})
 }
 
@@ -269,7 +269,7 @@ func (k *core) replaceConnLocked() {
 		k.log.Error("cannot open a new connection; retrying in 1s", zap.Error(err))
 		s.gen++ // ignore the old connection's events
 		gen := s.gen
-		t := time.AfterFunc(time.Second, func() { k.events.push(loopEvent{kind: evReconnect, gen: gen}) })
+		t := time.AfterFunc(time.Second, func() { k.events.Push(loopEvent{kind: evReconnect, gen: gen}) })
 		s.suspendTimer = t
 	}
 }

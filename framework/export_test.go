@@ -15,7 +15,7 @@ func InjectSessionEvent(c *Client, st zk.State) {
 	k.mu.Lock()
 	gen := k.sess.gen
 	k.mu.Unlock()
-	k.events.push(loopEvent{kind: evZK, gen: gen, zkEvent: zk.Event{Type: zk.EventSession, State: st}})
+	k.events.Push(loopEvent{kind: evZK, gen: gen, zkEvent: zk.Event{Type: zk.EventSession, State: st}})
 }
 
 // GenerationDialer returns dial wrapped as the client's current connection

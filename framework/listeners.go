@@ -78,8 +78,8 @@ func (k *core) dispatch(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case <-k.notices.ready:
-			for _, st := range k.notices.takeAll() {
+		case <-k.notices.Ready():
+			for _, st := range k.notices.TakeAll() {
 				select {
 				case <-stop:
 					return

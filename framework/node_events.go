@@ -43,8 +43,8 @@ func (k *core) dispatchNodeEvents(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case <-k.nodeEvents.ready:
-			for _, ev := range k.nodeEvents.takeAll() {
+		case <-k.nodeEvents.Ready():
+			for _, ev := range k.nodeEvents.TakeAll() {
 				select {
 				case <-stop:
 					return

@@ -26,7 +26,7 @@ func (k *core) armSentinelLocked() {
 	conn, gen, sid := s.conn, s.gen, s.lastSessionID
 	k.spawnLocked(func() {
 		_, _, _, err := conn.ExistsW(sentinelPath)
-		k.events.push(loopEvent{kind: evSentinel, gen: gen, err: err, sessionID: sid})
+		k.events.Push(loopEvent{kind: evSentinel, gen: gen, err: err, sessionID: sid})
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/queue"
 )
 
 // retryEvery is how often the loop tries again to bring the cache in line
@@ -45,9 +46,9 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	watches transport     // used by that goroutine only
-	down    bool          // a suspension or loss was reported, and no reconnect since
-	inbox   *queue[input] // the inputs of the Start that succeeded
+	watches transport           // used by that goroutine only
+	down    bool                // a suspension or loss was reported, and no reconnect since
+	inbox   *queue.Queue[input] // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
@@ -82,7 +83,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
 		nodes:   make(map[string]*entry),
 		watches: newOneShot(c),
-		inbox:   newQueue[input](),
+		inbox:   queue.New[input](),
 		outbox:  newOutbox(),
 		events:  make(chan Event),
 		stop:    make(chan struct{}),
@@ -110,8 +111,8 @@ func (e *engine) start(ctx context.Context) error {
 
 	// This attempt's inputs queue apart: a failed load drops them whole, with
 	// any that a listener call already under way still pushes.
-	inbox := newQueue[input]()
-	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { inbox.push(input{event: ev}) })
+	inbox := queue.New[input]()
+	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { inbox.Push(input{event: ev}) })
 	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.onConnection(inbox, s) })
 	loadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -137,7 +138,7 @@ func (e *engine) start(ctx context.Context) error {
 	e.started = true
 	e.inbox = inbox
 	e.stopInput = []func(){stopEvents, stopStates}
-	e.outbox.push(Event{Type: Initialized})
+	e.outbox.Push(Event{Type: Initialized})
 	e.loaded.Store(true)
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.pump() }()
@@ -189,7 +190,7 @@ func (e *engine) run() {
 		case <-e.stop:
 			return
 		case <-retry:
-		case <-e.inbox.ready:
+		case <-e.inbox.Ready():
 		}
 		retry = nil
 		var err error
@@ -215,7 +216,7 @@ func (e *engine) step(resync bool) (bool, error) {
 		cancel()
 	}()
 	dirty := make(map[string]bool)
-	for _, in := range e.inbox.takeAll() {
+	for _, in := range e.inbox.TakeAll() {
 		if in.isState {
 			resync = e.onState(in.state) || resync
 		} else if e.onEvent(in.event, dirty) {
@@ -232,8 +233,8 @@ func (e *engine) step(resync bool) (bool, error) {
 // onConnection queues a connection state in inbox for the loop and, when
 // the connection is suspended or lost, ends the loop's reads under way, so
 // that the state is reported at once rather than after a reconnect.
-func (e *engine) onConnection(inbox *queue[input], s framework.ConnectionState) {
-	inbox.push(input{state: s, isState: true})
+func (e *engine) onConnection(inbox *queue.Queue[input], s framework.ConnectionState) {
+	inbox.Push(input{state: s, isState: true})
 	if s == framework.Suspended || s == framework.Lost {
 		if stop := e.interrupt.Load(); stop != nil {
 			(*stop)()
@@ -269,17 +270,17 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
 		e.down = true
-		e.outbox.push(Event{Type: ConnectionSuspended})
+		e.outbox.Push(Event{Type: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
 		e.watches.reset() // the session's watches are gone
-		e.outbox.push(Event{Type: ConnectionLost})
+		e.outbox.Push(Event{Type: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
 			return false
 		}
 		e.down = false
-		e.outbox.push(Event{Type: ConnectionReconnected})
+		e.outbox.Push(Event{Type: ConnectionReconnected})
 		return true
 	}
 	return false

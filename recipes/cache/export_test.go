@@ -1,10 +1,10 @@
 package cache
 
 // Queued returns how many events wait for the consumer.
-func (t *TreeCache) Queued() int { return t.e.outbox.len() }
+func (t *TreeCache) Queued() int { return t.e.outbox.Len() }
 
 // Queued returns how many events wait for the consumer.
-func (p *PathChildrenCache) Queued() int { return p.e.outbox.len() }
+func (p *PathChildrenCache) Queued() int { return p.e.outbox.Len() }
 
 // Slack is how many events beyond the size of the tree may wait.
 const Slack = slack
@@ -12,7 +12,5 @@ const Slack = slack
 // Inputs returns how many watch notifications and connection states wait
 // for the cache's loop.
 func (t *TreeCache) Inputs() int {
-	t.e.inbox.mu.Lock()
-	defer t.e.inbox.mu.Unlock()
-	return len(t.e.inbox.items)
+	return t.e.inbox.Len()
 }

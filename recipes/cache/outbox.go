@@ -3,6 +3,8 @@ package cache
 import (
 	"slices"
 	"strings"
+
+	"github.com/zkcurator/zkcurator/internal/queue"
 )
 
 // slack is how many events beyond the size of the tree may wait for the
@@ -17,42 +19,59 @@ const slack = 1024
 // and dropped from the queue, or in neither. Connection and Initialized
 // events (push) are never dropped.
 type outbox struct {
-	queue[Event]
-	behind bool // node events were dropped: the pump sends the differences
+	*queue.Queue[Event]
+	behind bool // node events were dropped: the pump sends the differences; read and written only in Edit
 }
 
-func newOutbox() *outbox { return &outbox{queue: queue[Event]{ready: make(chan struct{}, 1)}} }
+func newOutbox() *outbox { return &outbox{Queue: queue.New[Event]()} }
 
 // pushNode queues a node event unless the consumer is already behind. When
 // more than limit events wait, the queued node events are dropped and the
 // consumer will be caught up by differences.
 func (o *outbox) pushNode(ev Event, limit int) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.behind {
-		return
-	}
-	o.items = append(o.items, ev)
-	if len(o.items) > limit {
-		o.behind = true
-		o.items = slices.DeleteFunc(o.items, func(ev Event) bool { return ev.Node.Path != "" })
-	}
-	o.signal()
+	o.Edit(func(items []Event) []Event {
+		if o.behind {
+			return items
+		}
+		items = append(items, ev)
+		if len(items) > limit {
+			o.behind = true
+			items = slices.DeleteFunc(items, func(ev Event) bool { return ev.Node.Path != "" })
+		}
+		return items
+	})
 }
 
 // reset drops every event waiting.
 func (o *outbox) reset() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.items = nil
-	o.behind = false
+	o.Edit(func([]Event) []Event {
+		o.behind = false
+		return nil
+	})
 }
 
-// len returns how many events wait (for tests).
-func (o *outbox) len() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.items)
+// takeUnlessBehind returns the events waiting, or reports that the consumer
+// is behind and leaves them queued.
+func (o *outbox) takeUnlessBehind() (items []Event, behind bool) {
+	o.Edit(func(queued []Event) []Event {
+		if behind = o.behind; behind {
+			return queued
+		}
+		items = queued
+		return nil
+	})
+	return items, behind
+}
+
+// takeCaughtUp returns the events waiting and clears behind; the caller
+// appends the differences it reads while holding what keeps them in step.
+func (o *outbox) takeCaughtUp() []Event {
+	var items []Event
+	o.Edit(func(queued []Event) []Event {
+		items, o.behind = queued, false
+		return nil
+	})
+	return items
 }
 
 // pump sends the outbox's events on e.events, in order, until e.stop is
@@ -65,7 +84,7 @@ func (e *engine) pump() {
 		select {
 		case <-e.stop:
 			return
-		case <-e.outbox.ready:
+		case <-e.outbox.Ready():
 		}
 		for batch := e.take(view); len(batch) > 0; batch = e.take(view) {
 			for _, ev := range batch {
@@ -93,23 +112,12 @@ func (e *engine) pump() {
 // take returns the events waiting and, when node events were dropped, the
 // differences between view and the nodes the cache holds.
 func (e *engine) take(view map[string]Node) []Event {
-	o := e.outbox
-	o.mu.Lock()
-	if !o.behind {
-		items := o.items
-		o.items = nil
-		o.mu.Unlock()
+	if items, behind := e.outbox.takeUnlessBehind(); !behind {
 		return items
 	}
-	o.mu.Unlock()
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	items := o.items
-	o.items = nil
-	o.behind = false
-	return append(items, e.differencesLocked(view)...)
+	return append(e.outbox.takeCaughtUp(), e.differencesLocked(view)...)
 }
 
 // differencesLocked returns the events that take a consumer from view to the
