@@ -172,7 +172,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 // error, so the downgrade cannot delete what it created: the read node stays
 // for the rest of the pair's session, ahead of every queued writer. The
 // contract says a cancelled Acquire leaves no node behind.
-func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
+func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 	ctx := testCtx(t)
 	const lockPath = "/review/downgrade-orphan"
 	p, pairClient, admin, pair, foreign := proxiedPair(t, lockPath)
@@ -231,7 +231,7 @@ func TestReviewCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 // holds. fireLater may not fire the dropped signal then (the holder sorts
 // before the predecessor), and nobody fires it later: the watch outlives
 // every acquisition.
-func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
+func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/signals-cancelled"
@@ -274,7 +274,7 @@ func TestReviewNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 // the connection is down; instead abandon waits for the connection for a full
 // session timeout (60 s by default, and another one in fireLater when stale
 // signals are pending) before Acquire returns its ctx error.
-func TestReviewCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
+func TestCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/cancel-partition"

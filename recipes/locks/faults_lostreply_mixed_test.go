@@ -32,7 +32,7 @@ import (
 // the ctx error; abandon: ownsHolder's GetData fails at once, release falls
 // back to a guaranteed Delete of A's node alone. The proxy resumes within
 // the session: A's node goes, holder-lock- (A's session) stays.
-func TestReviewMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
+func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, tc := range []struct {
 		name   string
@@ -129,7 +129,7 @@ func (d fixedUnfair) CreatesTheLock(ctx context.Context, c *framework.Client, pa
 // node, holds. U1 reconnects within its session: its give-back must leave
 // U2's holder node alone, so a fair F2 waits for U2, and once U2 releases,
 // U1 holds.
-func TestReviewMixedGiveBackRetryDeletesAnotherHoldersNode(t *testing.T) {
+func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)

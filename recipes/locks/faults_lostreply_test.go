@@ -228,7 +228,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 // way, behind the queued foreign writer. The first read node, with the write
 // node's sequence, stays ahead of that writer: the writer waits for the
 // orphan, the reader waits for the writer, and neither ever holds.
-func TestReviewDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
+func TestDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
 	ctx := testCtx(t)
 	const lockPath = "/review/downgrade-deadlock"
 	p, _, admin, pair, foreign := proxiedPair(t, lockPath)

@@ -44,7 +44,7 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 // reader's token (its node's czxid) is greater than the token of the writer
 // that holds after it, so a store fenced by the lock's tokens sees them go
 // back.
-func TestReviewReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
+func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
 	const lockPath = "/review/rw-tokens"
