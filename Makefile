@@ -14,13 +14,14 @@ deps:
 test-deps:
 	@bash scripts/install-zookeeper.sh --test
 
-# The metrics adapters are modules of their own (the core keeps its
-# dependencies); each is vetted and tested in its directory.
-ADAPTERS := metrics/prometheus metrics/otel
+# Modules of their own, each vetted and tested in its directory: the metrics
+# adapters (so the core keeps its dependencies) and the harnesses that only
+# tests use (the interop suite, which drives real Curator and Kazoo).
+MODULES := metrics/prometheus metrics/otel testing/interop
 
 vet:
 	$(GO) vet ./...
-	for m in $(ADAPTERS) scripts/testreport; do (cd $$m && $(GO) vet ./...) || exit 1; done
+	for m in $(MODULES) scripts/testreport; do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # The README's test command; CI runs it through .ci/run. Every package runs
 # with the race detector, the fault campaign too: the framework orders
@@ -29,12 +30,12 @@ vet:
 # library's own data race (framework/rewatch.go,
 # TestRequestsQueuedAcrossReconnectsDoNotRaceTheWatchReset).
 test: test-deps vet
-	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/test.sh
+	GO=$(GO) MODULES="$(MODULES)" bash scripts/test.sh
 
 # make test's suite beside two CPU-burning processes, PASSES times in a row (default 3):
 # finds the tests whose outcome depends on how fast the machine is. make stress-test PASSES=5
 stress-test: test-deps vet
-	GO=$(GO) ADAPTERS="$(ADAPTERS)" bash scripts/stress-test.sh
+	GO=$(GO) MODULES="$(MODULES)" bash scripts/stress-test.sh
 
 # The newcomer's first command: a tour of the recipes against an embedded ZooKeeper
 # (or the ensemble named by ZK_CONNECT).
@@ -47,7 +48,7 @@ bench: deps
 
 # Only the suites that drive real Apache Curator and Python Kazoo beside zkcurator.
 interop: test-deps
-	$(GO) test -race -count=1 -v ./testing/interop/...
+	cd testing/interop && $(GO) test -race -count=1 -v ./...
 
 # A longer seeded fault campaign: make chaos SEED=7 SECS=600
 chaos: deps

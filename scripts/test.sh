@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The README's test command (make test): every package of the library and of the
-# metrics adapters' modules with the race detector, against real ZooKeeper servers.
+# modules beside it (metrics adapters, test harnesses) with the race detector,
+# against real ZooKeeper servers.
 # Output reads as go test's, followed by the ten slowest tests (so the 20-minute budget
 # stays visible), the failed tests by name, and "tests: N passed, N failed".
 #
 # Environment (optional): GO (default go), TEST_TIMEOUT (default 25m),
-# TEST_ARGS (extra go test flags, e.g. -run), ADAPTERS (the adapter modules).
+# TEST_ARGS (extra go test flags, e.g. -run), MODULES (the modules beside the library).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -16,8 +17,8 @@ read -r -a extra <<<"${TEST_ARGS:-}"
 suite() {
 	local rc=0
 	"$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./... || rc=1
-	for m in ${ADAPTERS:-metrics/prometheus metrics/otel}; do
-		(cd "$m" && "$GO" test -race -count=1 -timeout 5m -json "${extra[@]}" ./...) || rc=1
+	for m in ${MODULES:-metrics/prometheus metrics/otel testing/interop}; do
+		(cd "$m" && "$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./...) || rc=1
 	done
 	(cd scripts/testreport && "$GO" test -count=1 -json "${extra[@]}" ./...) || rc=1
 	return $rc
