@@ -38,7 +38,13 @@ func (r *recorder) get() []framework.ConnectionState {
 // await waits until the recorder holds at least len(want) states and checks them.
 func (r *recorder) await(t *testing.T, want ...framework.ConnectionState) {
 	t.Helper()
-	eventually(t, "states "+statesString(want), func() bool { return len(r.get()) >= len(want) })
+	deadline := time.Now().Add(testWait)
+	for len(r.get()) < len(want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for states %s; got %s", testWait, statesString(want), statesString(r.get()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if got := r.get(); !slices.Equal(got, want) {
 		t.Fatalf("states = %s, want %s", statesString(got), statesString(want))
 	}
