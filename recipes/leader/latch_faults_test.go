@@ -176,7 +176,9 @@ func TestLatchCloseDuringAPartitionReturnsInTime(t *testing.T) {
 	err := l.Close(ctx)
 	took := time.Since(start)
 	t.Logf("Close in a partition: %v after %v", err, took)
-	if bound := 2 * time.Second; took > bound {
+	// The ctx's second plus room for a loaded machine, still well below the
+	// connection timeout (15 s) after which a delete under way gives up.
+	if bound := 4 * time.Second; took > bound {
 		t.Fatalf("Close took %v in a partition, want within %v", took, bound)
 	}
 	proxy.Resume()
