@@ -16,9 +16,17 @@ import (
 // connection events a cache reports for it, in order.
 type outage struct {
 	name   string
-	opts   []framework.Option
+	opts   func(srv *zktest.Server) []framework.Option // of the client under test
 	events []string
 	cause  func(t *testing.T, srv *zktest.Server, p *zktest.Proxy, c *framework.Client)
+}
+
+// options returns the client options of o for a test on srv.
+func (o outage) options(srv *zktest.Server) []framework.Option {
+	if o.opts == nil {
+		return nil
+	}
+	return o.opts(srv)
 }
 
 var outages = []outage{
@@ -33,7 +41,10 @@ var outages = []outage{
 	{
 		name:   "server restarted",
 		events: []string{"CONNECTION_SUSPENDED", "CONNECTION_RECONNECTED"},
-		opts:   []framework.Option{framework.WithSessionTimeout(10 * time.Second)},
+		// The session must outlast the restart, however slow the machine.
+		opts: func(srv *zktest.Server) []framework.Option {
+			return []framework.Option{framework.WithSessionTimeout(srv.SessionOutlastingRestart(10 * time.Second))}
+		},
 		cause: func(t *testing.T, srv *zktest.Server, _ *zktest.Proxy, c *framework.Client) {
 			must(t, srv.Restart())
 		},
@@ -41,7 +52,9 @@ var outages = []outage{
 	{
 		name:   "session expired",
 		events: []string{"CONNECTION_SUSPENDED", "CONNECTION_LOST", "CONNECTION_RECONNECTED"},
-		opts:   []framework.Option{framework.WithSessionTimeout(time.Second)},
+		opts: func(*zktest.Server) []framework.Option {
+			return []framework.Option{framework.WithSessionTimeout(time.Second)}
+		},
 		cause: func(t *testing.T, _ *zktest.Server, p *zktest.Proxy, c *framework.Client) {
 			p.Pause()
 			awaitState(t, c, framework.Lost)
@@ -51,7 +64,9 @@ var outages = []outage{
 	{
 		name:   "session given up (simulated expiry)",
 		events: []string{"CONNECTION_SUSPENDED", "CONNECTION_LOST", "CONNECTION_RECONNECTED"},
-		opts:   []framework.Option{framework.WithSessionTimeout(8 * time.Second), framework.WithSimulatedSessionExpirationPercent(25)},
+		opts: func(*zktest.Server) []framework.Option {
+			return []framework.Option{framework.WithSessionTimeout(8 * time.Second), framework.WithSimulatedSessionExpirationPercent(25)}
+		},
 		cause: func(t *testing.T, _ *zktest.Server, p *zktest.Proxy, c *framework.Client) {
 			p.Pause()
 			awaitState(t, c, framework.Lost)
@@ -73,7 +88,7 @@ func TestReconnectWithoutChangesIsQuiet(t *testing.T) {
 		t.Run(o.name, func(t *testing.T) {
 			srv := zktest.StartServer(t)
 			p := zktest.StartProxy(t, srv.ConnectString())
-			c := zkclient.New(t, p.Addr(), o.opts...)
+			c := zkclient.New(t, p.Addr(), o.options(srv)...)
 			ctx := testCtx(t)
 			for _, n := range []string{"/quiet/a/x", "/quiet/a/y", "/quiet/b"} {
 				_, err := c.Create(ctx, n, []byte(n), framework.CreatingParentsIfNeeded())
@@ -115,7 +130,7 @@ func TestDepthAndSelectorHoldAfterAReconnect(t *testing.T) {
 			srv := zktest.StartServer(t)
 			p := zktest.StartProxy(t, srv.ConnectString())
 			admin := zkclient.New(t, srv.ConnectString())
-			c := zkclient.New(t, p.Addr(), o.opts...)
+			c := zkclient.New(t, p.Addr(), o.options(srv)...)
 			ctx := testCtx(t)
 			for _, n := range []string{"/ds/keep", "/ds/skip"} {
 				_, err := admin.Create(ctx, n, nil, framework.CreatingParentsIfNeeded())

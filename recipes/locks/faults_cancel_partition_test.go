@@ -18,8 +18,11 @@ import (
 // deletes go on in the background once the link is back.
 
 // partitionSession is the session timeout of the partitioned clients; a
-// cancelled acquisition must return within a quarter of it.
-const partitionSession = 4 * time.Second
+// cancelled acquisition must return within a quarter of it. A clean-up that
+// waited for the partition to be noticed would take two thirds of it (when
+// go-zookeeper reports the disconnection), so 8 s leaves a quarter (2 s) that
+// both catches that and covers a loaded machine's scheduling.
+const partitionSession = 8 * time.Second
 
 // cancelDuringPartition pauses p, cancels the acquisition whose result comes
 // on got, resumes p once it returned, and fails the test unless it returned

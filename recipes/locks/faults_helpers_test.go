@@ -22,8 +22,9 @@ import (
 // Helpers of the fault tests (faults_*_test.go): awaiting nodes and results
 // through a client of the test's own, and shared set-ups.
 
-// restartSession outlasts a server restart plus go-zookeeper's one-second
-// pause before it redials a lone server.
+// restartSession outlasts go-zookeeper's one-second pause before it redials a
+// lone server; tests that restart the server take at least this, and more when
+// the server's measured start says so (Server.SessionOutlastingRestart).
 const restartSession = 5 * time.Second
 
 // createOps are the opcodes a lock node's create may use.

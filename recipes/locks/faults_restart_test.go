@@ -35,9 +35,17 @@ func restartWithinSession(t *testing.T, srv *zktest.Server, clients ...*framewor
 		})}
 		defer watches[i].stop()
 	}
+	stopped := time.Now()
 	must(t, srv.Stop())
 	must(t, srv.Restart())
-	deadline := time.After(15 * time.Second)
+	t.Logf("restart took %v (slowest start %v)", time.Since(stopped), srv.SlowestStart())
+	// A client that has not reconnected within its session reports Lost, so
+	// waiting past the longest session only adds the redial.
+	var longest time.Duration
+	for _, c := range clients {
+		longest = max(longest, c.SessionTimeout())
+	}
+	deadline := time.After(longest + 10*time.Second)
 	for i, w := range watches {
 	await:
 		for {
@@ -72,7 +80,7 @@ func assertNodeOfSession(t *testing.T, c *framework.Client, p string) {
 func TestMutexHolderSurvivesServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := built(locks.NewInterProcessMutex(c, "/restart"))
 	must(t, m.Acquire(ctx))
 	ourNode := m.LockPath()
@@ -99,10 +107,12 @@ func TestMutexHolderSurvivesServerRestart(t *testing.T) {
 // waiters keep waiting, and the holders can release afterwards and hand over.
 func TestLockRecipesSurviveServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
+	// Each subtest restarts the server, so the slowest start so far (and with
+	// it the session) grows with the load the restarts meet.
 	newClient := func() *framework.Client {
-		return locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(restartSession), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+		return locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	}
-	observer := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(restartSession))
+	observer := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)))
 
 	// rwCase: one pair holds one side of a read/write lock (the write side when
 	// holdWrite) while another pair waits for the other side.

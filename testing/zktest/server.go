@@ -43,6 +43,8 @@ type Server struct {
 
 	running atomic.Bool // a process is up, as far as Stop and Restart know
 
+	slowestStart atomic.Int64 // nanoseconds of the longest start until ready so far
+
 	mu     sync.Mutex // serializes Stop, Restart and Close
 	proc   *process
 	closed bool
@@ -231,6 +233,7 @@ func (s *Server) start() error {
 }
 
 func (s *Server) startLocked() error {
+	began := time.Now()
 	if err := s.launchLocked(); err != nil {
 		return err
 	}
@@ -241,6 +244,7 @@ func (s *Server) startLocked() error {
 		return fmt.Errorf("zktest: start ZooKeeper %s: %w\nlast %d log lines:\n%s",
 			s.Addr(), err, failureLogLines, s.LogTail(failureLogLines))
 	}
+	s.noteStart(time.Since(began))
 	return nil
 }
 
