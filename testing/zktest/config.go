@@ -27,7 +27,7 @@ type instance struct {
 	dataDir string
 	ports   ports
 	myID    int     // 1-based member id; 0 for a standalone server
-	peers   []ports // every member of the ensemble, indexed by id-1; nil for a standalone server
+	peers   []ports // the ports this member lists for each member, indexed by id-1 (its own, proxies to the others); nil for a standalone server
 }
 
 // zooCfg renders zoo.cfg.
