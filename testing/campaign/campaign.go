@@ -93,6 +93,12 @@ type Config struct {
 	Recovery time.Duration
 	// Logf receives the nemesis log and progress notes (default: discarded).
 	Logf func(format string, args ...any)
+	// Faults are the kinds the nemesis draws from (default: every kind).
+	Faults []FaultKind
+	// Rounds, when positive, ends the nemesis after that many rounds (each
+	// every kind of Faults once, in a seeded order) even if Duration has not
+	// passed.
+	Rounds int
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -140,6 +146,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
+	if len(c.Faults) == 0 {
+		for k := range FaultKind(numFaultKinds) {
+			c.Faults = append(c.Faults, k)
+		}
+	}
+	for _, k := range c.Faults {
+		if k < 0 || k >= numFaultKinds {
+			return c, fmt.Errorf("campaign: fault kind %d: unknown", int(k))
+		}
+	}
 	return c, nil
 }
 
@@ -163,7 +179,7 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 func (r *Report) Summary() string {
 	v := &r.Verdict
 	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind) + v.counterFields()
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -272,8 +288,11 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	}
 
 	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
-	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf)
+	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
 	maxFaults := int(cfg.Duration/time.Second) + 1
+	if cfg.Rounds > 0 {
+		maxFaults = min(maxFaults, cfg.Rounds*len(cfg.Faults))
+	}
 	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, maxFaults)
 	cfg.Logf("campaign %s: %d faults, all healed at %s; awaiting progress of every client", cfg.Kind, len(faults), fmtDur(healedAt))
 	awaitProgress(ctx, history, cfg, healedAt)

@@ -12,6 +12,7 @@ const (
 	maxSessionTimeout = 5 * time.Minute
 	initLimit         = 5 * time.Second // a follower's time to connect to and sync with a leader
 	syncLimit         = 2 * time.Second // a follower's time to answer the leader
+	syncLimitTicks    = 5               // the least syncLimit, in ticks
 )
 
 // ports are the loopback ports one ZooKeeper process listens on. Quorum and
@@ -48,7 +49,7 @@ func (in instance) zooCfg() string {
 	line("preAllocSize", 1024) // KiB; the default 64 MiB is wasted on a test
 	if in.peers != nil {
 		line("initLimit", ticks(initLimit, tick, 10))
-		line("syncLimit", ticks(syncLimit, tick, 5))
+		line("syncLimit", ticks(syncLimit, tick, syncLimitTicks))
 		line("standaloneEnabled", false)
 		for i, p := range in.peers {
 			line("server."+strconv.Itoa(i+1), fmt.Sprintf("127.0.0.1:%d:%d", p.quorum, p.election))

@@ -1,6 +1,9 @@
 package zktest
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Partition splits the ensemble's own network: two members can reach each
 // other, over their quorum and election links, only if some group lists
@@ -61,4 +64,12 @@ func (s *Server) signalPause(stop bool) error {
 		return fmt.Errorf("zktest: pause or resume ZooKeeper %s: %w", s.Addr(), err)
 	}
 	return nil
+}
+
+// SyncLimit is how long a follower may go unheard before its leader drops
+// it, and a leader before its followers give up on it: a partition or a
+// pause longer than this changes who serves.
+func (c *Cluster) SyncLimit() time.Duration {
+	tick := c.members[0].inst.cfg.tickTime
+	return time.Duration(ticks(syncLimit, tick, syncLimitTicks)) * tick
 }
