@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -148,12 +149,17 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if len(c.Faults) == 0 {
 		for k := range FaultKind(numFaultKinds) {
-			c.Faults = append(c.Faults, k)
+			if k != PauseClientProcess || c.Kind == MutexLock {
+				c.Faults = append(c.Faults, k)
+			}
 		}
 	}
 	for _, k := range c.Faults {
 		if k < 0 || k >= numFaultKinds {
 			return c, fmt.Errorf("campaign: fault kind %d: unknown", int(k))
+		}
+		if k == PauseClientProcess && c.Kind != MutexLock {
+			return c, fmt.Errorf("campaign: fault %s with lock %s: %w", k, c.Kind, errNoContenders)
 		}
 	}
 	return c, nil
@@ -178,8 +184,8 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 // Summary is the campaign's one-line result.
 func (r *Report) Summary() string {
 	v := &r.Verdict
-	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields()
+	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d stale_accepted=%d overlaps=%d orphans=%d ok=%t lock=%s",
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -265,6 +271,13 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		return nil, err
 	}
 	history := &recorder{}
+	var procs *contenders // the paused client processes' helper, built before any client runs
+	if slices.Contains(cfg.Faults, PauseClientProcess) {
+		if procs, err = buildContenders(ctx, cluster.ConnectString(), p, cfg.SessionTimeout, cfg.Clients, history, clk); err != nil {
+			return nil, err
+		}
+		defer procs.close()
+	}
 	onState := func(client int, s framework.ConnectionState) {
 		history.addState(StateChange{At: clk.now(), Client: client, State: s})
 	}
@@ -289,6 +302,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 
 	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
 	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
+	nem.procs = procs
 	maxFaults := int(cfg.Duration/time.Second) + 1
 	if cfg.Rounds > 0 {
 		maxFaults = min(maxFaults, cfg.Rounds*len(cfg.Faults))

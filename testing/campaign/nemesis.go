@@ -44,6 +44,11 @@ const (
 	// PauseFollower stops a follower's process past the sync limit and
 	// continues it.
 	PauseFollower
+	// PauseClientProcess runs a contender as an OS process of its own,
+	// stops it (SIGSTOP) once it holds the mutex and has read the fence,
+	// past its session timeout, and continues it: it wakes believing it holds
+	// and writes with its old fencing token. The mutex campaign only.
+	PauseClientProcess
 
 	numFaultKinds = iota
 )
@@ -71,6 +76,8 @@ func (k FaultKind) String() string {
 		return "pause-leader"
 	case PauseFollower:
 		return "pause-follower"
+	case PauseClientProcess:
+		return "pause-client-process"
 	}
 	return fmt.Sprintf("FaultKind(%d)", int(k))
 }
@@ -122,6 +129,7 @@ type nemesis struct {
 	paused []bool      // members paused and not yet resumed
 	parted bool        // the ensemble is partitioned
 	kinds  []FaultKind // what a round is a shuffle of
+	procs  *contenders // for PauseClientProcess; nil when not drawn
 	bag    []FaultKind // the kinds still to come in this round
 }
 
@@ -180,6 +188,10 @@ func (n *nemesis) plan(num int) (gap time.Duration, f Fault) {
 		f.Hold = lerp(500*time.Millisecond, 2*time.Second)
 	case KillFollower:
 		f.Member, f.Hold = pick, lerp(500*time.Millisecond, 3*time.Second)
+	case PauseClientProcess:
+		// Past the session timeout and the time the others need to take the
+		// mutex and write.
+		f.Hold = lerp(st*2, st*3)
 	default:
 		n.planEnsemble(&f, client, pick, bridge, lerp)
 	}
@@ -256,6 +268,13 @@ func (n *nemesis) inject(ctx context.Context, f *Fault) error {
 			return fmt.Errorf("restart member %d: %w", member, err)
 		}
 		n.down[member] = false
+	case PauseClientProcess:
+		if n.procs == nil {
+			return errNoContenders
+		}
+		if err := n.procs.freeze(ctx, f); err != nil {
+			return err
+		}
 	default:
 		if err := n.injectEnsemble(ctx, f); err != nil {
 			return err

@@ -114,6 +114,8 @@ func faultFields(faults []Fault) string {
 			serverPauses++
 		case ExpireClient, SuspendClient, SeverClient:
 			clientCuts++
+		case PauseClientProcess:
+			clientPauses++
 		}
 	}
 	return fmt.Sprintf(" kills=%d partitions=%d server_pauses=%d client_pauses=%d client_cuts=%d",
