@@ -94,7 +94,9 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 		defer close(lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			lines <- line{at: cs.clock.now(), words: strings.Fields(sc.Text())}
+			if words := strings.Fields(sc.Text()); len(words) > 0 {
+				lines <- line{at: cs.clock.now(), words: words}
+			}
 		}
 	}()
 	defer func() {
@@ -126,7 +128,7 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 			return line{}, false
 		}
 	}
-	for rec.Enter == 0 {
+	for held := false; !held; {
 		l, ok := next(acquire + 4*cs.session)
 		if !ok {
 			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(stderr.String()))
@@ -139,7 +141,7 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 			if len(l.words) != 4 {
 				return fmt.Errorf("contender %d: bad report %q", id, strings.Join(l.words, " "))
 			}
-			rec.Enter = l.at
+			held, rec.Enter = true, l.at
 			rec.Token, _ = strconv.ParseInt(l.words[1], 10, 64)
 			rec.Fence, _ = strconv.ParseInt(l.words[2], 10, 64)
 			rec.Counter, _ = strconv.ParseInt(l.words[3], 10, 64)
@@ -158,7 +160,7 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 	if _, err := io.WriteString(stdin, "WRITE\n"); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
-	for rec.Exit == 0 {
+	for reported := false; !reported; {
 		l, ok := next(8 * cs.session)
 		if !ok {
 			rec.Exit, rec.Err = cs.clock.now(), "no report of the write: "+lastLine(stderr.String())
@@ -168,9 +170,9 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 		case "LOST":
 			rec.LostAt = l.at
 		case "WROTE":
-			rec.Write, rec.Exit = l.at, l.at
-			rec.Outcome = outcomeNamed(l.words[1])
-			rec.Err = strings.Join(l.words[2:], " ")
+			reported, rec.Write, rec.Exit = true, l.at, l.at
+			rec.Outcome = outcomeNamed(strings.Join(l.words[1:2], ""))
+			rec.Err = strings.Join(l.words[min(2, len(l.words)):], " ")
 		}
 	}
 	rec.LostAtWrite = rec.LostAt != never && rec.Write != never && rec.LostAt <= rec.Write

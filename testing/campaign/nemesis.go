@@ -82,6 +82,29 @@ func (k FaultKind) String() string {
 	return fmt.Sprintf("FaultKind(%d)", int(k))
 }
 
+// faultFields counts the faults by class for the CAMPAIGN line: kills of
+// members, ensemble partitions, paused servers, paused client processes and
+// cut client links (expired, suspended or severed).
+func faultFields(faults []Fault) string {
+	var kills, partitions, serverPauses, clientPauses, clientCuts int
+	for _, f := range faults {
+		switch f.Kind {
+		case KillLeader, KillFollower:
+			kills++
+		case PartitionLeader, PartitionFollower, PartitionBridge:
+			partitions++
+		case PauseLeader, PauseFollower:
+			serverPauses++
+		case ExpireClient, SuspendClient, SeverClient:
+			clientCuts++
+		case PauseClientProcess:
+			clientPauses++
+		}
+	}
+	return fmt.Sprintf(" kills=%d partitions=%d server_pauses=%d client_pauses=%d client_cuts=%d",
+		kills, partitions, serverPauses, clientPauses, clientCuts)
+}
+
 // Fault is one injected fault, as planned from the seed and as it happened.
 type Fault struct {
 	N      int

@@ -98,26 +98,3 @@ func othersThan(size, m int) []int {
 	}
 	return out
 }
-
-// faultFields counts the faults by class for the CAMPAIGN line: kills of
-// members, ensemble partitions, paused servers, paused client processes and
-// cut client links (expired, suspended or severed).
-func faultFields(faults []Fault) string {
-	var kills, partitions, serverPauses, clientPauses, clientCuts int
-	for _, f := range faults {
-		switch f.Kind {
-		case KillLeader, KillFollower:
-			kills++
-		case PartitionLeader, PartitionFollower, PartitionBridge:
-			partitions++
-		case PauseLeader, PauseFollower:
-			serverPauses++
-		case ExpireClient, SuspendClient, SeverClient:
-			clientCuts++
-		case PauseClientProcess:
-			clientPauses++
-		}
-	}
-	return fmt.Sprintf(" kills=%d partitions=%d server_pauses=%d client_pauses=%d client_cuts=%d",
-		kills, partitions, serverPauses, clientPauses, clientCuts)
-}
