@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,6 +100,12 @@ type Config struct {
 	Recovery time.Duration
 	// Logf receives the nemesis log and progress notes (default: discarded).
 	Logf func(format string, args ...any)
+	// Faults are the kinds the nemesis draws from (default: every kind).
+	Faults []FaultKind
+	// Rounds, when positive, ends the nemesis after that many rounds (each
+	// every kind of Faults once, in a seeded order) even if Duration has not
+	// passed.
+	Rounds int
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -146,6 +153,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
+	if len(c.Faults) == 0 {
+		for k := range FaultKind(numFaultKinds) {
+			if k != PauseClientProcess || c.Kind == MutexLock {
+				c.Faults = append(c.Faults, k)
+			}
+		}
+	}
+	for _, k := range c.Faults {
+		if k < 0 || k >= numFaultKinds {
+			return c, fmt.Errorf("campaign: fault kind %d: unknown", int(k))
+		}
+		if k == PauseClientProcess && c.Kind != MutexLock {
+			return c, fmt.Errorf("campaign: fault %s with lock %s: %w", k, c.Kind, errNoContenders)
+		}
+	}
 	return c, nil
 }
 
@@ -168,8 +190,8 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 // Summary is the campaign's one-line result.
 func (r *Report) Summary() string {
 	v := &r.Verdict
-	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.Overlaps, v.Orphans, r.OK(), r.Kind) + v.counterFields()
+	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d stale_accepted=%d overlaps=%d orphans=%d ok=%t lock=%s",
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -258,6 +280,13 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		return nil, err
 	}
 	history := &recorder{}
+	var procs *contenders // the paused client processes' helper, built before any client runs
+	if slices.Contains(cfg.Faults, PauseClientProcess) {
+		if procs, err = buildContenders(ctx, cluster.ConnectString(), p, cfg.SessionTimeout, cfg.Clients, history, clk); err != nil {
+			return nil, err
+		}
+		defer procs.close()
+	}
 	onState := func(client int, s framework.ConnectionState) {
 		history.addState(StateChange{At: clk.now(), Client: client, State: s})
 	}
@@ -281,8 +310,12 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	}
 
 	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
-	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf)
+	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
+	nem.procs = procs
 	maxFaults := int(cfg.Duration/time.Second) + 1
+	if cfg.Rounds > 0 {
+		maxFaults = min(maxFaults, cfg.Rounds*len(cfg.Faults))
+	}
 	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, maxFaults)
 	cfg.Logf("campaign %s: %d faults, all healed at %s; awaiting progress of every client", cfg.Kind, len(faults), fmtDur(healedAt))
 	awaitProgress(ctx, history, cfg, healedAt)

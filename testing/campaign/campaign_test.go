@@ -73,12 +73,20 @@ func TestCampaignTTL(t *testing.T) {
 }
 
 func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Duration, opts ...zktest.ServerOption) {
-	seed, duration := settings(t, defaultDuration)
+	runCampaignConfig(t, campaign.Config{Kind: kind, Duration: defaultDuration}, opts...)
+}
+
+// runCampaignConfig runs cfg, its seed and duration replaced by
+// CAMPAIGN_SEED and CAMPAIGN_SECS when set, and returns its report.
+func runCampaignConfig(t *testing.T, cfg campaign.Config, opts ...zktest.ServerOption) *campaign.Report {
+	seed, duration := settings(t, cfg.Duration)
+	kind := cfg.Kind
 	cluster := zktest.StartCluster(t, 3, opts...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
 	defer cancel()
-	rep, err := campaign.Run(ctx, cluster, campaign.Config{Seed: seed, Duration: duration, Kind: kind, Logf: t.Logf})
+	cfg.Seed, cfg.Duration, cfg.Logf = seed, duration, t.Logf
+	rep, err := campaign.Run(ctx, cluster, cfg)
 	if err != nil {
 		t.Fatalf("campaign %s seed=%d secs=%d could not be carried out: %v", kind, seed, int(duration/time.Second), err)
 	}
@@ -90,6 +98,7 @@ func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Dura
 	if len(rep.Faults) == 0 {
 		t.Errorf("%s: the nemesis injected no fault in %v: the campaign proved nothing", rep.Summary(), duration)
 	}
+	return rep
 }
 
 // settings reads CAMPAIGN_SEED and CAMPAIGN_SECS, or returns the defaults.

@@ -25,6 +25,7 @@ type Verdict struct {
 	Acquisitions  int
 	Accepted      int // writes that applied (acknowledgement nodes)
 	RejectedStale int // writes refused by the fence: stale token or changed versions
+	StaleAccepted int // applied writes whose token was not above the one applied before
 	Unapplied     int // writes that failed without a verdict and did not apply
 	Overlaps      int // pairs of holds inside the critical section at once, neither having seen Lost
 	Orphans       int
@@ -112,7 +113,11 @@ func resolveWrites(v *Verdict, holds []Hold, acks []ack) {
 
 // checkOverlaps counts pairs of holds of different clients whose clean
 // windows (from Enter until Exit or the first sight of Lost) intersect,
-// where at least one of the two is exclusive.
+// where at least one of the two is exclusive. A frozen contender's window
+// also ends when the nemesis froze it: a stopped process can neither act
+// nor learn that its session expired, and no lock can keep it from waking
+// up believing it holds; from then on the fence alone must refuse its
+// write (checkFencing counts an applied stale write).
 func checkOverlaps(v *Verdict, holds []Hold) {
 	reported := 0
 	for i := range holds {
@@ -143,6 +148,9 @@ func checkFencing(v *Verdict, final endState) {
 		if a.Value != int64(i+1) && reported < maxReported {
 			reported++
 			v.violate("counter: applied write c%d#%d wrote %d as the %d-th applied write", a.Client, a.Seq, a.Value, i+1)
+		}
+		if a.Token <= lastToken {
+			v.StaleAccepted++
 		}
 		if a.Token <= lastToken && reported < maxReported {
 			reported++

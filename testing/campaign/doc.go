@@ -54,6 +54,21 @@
 // the worker contends again. The same checker applies; lock nodes outlive their clients only until
 // their TTL runs out, which the final state waits for.
 //
+// Besides a client's own link and killed members, the nemesis splits the
+// ensemble itself (zktest's Cluster.Partition: the leader cut off from its
+// followers, one follower cut off, a bridge member that sees both sides,
+// each past the ensemble's sync limit, a client sometimes pinned to the cut
+// off member), freezes the leader or a follower (SIGSTOP past the sync
+// limit, then SIGCONT: the old leader wakes believing it leads) and, in the
+// mutex campaign, freezes a contender that runs as an OS process of its own
+// (internal/contender, built by the campaign) after it took the mutex and
+// read the fence, past its session timeout: it wakes and writes with its old
+// token, conditional on what it read before it froze, and the fence must
+// refuse it. Such a hold is clean until it froze (no lock can keep a stopped
+// process from believing it still holds); the fencing check judges the rest
+// and counts any stale write that applied. docs/campaign.md lists the rules
+// and the measured runs.
+//
 // A campaign is reproducible in its fault schedule: the seed (with the lock
 // kind) fixes which faults come, in which order, against whom and for how
 // long; wall-clock timing can only cut a schedule short. A failing run

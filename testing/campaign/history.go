@@ -110,6 +110,12 @@ type Hold struct {
 	// lock (it held the lock for at least one try).
 	Promoted bool
 
+	// Frozen marks a hold of a contender process that the nemesis stopped
+	// (SIGSTOP) at FrozenAt and continued at ThawedAt, past its session
+	// timeout: its clean window ends at FrozenAt (see checkOverlaps).
+	Frozen             bool
+	FrozenAt, ThawedAt time.Duration
+
 	Outcome Outcome
 	// Applied is decided after the campaign from the acknowledgement nodes:
 	// the write took effect on the ensemble.
@@ -125,10 +131,14 @@ func (h *Hold) wrote() bool {
 // cleanUntil is the end of the hold's clean window: the time until which the
 // worker held the lock without having seen Lost.
 func (h *Hold) cleanUntil() time.Duration {
-	if h.LostAt != never && h.LostAt < h.Exit {
-		return h.LostAt
+	end := h.Exit
+	if h.LostAt != never && h.LostAt < end {
+		end = h.LostAt
 	}
-	return h.Exit
+	if h.Frozen && h.FrozenAt < end {
+		end = h.FrozenAt
+	}
+	return end
 }
 
 // String is one line of the history.
@@ -155,6 +165,9 @@ func (h *Hold) String() string {
 		}
 	default:
 		fmt.Fprintf(&b, " counter=%d", h.Counter)
+	}
+	if h.Frozen {
+		fmt.Fprintf(&b, " frozen@%s thawed@%s", fmtDur(h.FrozenAt), fmtDur(h.ThawedAt))
 	}
 	fmt.Fprintf(&b, " lostAtExit=%t", h.LostAtExit)
 	if h.Err != "" {

@@ -59,7 +59,7 @@ func runMembership(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*R
 	}
 
 	cfg.Logf("campaign %s: seed=%d duration=%v members=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
-	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, make([]atomic.Bool, cfg.Clients), cfg.SessionTimeout, clk, cfg.Logf)
+	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, make([]atomic.Bool, cfg.Clients), cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
 	var v Verdict
 	var faults []Fault
 	var healedAt time.Duration

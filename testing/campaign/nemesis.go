@@ -28,6 +28,27 @@ const (
 	// session timeout: the client suspends and, usually, reconnects to the
 	// same session.
 	SuspendClient
+	// PartitionLeader cuts the leader off from every follower, past the sync
+	// limit, while it and its clients live on; aimed, it pins a client to the
+	// leader's side.
+	PartitionLeader
+	// PartitionFollower cuts one follower off from the rest of the ensemble,
+	// past the sync limit; aimed, it pins a client to the follower's side.
+	PartitionFollower
+	// PartitionBridge splits the ensemble so that one member sees both sides
+	// and the other two do not see each other.
+	PartitionBridge
+	// PauseLeader stops the leader's process (SIGSTOP) past the sync limit and
+	// continues it: it wakes believing it leads.
+	PauseLeader
+	// PauseFollower stops a follower's process past the sync limit and
+	// continues it.
+	PauseFollower
+	// PauseClientProcess runs a contender as an OS process of its own,
+	// stops it (SIGSTOP) once it holds the mutex and has read the fence,
+	// past its session timeout, and continues it: it wakes believing it holds
+	// and writes with its old fencing token. The mutex campaign only.
+	PauseClientProcess
 
 	numFaultKinds = iota
 )
@@ -45,16 +66,51 @@ func (k FaultKind) String() string {
 		return "kill-follower"
 	case SuspendClient:
 		return "suspend-client"
+	case PartitionLeader:
+		return "partition-leader"
+	case PartitionFollower:
+		return "partition-follower"
+	case PartitionBridge:
+		return "partition-bridge"
+	case PauseLeader:
+		return "pause-leader"
+	case PauseFollower:
+		return "pause-follower"
+	case PauseClientProcess:
+		return "pause-client-process"
 	}
 	return fmt.Sprintf("FaultKind(%d)", int(k))
+}
+
+// faultFields counts the faults by class for the CAMPAIGN line: kills of
+// members, ensemble partitions, paused servers, paused client processes and
+// cut client links (expired, suspended or severed).
+func faultFields(faults []Fault) string {
+	var kills, partitions, serverPauses, clientPauses, clientCuts int
+	for _, f := range faults {
+		switch f.Kind {
+		case KillLeader, KillFollower:
+			kills++
+		case PartitionLeader, PartitionFollower, PartitionBridge:
+			partitions++
+		case PauseLeader, PauseFollower:
+			serverPauses++
+		case ExpireClient, SuspendClient, SeverClient:
+			clientCuts++
+		case PauseClientProcess:
+			clientPauses++
+		}
+	}
+	return fmt.Sprintf(" kills=%d partitions=%d server_pauses=%d client_pauses=%d client_cuts=%d",
+		kills, partitions, serverPauses, clientPauses, clientCuts)
 }
 
 // Fault is one injected fault, as planned from the seed and as it happened.
 type Fault struct {
 	N      int
 	Kind   FaultKind
-	Client int           // the client partitioned, severed or suspended; -1 for server faults
-	Member int           // the member killed; -1 for client faults
+	Client int           // the client partitioned, severed, suspended or pinned; -1 for none
+	Member int           // the member killed, paused, cut off or bridging; -1 for client faults
 	Hold   time.Duration // how long the fault lasted before it was healed
 	Start  time.Duration // offsets from the campaign's start
 	Healed time.Duration
@@ -82,7 +138,7 @@ func (f *Fault) String() string {
 // nemesis injects faults one at a time into a cluster and into the proxies
 // of its clients, on a schedule drawn from a seed: every 1 to 3 s one fault,
 // held for a drawn time and then healed. The kinds come in rounds, each a
-// shuffle of all five, so that even a short campaign meets every kind.
+// shuffle of all of them, so that even a short campaign meets every kind.
 type nemesis struct {
 	rng            *rand.Rand
 	cluster        *zktest.Cluster
@@ -92,11 +148,15 @@ type nemesis struct {
 	clock          clock
 	logf           func(format string, args ...any)
 
-	down []bool      // members killed and not yet restarted
-	bag  []FaultKind // the kinds still to come in this round
+	down   []bool      // members killed and not yet restarted
+	paused []bool      // members paused and not yet resumed
+	parted bool        // the ensemble is partitioned
+	kinds  []FaultKind // what a round is a shuffle of
+	procs  *contenders // for PauseClientProcess; nil when not drawn
+	bag    []FaultKind // the kinds still to come in this round
 }
 
-func newNemesis(seed, stream uint64, cluster *zktest.Cluster, proxies [][]*zktest.Proxy, holding []atomic.Bool, sessionTimeout time.Duration, clk clock, logf func(string, ...any)) *nemesis {
+func newNemesis(seed, stream uint64, cluster *zktest.Cluster, proxies [][]*zktest.Proxy, holding []atomic.Bool, sessionTimeout time.Duration, clk clock, logf func(string, ...any), kinds []FaultKind) *nemesis {
 	return &nemesis{
 		rng:            rand.New(rand.NewPCG(seed, stream^0x9e3779b97f4a7c15)),
 		cluster:        cluster,
@@ -106,6 +166,8 @@ func newNemesis(seed, stream uint64, cluster *zktest.Cluster, proxies [][]*zktes
 		clock:          clk,
 		logf:           logf,
 		down:           make([]bool, cluster.Size()),
+		paused:         make([]bool, cluster.Size()),
+		kinds:          kinds,
 	}
 }
 
@@ -120,15 +182,16 @@ func (n *nemesis) between(lo, hi time.Duration) time.Duration {
 func (n *nemesis) plan(num int) (gap time.Duration, f Fault) {
 	gap = n.between(time.Second, 3*time.Second)
 	if len(n.bag) == 0 {
-		for _, k := range n.rng.Perm(numFaultKinds) {
-			n.bag = append(n.bag, FaultKind(k))
+		for _, k := range n.rng.Perm(len(n.kinds)) {
+			n.bag = append(n.bag, n.kinds[k])
 		}
 	}
 	kind := n.bag[0]
 	n.bag = n.bag[1:]
 	client := n.rng.IntN(len(n.proxies))
 	aim := n.rng.IntN(4) != 0                // mostly strike a client inside the critical section, if any
-	pick := n.rng.IntN(n.cluster.Size() - 1) // which follower, for KillFollower
+	pick := n.rng.IntN(n.cluster.Size() - 1) // which follower, for KillFollower and the follower faults
+	bridge := n.rng.IntN(n.cluster.Size())   // which member bridges, for PartitionBridge
 	frac := n.rng.Float64()
 	f = Fault{N: num, Kind: kind, Client: -1, Member: -1, aim: aim}
 	lerp := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(frac*float64(hi-lo)) }
@@ -148,6 +211,12 @@ func (n *nemesis) plan(num int) (gap time.Duration, f Fault) {
 		f.Hold = lerp(500*time.Millisecond, 2*time.Second)
 	case KillFollower:
 		f.Member, f.Hold = pick, lerp(500*time.Millisecond, 3*time.Second)
+	case PauseClientProcess:
+		// Past the session timeout and the time the others need to take the
+		// mutex and write.
+		f.Hold = lerp(st*2, st*3)
+	default:
+		n.planEnsemble(&f, client, pick, bridge, lerp)
 	}
 	return gap, f
 }
@@ -210,11 +279,7 @@ func (n *nemesis) inject(ctx context.Context, f *Fault) error {
 		}
 		member := leader
 		if f.Kind == KillFollower {
-			// f.Member indexes the followers in member order.
-			member = f.Member
-			if member >= leader {
-				member++
-			}
+			member = followerAt(leader, f.Member)
 		}
 		f.Member = member
 		if err := n.cluster.Kill(member); err != nil {
@@ -226,6 +291,17 @@ func (n *nemesis) inject(ctx context.Context, f *Fault) error {
 			return fmt.Errorf("restart member %d: %w", member, err)
 		}
 		n.down[member] = false
+	case PauseClientProcess:
+		if n.procs == nil {
+			return errNoContenders
+		}
+		if err := n.procs.freeze(ctx, f); err != nil {
+			return err
+		}
+	default:
+		if err := n.injectEnsemble(ctx, f); err != nil {
+			return err
+		}
 	}
 	f.Hold = n.clock.now() - f.Start
 	return nil
@@ -262,7 +338,8 @@ func (n *nemesis) leader(ctx context.Context) (int, error) {
 	}
 }
 
-// healAll resumes every proxy and restarts every member still down.
+// healAll resumes every proxy and every paused member, heals the ensemble's
+// partition and restarts every member still down.
 func (n *nemesis) healAll() error {
 	for _, ps := range n.proxies {
 		for _, p := range ps {
@@ -270,6 +347,19 @@ func (n *nemesis) healAll() error {
 		}
 	}
 	var errs []error
+	if n.parted {
+		n.cluster.Heal()
+		n.parted = false
+	}
+	for i, p := range n.paused {
+		if !p {
+			continue
+		}
+		if err := n.cluster.Resume(i); err != nil {
+			errs = append(errs, fmt.Errorf("heal: resume member %d: %w", i, err))
+		}
+		n.paused[i] = false
+	}
 	for i, down := range n.down {
 		if !down {
 			continue

@@ -13,12 +13,14 @@ import (
 )
 
 // Cluster is a ZooKeeper ensemble of processes on 127.0.0.1, each with its
-// own ports and data, whose members can be killed and restarted one by one.
-// Members are numbered from 0; member i has ZooKeeper id i+1. A Cluster is
-// safe for concurrent use.
+// own ports and data, whose members can be killed and restarted one by one,
+// paused, and partitioned from each other: every quorum and election link
+// between members runs through proxies. Members are numbered from 0; member
+// i has ZooKeeper id i+1. A Cluster is safe for concurrent use.
 type Cluster struct {
 	dir     string
 	members []*Server
+	net     peerNet
 }
 
 // StartCluster starts an ensemble of n members for the test and closes it when
@@ -94,9 +96,13 @@ func (c *Cluster) startAll() error {
 	for i := range peers {
 		peers[i] = ports{client: p[3*i], quorum: p[3*i+1], election: p[3*i+2]}
 	}
+	views, err := c.net.build(peers)
+	if err != nil {
+		return err
+	}
 	for i, m := range c.members {
 		m.inst.ports = peers[i]
-		m.inst.peers = peers
+		m.inst.peers = views[i]
 	}
 	for _, m := range c.members {
 		m.mu.Lock()
@@ -245,6 +251,7 @@ func (c *Cluster) Close() error {
 	for _, m := range c.members {
 		errs = append(errs, m.Close())
 	}
+	c.net.close()
 	errs = append(errs, os.RemoveAll(c.dir))
 	return errors.Join(errs...)
 }

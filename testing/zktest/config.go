@@ -12,6 +12,7 @@ const (
 	maxSessionTimeout = 5 * time.Minute
 	initLimit         = 5 * time.Second // a follower's time to connect to and sync with a leader
 	syncLimit         = 2 * time.Second // a follower's time to answer the leader
+	syncLimitTicks    = 5               // the least syncLimit, in ticks
 )
 
 // ports are the loopback ports one ZooKeeper process listens on. Quorum and
@@ -28,7 +29,7 @@ type instance struct {
 	dataDir string
 	ports   ports
 	myID    int     // 1-based member id; 0 for a standalone server
-	peers   []ports // every member of the ensemble, indexed by id-1; nil for a standalone server
+	peers   []ports // the ports this member lists for each member, indexed by id-1 (its own, proxies to the others); nil for a standalone server
 
 	keyStore string // the PEM key store of a server started WithTLS
 }
@@ -52,7 +53,7 @@ func (in instance) zooCfg() string {
 	in.tlsLines(line)
 	if in.peers != nil {
 		line("initLimit", ticks(initLimit, tick, 10))
-		line("syncLimit", ticks(syncLimit, tick, 5))
+		line("syncLimit", ticks(syncLimit, tick, syncLimitTicks))
 		line("standaloneEnabled", false)
 		for i, p := range in.peers {
 			line("server."+strconv.Itoa(i+1), fmt.Sprintf("127.0.0.1:%d:%d", p.quorum, p.election))

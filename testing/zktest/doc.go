@@ -4,7 +4,16 @@
 // A [Server] is a standalone ZooKeeper started as a child Java process on
 // 127.0.0.1 and a free port, with its data in a temporary directory. A
 // [Cluster] is an ensemble of such processes whose members can be killed and
-// restarted one at a time. A [Proxy] sits between a client and a server and
+// restarted one at a time, frozen and continued ([Cluster.Pause], SIGSTOP and
+// SIGCONT, as a long GC pause or a stopped VM), and split from each other
+// ([Cluster.Partition], [Cluster.Heal]): every quorum and election link from
+// member i to member j runs through a Proxy of its own for that direction,
+// so partitions need no root and no firewall. ZooKeeper's election
+// connections announce the caller's own address, which the callee may dial
+// back; the proxy rewrites that announcement to name the proxy of the
+// opposite direction, so the call back is cut too. A client pinned to one
+// member (connected to [Server.Addr] alone) stays on that member's side of
+// a partition. A [Proxy] sits between a client and a server and
 // injects the faults a network produces: it pauses traffic, severs
 // connections and loses the reply to a chosen request.
 //

@@ -3,6 +3,7 @@
 package zktest
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -10,3 +11,7 @@ import (
 func childProcAttr() *syscall.SysProcAttr { return nil }
 
 func killProcessGroup(p *os.Process) { _ = p.Kill() }
+
+func pauseProcessGroup(*os.Process, bool) error {
+	return errors.New("pausing a process needs a unix system")
+}

@@ -13,3 +13,13 @@ func killProcessGroup(p *os.Process) {
 		_ = p.Kill()
 	}
 }
+
+// pauseProcessGroup stops (SIGSTOP) or continues (SIGCONT) the JVM's
+// whole process group.
+func pauseProcessGroup(p *os.Process, stop bool) error {
+	sig := syscall.SIGCONT
+	if stop {
+		sig = syscall.SIGSTOP
+	}
+	return syscall.Kill(-p.Pid, sig)
+}

@@ -1,6 +1,7 @@
 package zktest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,13 @@ type Proxy struct {
 	wg        sync.WaitGroup // every goroutine of the proxy
 	closeOnce sync.Once
 	closeErr  error
+
+	// Fixed at construction. raw copies bytes without reading ZooKeeper's
+	// client framing (links between ensemble members); hello, when set,
+	// reads the first message a client sends and returns what to forward
+	// in its place.
+	raw   bool
+	hello func(r *bufio.Reader) ([]byte, error)
 
 	mu      sync.Mutex
 	changed *sync.Cond // broadcast whenever a waiting goroutine may proceed
@@ -51,6 +59,12 @@ func (a *arming) matches(op Op) bool {
 // NewProxy listens on a free port of 127.0.0.1 and forwards every
 // connection it accepts to target, a "host:port" address.
 func NewProxy(target string) (*Proxy, error) {
+	return newProxy(target, false, nil)
+}
+
+// newProxy is NewProxy for a raw byte stream or one whose first message is
+// rewritten by hello.
+func newProxy(target string, raw bool, hello func(*bufio.Reader) ([]byte, error)) (*Proxy, error) {
 	if _, _, err := net.SplitHostPort(target); err != nil {
 		return nil, fmt.Errorf("zktest: proxy target %q: %w", target, err)
 	}
@@ -66,6 +80,8 @@ func NewProxy(target string) (*Proxy, error) {
 		cancel: cancel,
 		links:  make(map[*link]struct{}),
 		counts: make(map[Op]int64),
+		raw:    raw,
+		hello:  hello,
 	}
 	p.changed = sync.NewCond(&p.mu)
 	p.wg.Add(1)

@@ -101,7 +101,15 @@ func (l *link) run() {
 func (l *link) readClient() {
 	p := l.p
 	defer p.wg.Done()
-	fr := frameReader{r: bufio.NewReaderSize(l.client, rawChunk)}
+	fr := frameReader{r: bufio.NewReaderSize(l.client, rawChunk), raw: p.raw}
+	if p.hello != nil {
+		first, err := p.hello(fr.r)
+		if err != nil {
+			l.push(&l.up, item{kind: itemEnd})
+			return
+		}
+		l.push(&l.up, item{kind: itemData, data: first})
+	}
 	handshake := true
 	for l.awaitRoom(&l.up) {
 		chunk, framed, err := fr.next()
@@ -131,7 +139,7 @@ func (l *link) readClient() {
 func (l *link) readServer() {
 	p := l.p
 	defer p.wg.Done()
-	fr := frameReader{r: bufio.NewReaderSize(l.server, rawChunk)}
+	fr := frameReader{r: bufio.NewReaderSize(l.server, rawChunk), raw: p.raw}
 	handshake := true
 	for l.awaitRoom(&l.down) {
 		chunk, framed, err := fr.next()
