@@ -16,8 +16,9 @@ test-deps:
 
 # Modules of their own, each vetted and tested in its directory: the metrics
 # adapters (so the core keeps its dependencies) and the harnesses that only
-# tests use (the interop suite, which drives real Curator and Kazoo).
-MODULES := metrics/prometheus metrics/otel testing/interop
+# tests use (the interop suite, which drives real Curator and Kazoo, and the
+# fault campaign).
+MODULES := metrics/prometheus metrics/otel testing/interop testing/campaign
 
 vet:
 	$(GO) vet ./...
@@ -52,4 +53,4 @@ interop: test-deps
 
 # A longer seeded fault campaign: make chaos SEED=7 SECS=600
 chaos: deps
-	CAMPAIGN_SEED=$(SEED) CAMPAIGN_SECS=$(SECS) $(GO) test -count=1 -timeout 0 -v -run 'TestCampaign' ./testing/campaign/...
+	cd testing/campaign && CAMPAIGN_SEED=$(SEED) CAMPAIGN_SECS=$(SECS) $(GO) test -count=1 -timeout 0 -v -run 'TestCampaign' ./...
