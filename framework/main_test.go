@@ -104,11 +104,7 @@ func testRoot(t *testing.T) string {
 	return "/" + unsafeChars.ReplaceAllString(t.Name(), "_")
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, testWait) }
 
 // eventually polls cond until it holds or testWait passes.
 func eventually(t *testing.T, what string, cond func() bool) {

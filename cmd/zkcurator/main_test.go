@@ -218,8 +218,4 @@ func hasLine(t *testing.T, file, want string) bool {
 	return false
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, testWait) }

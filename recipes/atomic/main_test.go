@@ -6,19 +6,12 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }

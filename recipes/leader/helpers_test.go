@@ -18,18 +18,9 @@ import (
 // expires.
 const shortSession = 1500 * time.Millisecond
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
 
 func newProxy(t *testing.T, target string) *zktest.Proxy {
 	t.Helper()

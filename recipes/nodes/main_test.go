@@ -11,22 +11,14 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
 
 // startNode starts n, waits for its first create and closes it when the
 // test ends.

@@ -12,11 +12,7 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
 // createEphemeral returns a create function that makes an ephemeral node at
 // nodePath through c and then runs after, before it reports the node.

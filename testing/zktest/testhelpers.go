@@ -1,0 +1,23 @@
+package zktest
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Context returns a context that ends after d or when the test ends, for
+// bounding a test's calls.
+func Context(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// Must fails the test at once when err is not nil.
+func Must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
