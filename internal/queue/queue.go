@@ -23,17 +23,18 @@ func (q *Queue[T]) Push(v T) {
 	q.mu.Lock()
 	q.items = append(q.items, v)
 	q.mu.Unlock()
-	q.wake()
+	q.Wake()
 }
 
-// Edit replaces the queued items by what fn returns, under the queue's lock,
-// and wakes the consumer. fn may append, drop or keep state of its own that
-// must change together with the items; it must not call the queue.
+// Edit replaces the queued items by what fn returns, under the queue's lock.
+// fn may append, drop or keep state of its own that must change together
+// with the items; it must not call the queue. Edit does not wake the
+// consumer (a consumer that edits as it takes would wake itself forever):
+// call Wake when the edit gave it something to do.
 func (q *Queue[T]) Edit(fn func(items []T) []T) {
 	q.mu.Lock()
 	q.items = fn(q.items)
 	q.mu.Unlock()
-	q.wake()
 }
 
 // Ready receives a token when items may be waiting: after it fires, the
@@ -56,8 +57,9 @@ func (q *Queue[T]) Len() int {
 	return len(q.items)
 }
 
-// wake leaves a token in ready unless one is there already.
-func (q *Queue[T]) wake() {
+// Wake tells the consumer that items may be waiting: it leaves a token in
+// Ready unless one is there already.
+func (q *Queue[T]) Wake() {
 	select {
 	case q.ready <- struct{}{}:
 	default:

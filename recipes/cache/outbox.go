@@ -29,10 +29,12 @@ func newOutbox() *outbox { return &outbox{Queue: queue.New[Event]()} }
 // more than limit events wait, the queued node events are dropped and the
 // consumer will be caught up by differences.
 func (o *outbox) pushNode(ev Event, limit int) {
+	queued := false
 	o.Edit(func(items []Event) []Event {
 		if o.behind {
 			return items
 		}
+		queued = true
 		items = append(items, ev)
 		if len(items) > limit {
 			o.behind = true
@@ -40,6 +42,9 @@ func (o *outbox) pushNode(ev Event, limit int) {
 		}
 		return items
 	})
+	if queued {
+		o.Wake()
+	}
 }
 
 // reset drops every event waiting.
