@@ -1,0 +1,162 @@
+package campaign
+
+import (
+	"fmt"
+	"time"
+)
+
+// LockKind selects the lock a campaign exercises.
+type LockKind int
+
+const (
+	// MutexLock is InterProcessMutex: every hold writes.
+	MutexLock LockKind = iota
+	// ReadWriteLock is InterProcessReadWriteLock: each worker alternates a
+	// write under the write lock and a read under the read lock.
+	ReadWriteLock
+	// Semaphore is InterProcessSemaphoreV2 with Config.MaxLeases leases:
+	// every hold is a lease under which the worker reads.
+	Semaphore
+	// SemaphoreMutex is InterProcessSemaphoreMutex, a semaphore of one lease.
+	SemaphoreMutex
+	// ElectionLatch is a LeaderLatch election: every term (a latch of its
+	// own) writes with the term's fencing token.
+	ElectionLatch
+	// ElectionSelector is a LeaderSelector election: every term (a selector
+	// of its own, its function running) writes with the term's token.
+	ElectionSelector
+	// Counter is a DistributedAtomicLong (optimistic, or promoted to a lock)
+	// and a SharedCount that every client increments.
+	Counter
+	// TTLMutexLock is InterProcessMutex under PersistentTTLLockInternalsDriver
+	// with a TTL of one second and a protected id per client: every hold
+	// writes, and the nemesis's pauses cut holders off for longer than the
+	// TTL. The ensemble must run with extended types (zktest.WithExtendedTypes).
+	TTLMutexLock
+	// Discovery is a ServiceDiscovery per client: registrations come and go,
+	// and each client's ServiceCache must follow the server.
+	Discovery
+	// Membership is a GroupMember per client: after each fault settles,
+	// every live member sees exactly the live members (membership_workload.go).
+	Membership
+)
+
+// String names the lock kind ("mutex", "rwlock", "semaphore",
+// "semaphore-mutex", "election-latch", "election-selector", "counter",
+// "ttl-mutex", "discovery" or "membership"); it is also the name of the
+// campaign's znode.
+func (k LockKind) String() string {
+	switch k {
+	case MutexLock:
+		return "mutex"
+	case ReadWriteLock:
+		return "rwlock"
+	case Semaphore:
+		return "semaphore"
+	case SemaphoreMutex:
+		return "semaphore-mutex"
+	case ElectionLatch:
+		return "election-latch"
+	case ElectionSelector:
+		return "election-selector"
+	case Counter:
+		return "counter"
+	case TTLMutexLock:
+		return "ttl-mutex"
+	case Discovery:
+		return "discovery"
+	case Membership:
+		return "membership"
+	}
+	return fmt.Sprintf("LockKind(%d)", int(k))
+}
+
+// leases reports whether k is a semaphore, whose holds are leases.
+func (k LockKind) leases() bool { return k == Semaphore || k == SemaphoreMutex }
+
+// Config describes one campaign. Zero fields take the defaults noted.
+type Config struct {
+	Seed     uint64        // fixes the fault schedule, together with Kind
+	Duration time.Duration // how long the nemesis injects faults (required)
+	Kind     LockKind
+
+	Clients int // default 6, 5 for the semaphores
+	// MaxLeases is the semaphore's limit: default 2 for Semaphore, always 1
+	// for SemaphoreMutex, unused by the locks.
+	MaxLeases      int
+	SessionTimeout time.Duration // default 1.5 s
+	// Recovery bounds the time after the last fault healed in which every
+	// client must make progress (default 30 s).
+	Recovery time.Duration
+	// Logf receives the nemesis log and progress notes (default: discarded).
+	Logf func(format string, args ...any)
+	// Faults are the kinds the nemesis draws from (default: every kind).
+	Faults []FaultKind
+	// Rounds, when positive, ends the nemesis after that many rounds (each
+	// every kind of Faults once, in a seeded order) even if Duration has not
+	// passed.
+	Rounds int
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Duration <= 0 {
+		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
+	}
+	switch c.Kind {
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership:
+	case Semaphore:
+		if c.MaxLeases == 0 {
+			c.MaxLeases = 2
+		}
+		if c.MaxLeases < 1 {
+			return c, fmt.Errorf("campaign: maxLeases %d: must be at least 1", c.MaxLeases)
+		}
+	case SemaphoreMutex:
+		if c.MaxLeases != 0 && c.MaxLeases != 1 {
+			return c, fmt.Errorf("campaign: maxLeases %d: a semaphore mutex has exactly 1", c.MaxLeases)
+		}
+		c.MaxLeases = 1
+	default:
+		return c, fmt.Errorf("campaign: unknown lock kind %d", int(c.Kind))
+	}
+	if c.Clients == 0 {
+		c.Clients = 6
+		if c.Kind.leases() {
+			c.Clients = 5
+		}
+	}
+	if c.Kind.leases() && c.Clients <= c.MaxLeases {
+		return c, fmt.Errorf("campaign: %d clients for %d leases: need more clients than leases to contend", c.Clients, c.MaxLeases)
+	}
+	if c.Clients < 2 {
+		return c, fmt.Errorf("campaign: %d clients: need at least 2 to contend", c.Clients)
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = 1500 * time.Millisecond
+	}
+	if c.SessionTimeout < 400*time.Millisecond {
+		return c, fmt.Errorf("campaign: session timeout %v: below the 400ms a 200ms tick allows", c.SessionTimeout)
+	}
+	if c.Recovery == 0 {
+		c.Recovery = 30 * time.Second
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	if len(c.Faults) == 0 {
+		for k := range FaultKind(numFaultKinds) {
+			if k != PauseClientProcess || c.Kind == MutexLock {
+				c.Faults = append(c.Faults, k)
+			}
+		}
+	}
+	for _, k := range c.Faults {
+		if k < 0 || k >= numFaultKinds {
+			return c, fmt.Errorf("campaign: fault kind %d: unknown", int(k))
+		}
+		if k == PauseClientProcess && c.Kind != MutexLock {
+			return c, fmt.Errorf("campaign: fault %s with lock %s: %w", k, c.Kind, errNoContenders)
+		}
+	}
+	return c, nil
+}
