@@ -132,14 +132,16 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 // whose node name is lower than than's. Names are random UUIDs; half are.
 func lowerMember(t *testing.T, c *framework.Client, path string, than *barriers.DistributedDoubleBarrier) *barriers.DistributedDoubleBarrier {
 	t.Helper()
-	for range 64 {
+	// Names are random UUIDs made locally; 64 tries missed about once in 65
+	// runs (when than's name is among the lowest), 4096 about once in 4097.
+	for range 4096 {
 		m, err := barriers.NewDistributedDoubleBarrier(c, path, 2)
 		must(t, err)
 		if m.MemberPath() < than.MemberPath() {
 			return m
 		}
 	}
-	t.Fatal("no lower member name in 64 tries")
+	t.Fatal("no lower member name in 4096 tries")
 	return nil
 }
 
