@@ -44,10 +44,22 @@ func (r *recorder) follow(who string, l *leader.LeaderLatch) {
 	}
 }
 
-// randomFaultsSeconds bounds the fault phase of the randomized test.
-const randomFaultsSeconds = 10
+// randomFaultsSeconds is the fault phase of the randomized test; it goes on
+// (up to three times as long) until minTerms terms have ended, since a random
+// schedule may strike mostly followers.
+const (
+	randomFaultsSeconds = 10
+	minTerms            = 3
+)
 
-// Four latches, each behind its own proxy, under random faults for ten
+// ended is the number of terms recorded so far.
+func (r *recorder) ended() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.terms)
+}
+
+// Four latches, each behind its own proxy, under random faults for at least ten
 // seconds: short and long partitions (the latter expire sessions), severed
 // connections and restarts. No two participants lead at once unless one of
 // them had already seen its term's context cancelled, tokens increase from
@@ -97,7 +109,8 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 
 	counts := map[string]int{}
 	deadline := time.Now().Add(randomFaultsSeconds * time.Second)
-	for time.Now().Before(deadline) {
+	longest := time.Now().Add(3 * randomFaultsSeconds * time.Second)
+	for time.Now().Before(deadline) || (rec.ended() < minTerms && time.Now().Before(longest)) {
 		time.Sleep(time.Duration(50+rnd.Intn(250)) * time.Millisecond) // the pace of faults, not a wait for a condition
 		now := time.Now()
 		for _, p := range ps {
@@ -150,7 +163,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	for _, x := range terms {
 		t.Logf("%s token %d %s..%s", x.who, x.token, x.start.Format("05.000"), x.end.Format("05.000"))
 	}
-	if len(terms) < 3 {
+	if len(terms) < minTerms {
 		t.Fatalf("only %d terms: the faults did not move leadership", len(terms))
 	}
 	for i, a := range terms {
