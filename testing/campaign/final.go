@@ -30,11 +30,21 @@ func nodesUnder(ctx context.Context, c *framework.Client, parents []string) ([]s
 	return nodes, nil
 }
 
+// synced brings the member c is connected to up to date with the ensemble's
+// leader, so that a fresh client's reads see every write acknowledged before
+// they began: a follower that was cut off or paused may lag behind the
+// leader's commits for a moment after it serves again.
+func synced(c *framework.Client) error {
+	if _, err := c.Conn().Sync("/"); err != nil {
+		return fmt.Errorf("campaign: sync with the leader: %w", err)
+	}
+	return nil
+}
+
 // finalState reads the outcome once every client has closed: the counter,
 // the fence, the acknowledgement nodes, and the lock's (or lease and lock)
-// nodes, polled
-// until the ensemble has expired the sessions the clients abandoned (bounded
-// by a few session timeouts).
+// nodes, polled until the ensemble has expired the sessions the clients
+// abandoned (bounded by a few session timeouts). Every read follows a sync.
 func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTimeout time.Duration) (endState, error) {
 	var f endState
 	c, err := adminClient(ctx, cluster)
@@ -47,6 +57,9 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 
 	deadline := time.Now().Add(4*sessionTimeout + 5*time.Second)
 	for {
+		if err := synced(c); err != nil {
+			return f, err
+		}
 		if f.Orphans, err = nodesUnder(ctx, c, p.nodes); err != nil {
 			return f, err
 		}
