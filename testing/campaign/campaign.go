@@ -144,8 +144,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	workCtx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
 	var wg sync.WaitGroup
+	churn := &churnGate{} // the discovery campaign's
 	for i, c := range clients {
-		w := newWorker(i, c, cfg, p, clk, history, &holding[i])
+		w := newWorker(i, c, cfg, p, clk, history, &holding[i], churn)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,11 +157,19 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
 	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
 	nem.procs = procs
+	if cfg.Kind == Discovery {
+		nem.settle = func(ctx context.Context) {
+			churn.settle(ctx, history, cfg.Clients, clk, discoverySettle(cfg.SessionTimeout))
+		}
+	}
 	maxFaults := int(cfg.Duration/time.Second) + 1
 	if cfg.Rounds > 0 {
 		maxFaults = min(maxFaults, cfg.Rounds*len(cfg.Faults))
 	}
 	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, maxFaults)
+	if nem.settle != nil {
+		nem.settle(ctx)
+	}
 	cfg.Logf("campaign %s: %d faults, all healed at %s; awaiting progress of every client", cfg.Kind, len(faults), fmtDur(healedAt))
 	awaitProgress(ctx, history, cfg, healedAt)
 
@@ -201,7 +210,7 @@ func awaitProgress(ctx context.Context, h *recorder, cfg Config, healedAt time.D
 	deadline := time.Now().Add(cfg.Recovery)
 	for time.Now().Before(deadline) {
 		done := true
-		for _, ok := range h.progressed(cfg.Clients, healedAt, cfg.Kind == ReadWriteLock) {
+		for _, ok := range h.progressed(cfg.Clients, healedAt, cfg.Kind == ReadWriteLock || cfg.Kind == Discovery) {
 			done = done && ok
 		}
 		if done || !sleepCtx(ctx, 50*time.Millisecond) {

@@ -17,7 +17,8 @@ func discoverySettle(sessionTimeout time.Duration) time.Duration {
 //     that worker that began after the fault healed, and ended within
 //     discoverySettle, agreed with its instance present (when a later fault
 //     strikes the same worker, or the ensemble, within that bound, the
-//     later fault's deadline applies instead);
+//     later fault's deadline applies instead); the campaign stops the
+//     churn of registrations while it awaits that (churnGate);
 //  2. no instance node outlived the clients;
 //  3. every worker registered and unregistered an instance, and saw its
 //     cache agree with its kept instance present, after the last fault

@@ -41,9 +41,10 @@ type discoverer struct {
 	dir   string
 	keep  discovery.ServiceInstance[discoveryPayload]
 	cache *discovery.ServiceCache[discoveryPayload]
+	churn *churnGate // shared by every worker of the campaign
 }
 
-func newDiscoverer(id int, c *framework.Client, p paths) (*discoverer, error) {
+func newDiscoverer(id int, c *framework.Client, p paths, churn *churnGate) (*discoverer, error) {
 	d, err := discovery.NewServiceDiscovery[discoveryPayload](c, p.root, discovery.WithRetryEvery(100*time.Millisecond))
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func newDiscoverer(id int, c *framework.Client, p paths) (*discoverer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &discoverer{d: d, dir: framework.JoinPath(p.root, discoveryService), keep: discoveryInstance(id, -1), cache: sc}, nil
+	return &discoverer{d: d, dir: framework.JoinPath(p.root, discoveryService), keep: discoveryInstance(id, -1), cache: sc, churn: churn}, nil
 }
 
 // discoveryInstance is client's instance number seq (-1: the one it keeps).
@@ -93,7 +94,7 @@ func (w *worker) runDiscovery(ctx context.Context) {
 		cancel()
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
-		w.registerOnce(ctx, seq)
+		dc.churn.during(func() { w.registerOnce(ctx, seq) })
 		w.compareCache(ctx, seq)
 		sleepCtx(ctx, 20*time.Millisecond)
 	}

@@ -148,12 +148,13 @@ type nemesis struct {
 	clock          clock
 	logf           func(format string, args ...any)
 
-	down   []bool      // members killed and not yet restarted
-	paused []bool      // members paused and not yet resumed
-	parted bool        // the ensemble is partitioned
-	kinds  []FaultKind // what a round is a shuffle of
-	procs  *contenders // for PauseClientProcess; nil when not drawn
-	bag    []FaultKind // the kinds still to come in this round
+	down   []bool                // members killed and not yet restarted
+	paused []bool                // members paused and not yet resumed
+	parted bool                  // the ensemble is partitioned
+	kinds  []FaultKind           // what a round is a shuffle of
+	procs  *contenders           // for PauseClientProcess; nil when not drawn
+	settle func(context.Context) // when set, run after each fault has healed
+	bag    []FaultKind           // the kinds still to come in this round
 }
 
 func newNemesis(seed, stream uint64, cluster *zktest.Cluster, proxies [][]*zktest.Proxy, holding []atomic.Bool, sessionTimeout time.Duration, clk clock, logf func(string, ...any), kinds []FaultKind) *nemesis {
@@ -243,6 +244,9 @@ func (n *nemesis) run(ctx context.Context, budget time.Duration, maxFaults int) 
 		n.logf("nemesis: %s", f.String())
 		if err != nil {
 			break
+		}
+		if n.settle != nil {
+			n.settle(ctx)
 		}
 	}
 	if herr := n.healAll(); herr != nil {

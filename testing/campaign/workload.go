@@ -100,7 +100,7 @@ type worker struct {
 	stopOnLost  bool          // end the work inside a hold as soon as its Lost closes
 }
 
-func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool) *worker {
+func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool, churn *churnGate) *worker {
 	w := &worker{
 		id: id, client: c, paths: p, clock: clk, history: h, holding: holding,
 		rng:         rand.New(rand.NewPCG(cfg.Seed, uint64(id))),
@@ -126,7 +126,7 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 	case TTLMutexLock:
 		w.exclusive, w.release, w.stopOnLost = newTTLMutex(c, p.lock), ttlRelease, true
 	case Discovery:
-		dc, err := newDiscoverer(id, c, p)
+		dc, err := newDiscoverer(id, c, p, churn)
 		if err != nil {
 			panic(fmt.Sprintf("campaign: discovery of client %d: %v", id, err)) // the paths are the campaign's own, valid
 		}
