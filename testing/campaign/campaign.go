@@ -199,6 +199,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	default:
 		v = check(holds, final, cfg.Clients, healedAt, cfg.Kind == ReadWriteLock)
 	}
+	checkReplicas(&v, final)
 	return &Report{Seed: cfg.Seed, Duration: cfg.Duration, Kind: cfg.Kind, Faults: faults, HealedAt: healedAt,
 		Holds: holds, States: history.stateChanges(), Verdict: v}, nil
 }
@@ -222,7 +223,12 @@ func awaitProgress(ctx context.Context, h *recorder, cfg Config, healedAt time.D
 // adminClient connects straight to the ensemble, past the proxies, for
 // setting up and inspecting a campaign.
 func adminClient(ctx context.Context, cluster *zktest.Cluster) (*framework.Client, error) {
-	c, err := framework.NewClient(cluster.ConnectString(), locktest.TestRetryPolicy,
+	return dialAdmin(ctx, cluster.ConnectString())
+}
+
+// dialAdmin connects to the members in connect and awaits the session.
+func dialAdmin(ctx context.Context, connect string) (*framework.Client, error) {
+	c, err := framework.NewClient(connect, locktest.TestRetryPolicy,
 		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(5*time.Second))
 	if err != nil {
 		return nil, err
@@ -235,7 +241,7 @@ func adminClient(ctx context.Context, cluster *zktest.Cluster) (*framework.Clien
 	defer cancel()
 	if err := c.BlockUntilConnected(cctx); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("campaign: connect to %s: %w", cluster.ConnectString(), err)
+		return nil, fmt.Errorf("campaign: connect to %s: %w", connect, err)
 	}
 	return c, nil
 }

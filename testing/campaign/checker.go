@@ -3,6 +3,7 @@ package campaign
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -16,6 +17,9 @@ type endState struct {
 	Fence   int64
 	Acks    []ack    // the acknowledgement nodes: the writes that applied
 	Orphans []string // children of the lock path left behind
+	// Replicas describes how the members' trees differ when they disagree
+	// (nil when they agree).
+	Replicas []string
 	// Long and Count are the counter campaign's final values.
 	Long, Count int64
 }
@@ -30,7 +34,11 @@ type Verdict struct {
 	Overlaps      int // pairs of holds inside the critical section at once, neither having seen Lost
 	Orphans       int
 	Counters      []counterTally // the counter campaign's totals, per target
-	Violations    []string
+	// Diverged is set when the members disagreed on the campaign's tree
+	// after syncing with the leader: ZooKeeper lost its own consistency, and
+	// the run says nothing about the recipes (its other verdicts are void).
+	Diverged   bool
+	Violations []string
 }
 
 // OK reports whether every property held.
@@ -108,6 +116,17 @@ func resolveWrites(v *Verdict, holds []Hold, acks []ack) {
 	}
 	for k := range byKey {
 		v.violate("write: acknowledgement c%d#%d matches no recorded hold", k.client, k.seq)
+	}
+}
+
+// checkReplicas reports an ensemble whose members disagree on the campaign's
+// outcome after each synced with the leader: ZooKeeper lost its own
+// consistency, and what the recipes did can no longer be judged from the
+// state.
+func checkReplicas(v *Verdict, final endState) {
+	if final.Replicas != nil {
+		v.Diverged = true
+		v.violate("ensemble: the members disagree after syncing with the leader (ZooKeeper's replicas diverged): %s", strings.Join(final.Replicas, "; "))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -92,5 +94,80 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		}
 		f.Acks = append(f.Acks, a)
 	}
-	return f, nil
+	f.Replicas, err = replicaViews(ctx, cluster, p)
+	return f, err
+}
+
+// replicaViews reads the campaign's outcome (the acknowledgement nodes and
+// the counters' and fence's values: persistent nodes no one changes once the
+// clients have closed) from each member in turn, after a sync with the
+// leader, and describes how the members differ (nil when all agree).
+func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]string, error) {
+	trees := make([][]string, cluster.Size())
+	for i, addr := range cluster.Addrs() {
+		c, err := dialAdmin(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		if err = synced(c); err == nil {
+			trees[i], err = treeOf(ctx, c, p.acks, p.counter, p.fence, p.long, p.count)
+		}
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("campaign: member %d: %w", i, err)
+		}
+	}
+	var diffs []string
+	for i := 1; i < len(trees); i++ {
+		if d := treeDiff(trees[0], trees[i]); d != "" {
+			diffs = append(diffs, fmt.Sprintf("member 0 (%d nodes) against member %d (%d nodes): %s", len(trees[0]), i, len(trees[i]), d))
+		}
+	}
+	return diffs, nil
+}
+
+// treeOf lists every node under roots (roots included) as "path=data",
+// sorted; a root that does not exist has none.
+func treeOf(ctx context.Context, c *framework.Client, roots ...string) ([]string, error) {
+	var out []string
+	for todo := slices.Clone(roots); len(todo) > 0; {
+		path := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		data, _, err := c.GetData(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		kids, _, err := c.Children(ctx, path)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return nil, err
+		}
+		out = append(out, path+"="+string(data))
+		for _, k := range kids {
+			todo = append(todo, framework.JoinPath(path, k))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// treeDiff names up to three entries found in only one of two sorted trees,
+// or returns "" when they are equal.
+func treeDiff(a, b []string) string {
+	var only []string
+	for i, j := 0, 0; (i < len(a) || j < len(b)) && len(only) < 3; {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			only = append(only, "only the first has "+a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			only = append(only, "only the second has "+b[j])
+			j++
+		default:
+			i, j = i+1, j+1
+		}
+	}
+	return strings.Join(only, ", ")
 }

@@ -1,0 +1,35 @@
+package campaign
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTreeDiffNamesWhatOnlyOneMemberHas(t *testing.T) {
+	same := []string{"/a=1", "/b=2"}
+	if d := treeDiff(same, same); d != "" {
+		t.Errorf("equal trees differ: %q", d)
+	}
+	d := treeDiff([]string{"/a=1", "/b=2", "/c=3"}, []string{"/a=1", "/b=9", "/c=3"})
+	for _, want := range []string{"only the first has /b=2", "only the second has /b=9"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff %q does not say %q", d, want)
+		}
+	}
+	if d := treeDiff(nil, []string{"/1", "/2", "/3", "/4"}); strings.Count(d, "only") != 3 {
+		t.Errorf("diff %q names other than three entries", d)
+	}
+}
+
+func TestCheckReplicasVoidsADivergedRun(t *testing.T) {
+	var agreed Verdict
+	checkReplicas(&agreed, endState{})
+	if agreed.Diverged || !agreed.OK() {
+		t.Errorf("members that agree: %+v", agreed)
+	}
+	var v Verdict
+	checkReplicas(&v, endState{Replicas: []string{"member 0 (3 nodes) against member 1 (2 nodes): only the first has /x=1"}})
+	if !v.Diverged || v.OK() || !strings.Contains(v.Violations[0], "only the first has /x=1") {
+		t.Errorf("diverged members: %+v", v)
+	}
+}
