@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,8 @@ const (
 	defaultCounterSecs = 20
 	defaultTTLSecs     = 4
 	historyTailOnError = 80
+	// maxVoidRuns bounds the runs of one test whose ensemble diverged.
+	maxVoidRuns = 3
 )
 
 func TestCampaign(t *testing.T) {
@@ -77,20 +80,34 @@ func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Dura
 }
 
 // runCampaignConfig runs cfg, its seed and duration replaced by
-// CAMPAIGN_SEED and CAMPAIGN_SECS when set, and returns its report.
+// CAMPAIGN_SEED and CAMPAIGN_SECS when set, and returns its report. A run
+// whose ensemble diverged (its members disagreed on the outcome after
+// syncing with the leader: a ZooKeeper defect, see docs/campaign.md) is void
+// and runs again on a fresh ensemble, up to maxVoidRuns times.
 func runCampaignConfig(t *testing.T, cfg campaign.Config, opts ...zktest.ServerOption) *campaign.Report {
 	seed, duration := settings(t, cfg.Duration)
 	kind := cfg.Kind
-	cluster := zktest.StartCluster(t, 3, opts...)
-
-	ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
-	defer cancel()
 	cfg.Seed, cfg.Duration, cfg.Logf = seed, duration, t.Logf
-	rep, err := campaign.Run(ctx, cluster, cfg)
-	if err != nil {
-		t.Fatalf("campaign %s seed=%d secs=%d could not be carried out: %v", kind, seed, int(duration/time.Second), err)
+	var rep *campaign.Report
+	for run := 1; ; run++ {
+		cluster := zktest.StartCluster(t, 3, opts...)
+		ctx, cancel := context.WithTimeout(context.Background(), duration+5*time.Minute)
+		var err error
+		rep, err = campaign.Run(ctx, cluster, cfg)
+		cancel()
+		if err != nil {
+			t.Fatalf("campaign %s seed=%d secs=%d could not be carried out: %v", kind, seed, int(duration/time.Second), err)
+		}
+		fmt.Println(rep.Summary())
+		if !rep.Verdict.Diverged || run == maxVoidRuns {
+			break
+		}
+		t.Logf("VOID RUN %d of %s: ZooKeeper's replicas diverged, so the run judges nothing; again on a fresh ensemble:\n%s",
+			run, kind, strings.Join(rep.Verdict.Violations, "\n"))
+		if err := cluster.Close(); err != nil {
+			t.Logf("close the diverged ensemble: %v", err)
+		}
 	}
-	fmt.Println(rep.Summary())
 	t.Logf("%s: %s", kind, rep.Details())
 	if !rep.OK() {
 		t.Errorf("%s\n%s", rep.Summary(), rep.Tail(historyTailOnError))
