@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// leaderEvent says that the participant name began a term at the instant at.
+type leaderEvent struct {
+	name string
+	at   time.Time
+}
+
+// electorate is one side's LeaderLatch participants on one path, each a
+// session of its own.
+type electorate interface {
+	// join starts the participant name through the ZooKeeper address addr.
+	join(ctx context.Context, name, addr string) error
+	// leave closes the participant's latch, then its client, and returns the
+	// instant just before the latch's Close was called.
+	leave(ctx context.Context, name string) (time.Time, error)
+	// leaders delivers an event each time a participant begins a term.
+	leaders() <-chan leaderEvent
+}
+
+// latchBench measures leader hand-offs among participants LeaderLatch
+// participants, handoffs times per run: from the leader's Close to the next
+// leader's term or, with kill, from the moment the leader's connection is
+// cut (its proxy paused, so that the server expires its session) to the next
+// leader's term. A new participant joins after each hand-off, so there are
+// always participants of them.
+func latchBench(participants, handoffs int, kill bool) bench {
+	b := bench{
+		recipe:  "LeaderLatch: gap from the leader's Close to the next leader's term",
+		label:   fmt.Sprintf("%d participants, %d hand-offs", participants, handoffs),
+		slug:    fmt.Sprintf("latch-p%d", participants),
+		metrics: []metric{{key: "gap_ms", header: "gap ms", format: "%.2f"}},
+	}
+	if kill {
+		b.recipe = "LeaderLatch: gap from the leader's connection cut to the next leader's term"
+		b.slug += "-kill"
+		b.metrics = []metric{
+			{key: "gap_ms", header: "gap ms", format: "%.0f"},
+			{key: "beyond_ms", header: "gap - session timeout, ms", format: "%.0f"},
+		}
+	}
+	b.run = func(ctx context.Context, e *env, impl, path string) (sample, error) {
+		var el electorate
+		if impl == implCurator {
+			el = curatorElectorate{c: e.curator, path: path}
+		} else {
+			ours := &ourElectorate{path: path, sessionTimeout: e.sessionTimeout, events: make(chan leaderEvent, 64), members: map[string]*member{}}
+			defer ours.closeAll()
+			el = ours
+		}
+		addrs := repeated(e.connect, participants)
+		var proxies []*zktest.Proxy
+		if kill {
+			for i := range addrs {
+				p, err := zktest.NewProxy(e.connect)
+				if err != nil {
+					return nil, err
+				}
+				defer p.Close()
+				proxies = append(proxies, p)
+				addrs[i] = p.Addr()
+			}
+		}
+		gaps, err := handOff(ctx, el, addrs, handoffs, proxies)
+		if err != nil {
+			return nil, err
+		}
+		s := sample{"gap_ms": ms(median(gaps, "gap")), "handoffs": float64(len(gaps))}
+		if kill {
+			s["beyond_ms"] = s["gap_ms"] - float64(e.sessionTimeout.Milliseconds())
+		}
+		return s, nil
+	}
+	return b
+}
+
+// handOff starts one participant per address, then n times ends the
+// leader's term and times the gap until another participant leads: by
+// closing its latch or, when proxies are given (one per address), by pausing
+// its proxy until the next term began. Each samples' "gap" is in seconds.
+func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies []*zktest.Proxy) ([]sample, error) {
+	drain(el.leaders())
+	slot := map[string]int{} // participant -> its address
+	for i, a := range addrs {
+		name := "p" + strconv.Itoa(i)
+		if err := el.join(ctx, name, a); err != nil {
+			return nil, err
+		}
+		slot[name] = i
+	}
+	defer func() {
+		for name := range slot {
+			el.leave(ctx, name)
+		}
+	}()
+	first, err := nextLeader(ctx, el, slot, "")
+	if err != nil {
+		return nil, err
+	}
+	current := first.name
+	var gaps []sample
+	for h := range n {
+		i := slot[current]
+		var cut time.Time
+		if proxies != nil {
+			cut = time.Now()
+			proxies[i].Pause()
+		} else if cut, err = el.leave(ctx, current); err != nil {
+			return nil, err
+		}
+		next, err := nextLeader(ctx, el, slot, current)
+		if err != nil {
+			return nil, err
+		}
+		gaps = append(gaps, sample{"gap": next.at.Sub(cut).Seconds()})
+		if proxies != nil {
+			proxies[i].Resume()
+			if _, err := el.leave(ctx, current); err != nil {
+				return nil, err
+			}
+		}
+		delete(slot, current)
+		name := "p" + strconv.Itoa(len(addrs)+h)
+		if err := el.join(ctx, name, addrs[i]); err != nil {
+			return nil, err
+		}
+		slot[name] = i
+		current = next.name
+	}
+	return gaps, nil
+}
+
+// nextLeader waits up to a minute for a term of a participant in slot other
+// than not.
+func nextLeader(ctx context.Context, el electorate, slot map[string]int, not string) (leaderEvent, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		select {
+		case ev := <-el.leaders():
+			if _, in := slot[ev.name]; in && ev.name != not {
+				return ev, nil
+			}
+		case <-ctx.Done():
+			return leaderEvent{}, fmt.Errorf("no new leader after %q: %w", not, ctx.Err())
+		}
+	}
+}
+
+// drain discards the events already delivered (of an earlier run).
+func drain(events <-chan leaderEvent) {
+	for {
+		select {
+		case <-events:
+		default:
+			return
+		}
+	}
+}
+
+func ms(seconds float64) float64 { return seconds * 1000 }
+
+// curatorElectorate is the Curator helper's LeaderLatch participants on path.
+type curatorElectorate struct {
+	c    *curator
+	path string
+}
+
+func (e curatorElectorate) join(ctx context.Context, name, addr string) error {
+	_, err := e.c.do(ctx, "OK", "latch.start", name, e.path, addr)
+	return err
+}
+
+func (e curatorElectorate) leave(ctx context.Context, name string) (time.Time, error) {
+	f, err := e.c.do(ctx, "CLOSED", "latch.close", name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	nanos, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("CLOSED reply %q: %w", f, err)
+	}
+	return time.Unix(0, nanos), nil
+}
+
+func (e curatorElectorate) leaders() <-chan leaderEvent { return e.c.leaders }
+
+// ourElectorate is zkcurator LeaderLatch participants on path, in this
+// process.
+type ourElectorate struct {
+	path           string
+	sessionTimeout time.Duration
+	events         chan leaderEvent
+	members        map[string]*member
+}
+
+// member is one participant: its session and its latch.
+type member struct {
+	client *framework.Client
+	latch  *leader.LeaderLatch
+	done   chan struct{} // closed when its Leadership reader has ended
+}
+
+func (e *ourElectorate) join(ctx context.Context, name, addr string) error {
+	c, err := connect(ctx, addr, e.sessionTimeout)
+	if err != nil {
+		return err
+	}
+	l, err := leader.NewLeaderLatch(c, e.path, name)
+	if err == nil {
+		err = l.Start()
+	}
+	if err != nil {
+		c.Close()
+		return err
+	}
+	m := &member{client: c, latch: l, done: make(chan struct{})}
+	e.members[name] = m
+	go func() {
+		defer close(m.done)
+		for t := range l.Leadership() { // closed by Close
+			if t.Leader {
+				select {
+				case e.events <- leaderEvent{name: name, at: time.Now()}:
+				default: // 64 unread: nobody is waiting for them
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+func (e *ourElectorate) leave(ctx context.Context, name string) (time.Time, error) {
+	m, ok := e.members[name]
+	if !ok {
+		return time.Time{}, fmt.Errorf("no participant %q", name)
+	}
+	delete(e.members, name)
+	at := time.Now()
+	err := m.latch.Close(ctx)
+	m.client.Close()
+	<-m.done
+	return at, err
+}
+
+func (e *ourElectorate) leaders() <-chan leaderEvent { return e.events }
+
+// closeAll closes the participants still there.
+func (e *ourElectorate) closeAll() {
+	names := make([]string, 0, len(e.members))
+	for n := range e.members {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		e.leave(context.Background(), n)
+	}
+}

@@ -1,0 +1,43 @@
+// Command recipebench measures zkcurator's recipes beside Apache Curator
+// 5.4's, against one ZooKeeper in one run, and prints a Markdown table per
+// recipe: Curator's median, zkcurator's, and their ratio.
+//
+//   - DistributedAtomicLong: increments per second with 1 and 8 contending
+//     sessions, both optimistic with the same retry policy and promoted to a
+//     lock with the same settings, and the share of increments that took
+//     the promoted lock.
+//   - LeaderLatch, 4 participants: the gap from the leader's Close to the
+//     next leader's term; and from the moment the leader's connection is cut
+//     (its proxy paused) to the next term, which is the session timeout plus
+//     the rest.
+//   - InterProcessSemaphoreV2: acquire and return cycles per second, 4
+//     leases and 16 sessions.
+//   - TreeCache: the initial load of 10,001 nodes.
+//
+// Curator runs in a helper JVM (java/CuratorBench.java, compiled at start
+// against Debian's jars in /usr/share/java); zkcurator runs in this process.
+// Each configuration runs once on each side to warm up (discarded), then
+// -repeat times, alternating which side goes first. Every client is a
+// session of its own, connected before the timed part.
+//
+// Usage:
+//
+//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,kill,semaphore,tree]
+//
+// Without -connect it starts an embedded ZooKeeper (testing/zktest). Progress
+// goes to stderr, the tables to stdout. scripts/bench.sh (make bench) runs it.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

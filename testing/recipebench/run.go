@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// config is what the flags ask for.
+type config struct {
+	connect        string
+	repeat         int
+	only           []string
+	sessionTimeout time.Duration
+	atomicOps      int
+	atomicClients  []int
+	handoffs       int
+	killHandoffs   int
+	participants   int
+	semLeases      int
+	semClients     int
+	semOps         int
+	treeParents    int
+	treeChildren   int
+}
+
+// groups are the values of -only, in the order the benches run.
+var groups = []string{"atomic", "latch", "kill", "semaphore", "tree"}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("recipebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.connect, "connect", "", "ZooKeeper address (empty: start an embedded one)")
+	fs.IntVar(&cfg.repeat, "repeat", 3, "measured runs of each configuration and side; the tables show medians")
+	only := fs.String("only", strings.Join(groups, ","), "the benches to run, of "+strings.Join(groups, ","))
+	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 4*time.Second, "every session's timeout, on both sides")
+	fs.IntVar(&cfg.atomicOps, "atomic-ops", 2000, "increments per DistributedAtomicLong run, split among its clients")
+	clients := fs.String("atomic-clients", "1,8", "DistributedAtomicLong client counts")
+	fs.IntVar(&cfg.participants, "participants", 4, "LeaderLatch participants")
+	fs.IntVar(&cfg.handoffs, "handoffs", 10, "LeaderLatch hand-offs by Close per run")
+	fs.IntVar(&cfg.killHandoffs, "kill-handoffs", 2, "LeaderLatch hand-offs by a cut connection per run (each takes a session timeout)")
+	fs.IntVar(&cfg.semLeases, "sem-leases", 4, "InterProcessSemaphoreV2 leases")
+	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
+	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
+	fs.IntVar(&cfg.treeParents, "tree-parents", 100, "TreeCache tree: children of the root")
+	fs.IntVar(&cfg.treeChildren, "tree-children", 99, "TreeCache tree: children of each of those")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, g := range strings.Split(*only, ",") {
+		if !slices.Contains(groups, g) {
+			return cfg, fmt.Errorf("-only: unknown bench %q (want some of %s)", g, strings.Join(groups, ","))
+		}
+		cfg.only = append(cfg.only, g)
+	}
+	for _, c := range strings.Split(*clients, ",") {
+		var n int
+		if _, err := fmt.Sscanf(c, "%d", &n); err != nil || n < 1 {
+			return cfg, fmt.Errorf("-atomic-clients: %q is not a positive count", c)
+		}
+		cfg.atomicClients = append(cfg.atomicClients, n)
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"repeat", cfg.repeat}, {"atomic-ops", cfg.atomicOps}, {"participants", cfg.participants}, {"handoffs", cfg.handoffs},
+		{"kill-handoffs", cfg.killHandoffs}, {"sem-leases", cfg.semLeases}, {"sem-clients", cfg.semClients}, {"sem-ops", cfg.semOps},
+		{"tree-parents", cfg.treeParents}, {"tree-children", cfg.treeChildren}} {
+		if v.n < 1 {
+			return cfg, fmt.Errorf("-%s: %d is not a positive count", v.name, v.n)
+		}
+	}
+	if cfg.participants < 2 {
+		return cfg, fmt.Errorf("-participants: %d, need at least 2 for a hand-off", cfg.participants)
+	}
+	if cfg.sessionTimeout < time.Second {
+		return cfg, fmt.Errorf("-session-timeout: %v is below 1s", cfg.sessionTimeout)
+	}
+	return cfg, nil
+}
+
+// benches returns the configured benches of the groups asked for, in order.
+func (cfg config) benches() []bench {
+	var out []bench
+	for _, g := range cfg.only {
+		switch g {
+		case "atomic":
+			for _, c := range cfg.atomicClients {
+				out = append(out, atomicBench(c, cfg.atomicOps))
+			}
+		case "latch":
+			out = append(out, latchBench(cfg.participants, cfg.handoffs, false))
+		case "kill":
+			out = append(out, latchBench(cfg.participants, cfg.killHandoffs, true))
+		case "semaphore":
+			out = append(out, semaphoreBench(cfg.semLeases, cfg.semClients, cfg.semOps))
+		case "tree":
+			out = append(out, treeBench(cfg.treeParents, cfg.treeChildren))
+		}
+	}
+	return out
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "recipebench:", err)
+		}
+		return 2
+	}
+	if cfg.connect == "" {
+		srv, err := zktest.NewServer()
+		if err != nil {
+			fmt.Fprintln(stderr, "recipebench: start an embedded ZooKeeper:", err)
+			return 1
+		}
+		defer srv.Close()
+		cfg.connect = srv.ConnectString()
+		fmt.Fprintln(stderr, "recipebench: embedded ZooKeeper at", cfg.connect)
+	}
+	rows, err := measureAll(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "recipebench:", err)
+		return 1
+	}
+	writeReport(ctx, stdout, cfg, rows)
+	return 0
+}
+
+// measureAll starts the Curator helper and a checking client, and measures
+// every bench.
+func measureAll(ctx context.Context, cfg config, log io.Writer) ([]row, error) {
+	cur, err := startCurator(ctx, cfg.sessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.close()
+	client, err := connect(ctx, cfg.connect, cfg.sessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	e := &env{connect: cfg.connect, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log}
+	var rows []row
+	for _, b := range cfg.benches() {
+		res, err := measure(ctx, e, b, cfg.repeat)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row{b: b, res: res})
+	}
+	return rows, nil
+}
