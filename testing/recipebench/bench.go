@@ -48,19 +48,24 @@ type env struct {
 // results are the samples of one bench, per side.
 type results map[string][]sample
 
-// measure runs b on both sides: one discarded warm-up round each (the JVMs
-// of the server and of Curator warm up), then repeat rounds that alternate
-// which side goes first, so that neither always runs on the warmer server.
-func measure(ctx context.Context, e *env, b bench, repeat int) (results, error) {
+// runLimit bounds every run, its set-up and clean-up included.
+const runLimit = 5 * time.Minute
+
+// measure runs b on both sides: warmup discarded rounds (the JVMs of the
+// server and of Curator warm up), then repeat rounds; the sides alternate
+// going first, so that neither always runs on the warmer server.
+func measure(ctx context.Context, e *env, b bench, warmup, repeat int) (results, error) {
 	res := results{}
-	for round := 0; round <= repeat; round++ {
+	for round := 1 - warmup; round <= repeat; round++ {
 		order := []string{implCurator, implOurs}
 		if round%2 == 0 {
 			order = []string{implOurs, implCurator}
 		}
 		for _, impl := range order {
 			path := fmt.Sprintf("/recipebench/%s/%s-r%d", b.slug, impl, round)
-			s, err := b.run(ctx, e, impl, path)
+			runCtx, cancel := context.WithTimeout(ctx, runLimit)
+			s, err := b.run(runCtx, e, impl, path)
+			cancel()
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s, %s: %w", b.recipe, b.label, impl, err)
 			}

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	srv := zktest.StartServer(t)
 	var log bytes.Buffer
-	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-repeat", "1", "-session-timeout", "1s",
+	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "1s",
 		"-atomic-ops", "16", "-atomic-clients", "1,4", "-handoffs", "2", "-kill-handoffs", "1",
 		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-tree-parents", "3", "-tree-children", "4"}, &log)
 	if err != nil {
@@ -39,12 +39,14 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 		key string
 		n   float64
 	}{
-		"atomic-c1":       {"ok", 16},
-		"atomic-c4":       {"ok", 16},
-		"latch-p4":        {"handoffs", 2},
-		"latch-p4-kill":   {"handoffs", 1},
-		"semaphore-l2-c4": {"cycles", 8},
-		"tree":            {"nodes", 1 + 3*(1+4)},
+		"atomic-c1":        {"ok", 16},
+		"atomic-c4":        {"ok", 16},
+		"latch-p4":         {"handoffs", 2},
+		"latch-p4-kill":    {"handoffs", 1},
+		"selector-p4":      {"handoffs", 2},
+		"selector-p4-kill": {"handoffs", 1},
+		"semaphore-l2-c4":  {"cycles", 8},
+		"tree":             {"nodes", 1 + 3*(1+4)},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d benches ran, want %d", len(rows), len(want))
@@ -72,8 +74,8 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 
 	var out bytes.Buffer
 	writeReport(ctx, &out, cfg, rows)
-	if got := strings.Count(out.String(), "### "); got != 5 {
-		t.Errorf("the report has %d tables, want 5 (atomic, latch, kill, semaphore, tree):\n%s", got, out.String())
+	if got := strings.Count(out.String(), "### "); got != len(groups) {
+		t.Errorf("the report has %d tables, want one per group of %q:\n%s", got, groups, out.String())
 	}
 	if !strings.Contains(out.String(), "| 4 client(s), 16 increments |") {
 		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())

@@ -6,10 +6,11 @@
 //     sessions, both optimistic with the same retry policy and promoted to a
 //     lock with the same settings, and the share of increments that took
 //     the promoted lock.
-//   - LeaderLatch, 4 participants: the gap from the leader's Close to the
-//     next leader's term; and from the moment the leader's connection is cut
-//     (its proxy paused) to the next term, which is the session timeout plus
-//     the rest.
+//   - LeaderLatch and LeaderSelector, 4 participants: the gap from the
+//     leader's Close to the next leader's term; and from the moment the
+//     leader's connection is cut (every participant connects through its own
+//     zktest.Proxy, and the leader's is paused) to the next term, which is
+//     the session timeout plus the rest.
 //   - InterProcessSemaphoreV2: acquire and return cycles per second, 4
 //     leases and 16 sessions.
 //   - TreeCache: the initial load of 10,001 nodes.
@@ -22,7 +23,9 @@
 //
 // Usage:
 //
-//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,kill,semaphore,tree]
+//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,tree]
+//
+// and flags for every size (recipebench -h lists them).
 //
 // Without -connect it starts an embedded ZooKeeper (testing/zktest). Progress
 // goes to stderr, the tables to stdout. scripts/bench.sh (make bench) runs it.

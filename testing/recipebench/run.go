@@ -17,6 +17,7 @@ import (
 type config struct {
 	connect        string
 	repeat         int
+	warmup         int
 	only           []string
 	sessionTimeout time.Duration
 	atomicOps      int
@@ -32,7 +33,7 @@ type config struct {
 }
 
 // groups are the values of -only, in the order the benches run.
-var groups = []string{"atomic", "latch", "kill", "semaphore", "tree"}
+var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "tree"}
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var cfg config
@@ -40,13 +41,14 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.connect, "connect", "", "ZooKeeper address (empty: start an embedded one)")
 	fs.IntVar(&cfg.repeat, "repeat", 3, "measured runs of each configuration and side; the tables show medians")
+	fs.IntVar(&cfg.warmup, "warmup", 1, "discarded runs of each configuration and side before the measured ones")
 	only := fs.String("only", strings.Join(groups, ","), "the benches to run, of "+strings.Join(groups, ","))
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 4*time.Second, "every session's timeout, on both sides")
 	fs.IntVar(&cfg.atomicOps, "atomic-ops", 2000, "increments per DistributedAtomicLong run, split among its clients")
 	clients := fs.String("atomic-clients", "1,8", "DistributedAtomicLong client counts")
-	fs.IntVar(&cfg.participants, "participants", 4, "LeaderLatch participants")
-	fs.IntVar(&cfg.handoffs, "handoffs", 10, "LeaderLatch hand-offs by Close per run")
-	fs.IntVar(&cfg.killHandoffs, "kill-handoffs", 2, "LeaderLatch hand-offs by a cut connection per run (each takes a session timeout)")
+	fs.IntVar(&cfg.participants, "participants", 4, "participants of each election")
+	fs.IntVar(&cfg.handoffs, "handoffs", 10, "leader hand-offs by Close per run")
+	fs.IntVar(&cfg.killHandoffs, "kill-handoffs", 2, "leader hand-offs by a cut connection per run (each takes a session timeout)")
 	fs.IntVar(&cfg.semLeases, "sem-leases", 4, "InterProcessSemaphoreV2 leases")
 	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
 	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
@@ -81,6 +83,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 			return cfg, fmt.Errorf("-%s: %d is not a positive count", v.name, v.n)
 		}
 	}
+	if cfg.warmup < 0 {
+		return cfg, fmt.Errorf("-warmup: %d is negative", cfg.warmup)
+	}
 	if cfg.participants < 2 {
 		return cfg, fmt.Errorf("-participants: %d, need at least 2 for a hand-off", cfg.participants)
 	}
@@ -99,10 +104,10 @@ func (cfg config) benches() []bench {
 			for _, c := range cfg.atomicClients {
 				out = append(out, atomicBench(c, cfg.atomicOps))
 			}
-		case "latch":
-			out = append(out, latchBench(cfg.participants, cfg.handoffs, false))
-		case "kill":
-			out = append(out, latchBench(cfg.participants, cfg.killHandoffs, true))
+		case "latch", "selector":
+			out = append(out, electionBench(g, cfg.participants, cfg.handoffs, false))
+		case "latch-kill", "selector-kill":
+			out = append(out, electionBench(strings.TrimSuffix(g, "-kill"), cfg.participants, cfg.killHandoffs, true))
 		case "semaphore":
 			out = append(out, semaphoreBench(cfg.semLeases, cfg.semClients, cfg.semOps))
 		case "tree":
@@ -155,7 +160,7 @@ func measureAll(ctx context.Context, cfg config, log io.Writer) ([]row, error) {
 	e := &env{connect: cfg.connect, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log}
 	var rows []row
 	for _, b := range cfg.benches() {
-		res, err := measure(ctx, e, b, cfg.repeat)
+		res, err := measure(ctx, e, b, cfg.warmup, cfg.repeat)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@
 // One command per line on stdin, words separated by spaces. Every client a
 // command names is a CuratorFramework of its own (its own session), started
 // and connected before the timed part; they are closed when the command ends,
-// except a latch participant's, which lives until "latch.close".
+// except an election participant's, which lives until "leave".
 //
 //   atomic <path> <lockPath> <perClient> <connect>...
 //       one client per connect string; all start together and each increments a
@@ -18,15 +18,17 @@
 //       -> RESULT cycles=<n> nanos=<n>
 //   treecache <path> <connect>
 //       starts a TreeCache and waits for INITIALIZED -> RESULT nodes=<n> nanos=<n>
-//   latch.start <name> <path> <connect>
-//       a LeaderLatch participant -> OK <name>; later LEADER <name> <unix nanos> whenever it leads
-//   latch.close <name>
-//       closes its latch, then its client -> CLOSED <name> <unix nanos taken just before the close>
+//   elect <latch|selector> <name> <path> <connect>
+//       a LeaderLatch or LeaderSelector participant -> OK <name>; later LEADER <name> <unix nanos>
+//       whenever it begins to lead (a selector leads until it is closed)
+//   leave <name>
+//       closes its latch or selector, then its client -> CLOSED <name> <unix nanos just before the close>
 //
 // A command that fails answers ERROR <exception>. Every wait is bounded (30 s).
 // When stdin closes the process exits.
 
 import java.io.BufferedReader;
+import java.io.Closeable;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -52,6 +54,8 @@ import org.apache.curator.framework.recipes.cache.TreeCache;
 import org.apache.curator.framework.recipes.cache.TreeCacheEvent;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
@@ -67,9 +71,9 @@ public final class CuratorBench {
         t.setDaemon(true);
         return t;
     });
-    private static final Map<String, Participant> LATCHES = new ConcurrentHashMap<>();
+    private static final Map<String, Participant> PARTICIPANTS = new ConcurrentHashMap<>();
 
-    private record Participant(CuratorFramework client, LeaderLatch latch) {}
+    private record Participant(CuratorFramework client, Closeable election) {}
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("--session-timeout-ms")) {
@@ -84,8 +88,8 @@ public final class CuratorBench {
                     case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), tail(f, 4));
                     case "semaphore" -> semaphore(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]), tail(f, 4));
                     case "treecache" -> treeCache(f[1], f[2]);
-                    case "latch.start" -> latchStart(f[1], f[2], f[3]);
-                    case "latch.close" -> latchClose(f[1]);
+                    case "elect" -> elect(f[1], f[2], f[3], f[4]);
+                    case "leave" -> leave(f[1]);
                     default -> throw new IllegalArgumentException("unknown command: " + line);
                 }
             } catch (Exception e) {
@@ -158,30 +162,46 @@ public final class CuratorBench {
         }
     }
 
-    private static void latchStart(String name, String path, String connect) throws Exception {
+    private static void elect(String kind, String name, String path, String connect) throws Exception {
         CuratorFramework client = connect(connect);
-        LeaderLatch latch = new LeaderLatch(client, path, name);
-        latch.addListener(new LeaderLatchListener() {
-            @Override
-            public void isLeader() {
-                emit("LEADER " + name + " " + unixNanos());
-            }
+        if (kind.equals("latch")) {
+            LeaderLatch latch = new LeaderLatch(client, path, name);
+            latch.addListener(new LeaderLatchListener() {
+                @Override
+                public void isLeader() {
+                    emit("LEADER " + name + " " + unixNanos());
+                }
 
-            @Override
-            public void notLeader() {}
-        });
-        LATCHES.put(name, new Participant(client, latch));
-        latch.start();
+                @Override
+                public void notLeader() {}
+            });
+            PARTICIPANTS.put(name, new Participant(client, latch));
+            latch.start();
+        } else if (kind.equals("selector")) {
+            LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(CuratorFramework c) throws InterruptedException {
+                    emit("LEADER " + name + " " + unixNanos());
+                    new CountDownLatch(1).await(); // lead until close interrupts this thread
+                }
+            });
+            selector.setId(name);
+            PARTICIPANTS.put(name, new Participant(client, selector));
+            selector.start();
+        } else {
+            client.close();
+            throw new IllegalArgumentException("unknown election kind " + kind);
+        }
         emit("OK " + name);
     }
 
-    private static void latchClose(String name) throws Exception {
-        Participant p = LATCHES.remove(name);
+    private static void leave(String name) throws Exception {
+        Participant p = PARTICIPANTS.remove(name);
         if (p == null) {
-            throw new IllegalArgumentException("no latch participant " + name);
+            throw new IllegalArgumentException("no election participant " + name);
         }
         long at = unixNanos();
-        p.latch().close();
+        p.election().close();
         p.client().close();
         emit("CLOSED " + name + " " + at);
     }

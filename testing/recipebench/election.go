@@ -18,33 +18,40 @@ type leaderEvent struct {
 	at   time.Time
 }
 
-// electorate is one side's LeaderLatch participants on one path, each a
+// The two recipes of leader election.
+const (
+	kindLatch    = "latch"    // LeaderLatch
+	kindSelector = "selector" // LeaderSelector, whose function leads until it is closed
+)
+
+// electorate is one side's participants of one recipe on one path, each a
 // session of its own.
 type electorate interface {
 	// join starts the participant name through the ZooKeeper address addr.
 	join(ctx context.Context, name, addr string) error
-	// leave closes the participant's latch, then its client, and returns the
-	// instant just before the latch's Close was called.
+	// leave closes the participant's latch or selector, then its client, and
+	// returns the instant just before the recipe's Close was called.
 	leave(ctx context.Context, name string) (time.Time, error)
 	// leaders delivers an event each time a participant begins a term.
 	leaders() <-chan leaderEvent
 }
 
-// latchBench measures leader hand-offs among participants LeaderLatch
-// participants, handoffs times per run: from the leader's Close to the next
-// leader's term or, with kill, from the moment the leader's connection is
-// cut (its proxy paused, so that the server expires its session) to the next
-// leader's term. A new participant joins after each hand-off, so there are
-// always participants of them.
-func latchBench(participants, handoffs int, kill bool) bench {
+// electionBench measures leader hand-offs among participants of a kind
+// (LeaderLatch or LeaderSelector), handoffs times per run: from the leader's
+// Close to the next leader's term or, with kill, from the moment the
+// leader's connection is cut (its proxy paused, so that the server expires
+// its session) to the next leader's term. A new participant joins after
+// each hand-off, so there are always participants of them.
+func electionBench(kind string, participants, handoffs int, kill bool) bench {
+	recipe := map[string]string{kindLatch: "LeaderLatch", kindSelector: "LeaderSelector"}[kind]
 	b := bench{
-		recipe:  "LeaderLatch: gap from the leader's Close to the next leader's term",
+		recipe:  recipe + ": gap from the leader's Close to the next leader's term",
 		label:   fmt.Sprintf("%d participants, %d hand-offs", participants, handoffs),
-		slug:    fmt.Sprintf("latch-p%d", participants),
+		slug:    fmt.Sprintf("%s-p%d", kind, participants),
 		metrics: []metric{{key: "gap_ms", header: "gap ms", format: "%.2f"}},
 	}
 	if kill {
-		b.recipe = "LeaderLatch: gap from the leader's connection cut to the next leader's term"
+		b.recipe = recipe + ": gap from the leader's connection cut to the next leader's term"
 		b.slug += "-kill"
 		b.metrics = []metric{
 			{key: "gap_ms", header: "gap ms", format: "%.0f"},
@@ -54,9 +61,9 @@ func latchBench(participants, handoffs int, kill bool) bench {
 	b.run = func(ctx context.Context, e *env, impl, path string) (sample, error) {
 		var el electorate
 		if impl == implCurator {
-			el = curatorElectorate{c: e.curator, path: path}
+			el = curatorElectorate{c: e.curator, kind: kind, path: path}
 		} else {
-			ours := &ourElectorate{path: path, sessionTimeout: e.sessionTimeout, events: make(chan leaderEvent, 64), members: map[string]*member{}}
+			ours := &ourElectorate{kind: kind, path: path, sessionTimeout: e.sessionTimeout, events: make(chan leaderEvent, 64), members: map[string]*member{}}
 			defer ours.closeAll()
 			el = ours
 		}
@@ -172,19 +179,20 @@ func drain(events <-chan leaderEvent) {
 
 func ms(seconds float64) float64 { return seconds * 1000 }
 
-// curatorElectorate is the Curator helper's LeaderLatch participants on path.
+// curatorElectorate is the Curator helper's participants of a kind on path.
 type curatorElectorate struct {
 	c    *curator
+	kind string
 	path string
 }
 
 func (e curatorElectorate) join(ctx context.Context, name, addr string) error {
-	_, err := e.c.do(ctx, "OK", "latch.start", name, e.path, addr)
+	_, err := e.c.do(ctx, "OK", "elect", e.kind, name, e.path, addr)
 	return err
 }
 
 func (e curatorElectorate) leave(ctx context.Context, name string) (time.Time, error) {
-	f, err := e.c.do(ctx, "CLOSED", "latch.close", name)
+	f, err := e.c.do(ctx, "CLOSED", "leave", name)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -197,20 +205,21 @@ func (e curatorElectorate) leave(ctx context.Context, name string) (time.Time, e
 
 func (e curatorElectorate) leaders() <-chan leaderEvent { return e.c.leaders }
 
-// ourElectorate is zkcurator LeaderLatch participants on path, in this
+// ourElectorate is zkcurator participants of a kind on path, in this
 // process.
 type ourElectorate struct {
+	kind           string
 	path           string
 	sessionTimeout time.Duration
 	events         chan leaderEvent
 	members        map[string]*member
 }
 
-// member is one participant: its session and its latch.
+// member is one participant: its session and its latch or selector.
 type member struct {
 	client *framework.Client
-	latch  *leader.LeaderLatch
-	done   chan struct{} // closed when its Leadership reader has ended
+	close  func(context.Context) error // the latch's or selector's Close
+	done   chan struct{}               // closed when it can report no more terms
 }
 
 func (e *ourElectorate) join(ctx context.Context, name, addr string) error {
@@ -218,28 +227,67 @@ func (e *ourElectorate) join(ctx context.Context, name, addr string) error {
 	if err != nil {
 		return err
 	}
-	l, err := leader.NewLeaderLatch(c, e.path, name)
-	if err == nil {
-		err = l.Start()
+	m := &member{client: c, done: make(chan struct{})}
+	if e.kind == kindLatch {
+		err = e.latch(m, name)
+	} else {
+		err = e.selector(m, name)
 	}
 	if err != nil {
 		c.Close()
 		return err
 	}
-	m := &member{client: c, latch: l, done: make(chan struct{})}
 	e.members[name] = m
+	return nil
+}
+
+// latch starts m as a LeaderLatch participant.
+func (e *ourElectorate) latch(m *member, name string) error {
+	l, err := leader.NewLeaderLatch(m.client, e.path, name)
+	if err == nil {
+		err = l.Start()
+	}
+	if err != nil {
+		return err
+	}
+	m.close = l.Close
 	go func() {
 		defer close(m.done)
 		for t := range l.Leadership() { // closed by Close
 			if t.Leader {
-				select {
-				case e.events <- leaderEvent{name: name, at: time.Now()}:
-				default: // 64 unread: nobody is waiting for them
-				}
+				e.report(name)
 			}
 		}
 	}()
 	return nil
+}
+
+// selector starts m as a LeaderSelector participant whose function leads
+// until its term ends.
+func (e *ourElectorate) selector(m *member, name string) error {
+	s, err := leader.NewLeaderSelector(m.client, e.path, name, func(ctx context.Context, _ leader.Term) error {
+		e.report(name)
+		<-ctx.Done()
+		return nil
+	})
+	if err == nil {
+		err = s.Start()
+	}
+	if err != nil {
+		return err
+	}
+	m.close = s.Close
+	close(m.done) // Close returns once the function has
+	return nil
+}
+
+// report sends name's term, stamped now, unless 64 are unread (then nobody
+// is waiting for them).
+func (e *ourElectorate) report(name string) {
+	select {
+	case e.events <- leaderEvent{name: name, at: time.Now()}:
+	default:
+	}
 }
 
 func (e *ourElectorate) leave(ctx context.Context, name string) (time.Time, error) {
@@ -249,7 +297,7 @@ func (e *ourElectorate) leave(ctx context.Context, name string) (time.Time, erro
 	}
 	delete(e.members, name)
 	at := time.Now()
-	err := m.latch.Close(ctx)
+	err := m.close(ctx)
 	m.client.Close()
 	<-m.done
 	return at, err
