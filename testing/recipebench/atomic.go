@@ -14,24 +14,23 @@ import (
 	"github.com/zkcurator/zkcurator/retry"
 )
 
-// Both sides' DistributedAtomicLong: optimistic tries with Curator's
-// BoundedExponentialBackoffRetry(5 ms, 250 ms, 10), then promoted to a lock
-// for up to 10 s with 3 more tries 1 ms apart (the helper sets the same).
-var (
-	atomicPolicy   = retry.ExponentialBackoff{BaseSleep: 5 * time.Millisecond, MaxSleep: 250 * time.Millisecond, MaxRetries: 10}
-	atomicPromoted = func(lockPath string) zkatomic.PromotedToLock {
-		return zkatomic.PromotedToLock{LockPath: lockPath, MaxLockTime: 10 * time.Second, RetryPolicy: retry.NTimes{N: 3, Sleep: time.Millisecond}}
-	}
-)
+// atomicPromoted is both sides' promoted phase: a lock at lockPath for up
+// to 10 s, with 3 more tries 1 ms apart (the helper sets the same).
+func atomicPromoted(lockPath string) zkatomic.PromotedToLock {
+	return zkatomic.PromotedToLock{LockPath: lockPath, MaxLockTime: 10 * time.Second, RetryPolicy: retry.NTimes{N: 3, Sleep: time.Millisecond}}
+}
 
 // atomicBench increments one DistributedAtomicLong ops times in all, split
-// among clients sessions that contend from the start.
-func atomicBench(clients, ops int) bench {
+// among clients sessions that contend from the start. Both sides try
+// optimistically with Curator's BoundedExponentialBackoffRetry(5 ms, 250 ms,
+// retries), then under the promoted lock.
+func atomicBench(clients, retries, ops int) bench {
 	per := max(1, ops/clients)
+	policy := retry.ExponentialBackoff{BaseSleep: 5 * time.Millisecond, MaxSleep: 250 * time.Millisecond, MaxRetries: retries}
 	return bench{
 		recipe: "DistributedAtomicLong: increments per second",
-		label:  fmt.Sprintf("%d client(s), %d increments", clients, per*clients),
-		slug:   fmt.Sprintf("atomic-c%d", clients),
+		label:  fmt.Sprintf("%d client(s), %d optimistic retries, %d increments", clients, retries, per*clients),
+		slug:   fmt.Sprintf("atomic-c%d-r%d", clients, retries),
 		metrics: []metric{
 			{key: "incr_s", header: "incr/s", format: "%.0f", higher: true},
 			{key: "promoted_pct", header: "promoted %", format: "%.1f"},
@@ -41,7 +40,7 @@ func atomicBench(clients, ops int) bench {
 			var ok, failed, promoted int64
 			var took time.Duration
 			if impl == implCurator {
-				f, err := e.curator.do(ctx, "RESULT", append([]string{"atomic", path, path + "-lock", strconv.Itoa(per)}, repeated(e.connect, clients)...)...)
+				f, err := e.curator.do(ctx, "RESULT", append([]string{"atomic", path, path + "-lock", strconv.Itoa(retries), strconv.Itoa(per)}, repeated(e.connect, clients)...)...)
 				if err != nil {
 					return nil, err
 				}
@@ -53,7 +52,7 @@ func atomicBench(clients, ops int) bench {
 			} else {
 				var err error
 				took, err = together(ctx, repeated(e.connect, clients), e.sessionTimeout, func(ctx context.Context, c *framework.Client) error {
-					counter, err := zkatomic.NewDistributedAtomicLong(c, path, zkatomic.WithRetryPolicy(atomicPolicy), zkatomic.WithPromotedToLock(atomicPromoted(path+"-lock")))
+					counter, err := zkatomic.NewDistributedAtomicLong(c, path, zkatomic.WithRetryPolicy(policy), zkatomic.WithPromotedToLock(atomicPromoted(path+"-lock")))
 					if err != nil {
 						return err
 					}
@@ -88,6 +87,7 @@ func atomicBench(clients, ops int) bench {
 				"promoted_pct": 100 * float64(promoted) / float64(ok+failed),
 				"failed":       float64(failed),
 				"ok":           float64(ok),
+				"increments":   float64(ok + failed),
 			}, nil
 		},
 	}

@@ -22,7 +22,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	srv := zktest.StartServer(t)
 	var log bytes.Buffer
 	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "1s",
-		"-atomic-ops", "16", "-atomic-clients", "1,4", "-handoffs", "2", "-kill-handoffs", "1",
+		"-atomic-ops", "16", "-atomic", "1:10,4:0", "-handoffs", "2", "-kill-handoffs", "1",
 		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-tree-parents", "3", "-tree-children", "4"}, &log)
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +39,8 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 		key string
 		n   float64
 	}{
-		"atomic-c1":        {"ok", 16},
-		"atomic-c4":        {"ok", 16},
+		"atomic-c1-r10":    {"increments", 16},
+		"atomic-c4-r0":     {"increments", 16},
 		"latch-p4":         {"handoffs", 2},
 		"latch-p4-kill":    {"handoffs", 1},
 		"selector-p4":      {"handoffs", 2},
@@ -77,7 +77,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	if got := strings.Count(out.String(), "### "); got != len(groups) {
 		t.Errorf("the report has %d tables, want one per group of %q:\n%s", got, groups, out.String())
 	}
-	if !strings.Contains(out.String(), "| 4 client(s), 16 increments |") {
+	if !strings.Contains(out.String(), "| 4 client(s), 0 optimistic retries, 16 increments |") {
 		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())
 	}
 }
@@ -87,7 +87,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 func TestFlagsRejectBadValues(t *testing.T) {
 	for _, args := range [][]string{
 		{"-only", "atomic,locks"},
-		{"-atomic-clients", "1,zero"},
+		{"-atomic", "1:10,8"},
 		{"-repeat", "0"},
 		{"-participants", "1"},
 		{"-session-timeout", "10ms"},

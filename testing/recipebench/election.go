@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -80,7 +81,7 @@ func electionBench(kind string, participants, handoffs int, kill bool) bench {
 				addrs[i] = p.Addr()
 			}
 		}
-		gaps, err := handOff(ctx, el, addrs, handoffs, proxies)
+		gaps, err := handOff(ctx, el, addrs, handoffs, proxies, e.sessionTimeout/3)
 		if err != nil {
 			return nil, err
 		}
@@ -96,8 +97,14 @@ func electionBench(kind string, participants, handoffs int, kill bool) bench {
 // handOff starts one participant per address, then n times ends the
 // leader's term and times the gap until another participant leads: by
 // closing its latch or, when proxies are given (one per address), by pausing
-// its proxy until the next term began. Each samples' "gap" is in seconds.
-func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies []*zktest.Proxy) ([]sample, error) {
+// its proxy until the next term began. Each sample's "gap" is in seconds.
+//
+// The server expires a session a timeout after the last packet it got, and
+// both client libraries ping an idle session every third of its timeout or
+// so: a cut at a fixed time after a session began would always meet the
+// same phase of its pings and favour one library. So a cut comes after a
+// random wait of up to jitter, which spreads it over that phase.
+func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies []*zktest.Proxy, jitter time.Duration) ([]sample, error) {
 	drain(el.leaders())
 	slot := map[string]int{} // participant -> its address
 	for i, a := range addrs {
@@ -122,6 +129,9 @@ func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies 
 		i := slot[current]
 		var cut time.Time
 		if proxies != nil {
+			if err := sleep(ctx, rand.N(jitter)); err != nil {
+				return nil, err
+			}
 			cut = time.Now()
 			proxies[i].Pause()
 		} else if cut, err = el.leave(ctx, current); err != nil {
@@ -174,6 +184,18 @@ func drain(events <-chan leaderEvent) {
 		default:
 			return
 		}
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -21,7 +21,7 @@ type config struct {
 	only           []string
 	sessionTimeout time.Duration
 	atomicOps      int
-	atomicClients  []int
+	atomic         [][2]int // clients, optimistic retries
 	handoffs       int
 	killHandoffs   int
 	participants   int
@@ -45,10 +45,10 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	only := fs.String("only", strings.Join(groups, ","), "the benches to run, of "+strings.Join(groups, ","))
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 4*time.Second, "every session's timeout, on both sides")
 	fs.IntVar(&cfg.atomicOps, "atomic-ops", 2000, "increments per DistributedAtomicLong run, split among its clients")
-	clients := fs.String("atomic-clients", "1,8", "DistributedAtomicLong client counts")
+	atomicRows := fs.String("atomic", "1:10,8:10,8:1", "DistributedAtomicLong configurations, clients:optimistic-retries")
 	fs.IntVar(&cfg.participants, "participants", 4, "participants of each election")
 	fs.IntVar(&cfg.handoffs, "handoffs", 10, "leader hand-offs by Close per run")
-	fs.IntVar(&cfg.killHandoffs, "kill-handoffs", 2, "leader hand-offs by a cut connection per run (each takes a session timeout)")
+	fs.IntVar(&cfg.killHandoffs, "kill-handoffs", 3, "leader hand-offs by a cut connection per run (each takes a session timeout)")
 	fs.IntVar(&cfg.semLeases, "sem-leases", 4, "InterProcessSemaphoreV2 leases")
 	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
 	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
@@ -66,12 +66,12 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		}
 		cfg.only = append(cfg.only, g)
 	}
-	for _, c := range strings.Split(*clients, ",") {
-		var n int
-		if _, err := fmt.Sscanf(c, "%d", &n); err != nil || n < 1 {
-			return cfg, fmt.Errorf("-atomic-clients: %q is not a positive count", c)
+	for _, r := range strings.Split(*atomicRows, ",") {
+		var c, n int
+		if _, err := fmt.Sscanf(r, "%d:%d", &c, &n); err != nil || c < 1 || n < 0 || n > 29 {
+			return cfg, fmt.Errorf("-atomic: %q is not clients:retries (clients at least 1, retries 0 to 29)", r)
 		}
-		cfg.atomicClients = append(cfg.atomicClients, n)
+		cfg.atomic = append(cfg.atomic, [2]int{c, n})
 	}
 	for _, v := range []struct {
 		name string
@@ -101,8 +101,8 @@ func (cfg config) benches() []bench {
 	for _, g := range cfg.only {
 		switch g {
 		case "atomic":
-			for _, c := range cfg.atomicClients {
-				out = append(out, atomicBench(c, cfg.atomicOps))
+			for _, a := range cfg.atomic {
+				out = append(out, atomicBench(a[0], a[1], cfg.atomicOps))
 			}
 		case "latch", "selector":
 			out = append(out, electionBench(g, cfg.participants, cfg.handoffs, false))

@@ -8,10 +8,10 @@
 // and connected before the timed part; they are closed when the command ends,
 // except an election participant's, which lives until "leave".
 //
-//   atomic <path> <lockPath> <perClient> <connect>...
+//   atomic <path> <lockPath> <retries> <perClient> <connect>...
 //       one client per connect string; all start together and each increments a
-//       DistributedAtomicLong perClient times (BoundedExponentialBackoff 5 ms to
-//       250 ms, 10 retries; promoted to a lock at lockPath, 10 s, RetryNTimes(3, 1 ms))
+//       DistributedAtomicLong perClient times (BoundedExponentialBackoffRetry 5 ms to
+//       250 ms, retries; promoted to a lock at lockPath, 10 s, RetryNTimes(3, 1 ms))
 //       -> RESULT ok=<n> failed=<n> promoted=<n> nanos=<n>
 //   semaphore <path> <leases> <perClient> <connect>...
 //       each client acquires and returns one lease of an InterProcessSemaphoreV2 perClient times
@@ -85,7 +85,7 @@ public final class CuratorBench {
             String[] f = line.trim().split(" ");
             try {
                 switch (f[0]) {
-                    case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), tail(f, 4));
+                    case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]), tail(f, 5));
                     case "semaphore" -> semaphore(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]), tail(f, 4));
                     case "treecache" -> treeCache(f[1], f[2]);
                     case "elect" -> elect(f[1], f[2], f[3], f[4]);
@@ -99,13 +99,14 @@ public final class CuratorBench {
         Runtime.getRuntime().halt(0);
     }
 
-    private static void atomic(String path, String lockPath, int perClient, List<String> connects) throws Exception {
+    private static void atomic(String path, String lockPath, int retries, int perClient, List<String> connects)
+            throws Exception {
         AtomicInteger ok = new AtomicInteger(), failed = new AtomicInteger(), promoted = new AtomicInteger();
         PromotedToLock lock = PromotedToLock.builder().lockPath(lockPath)
                 .timeout(10, TimeUnit.SECONDS).retryPolicy(new RetryNTimes(3, 1)).build();
         long nanos = together(connects, client -> {
             DistributedAtomicLong counter = new DistributedAtomicLong(client, path,
-                    new BoundedExponentialBackoffRetry(5, 250, 10), lock);
+                    new BoundedExponentialBackoffRetry(5, 250, retries), lock);
             return () -> {
                 for (int i = 0; i < perClient; i++) {
                     AtomicValue<Long> r = counter.increment();
