@@ -29,7 +29,7 @@ func atomicBench(clients, retries, ops int) bench {
 	policy := retry.ExponentialBackoff{BaseSleep: 5 * time.Millisecond, MaxSleep: 250 * time.Millisecond, MaxRetries: retries}
 	return bench{
 		recipe: "DistributedAtomicLong: increments per second",
-		label:  fmt.Sprintf("%d client(s), %d optimistic retries, %d increments", clients, retries, per*clients),
+		label:  fmt.Sprintf("%s, %s, %d increments", count(clients, "client"), count(retries, "optimistic retry"), per*clients),
 		slug:   fmt.Sprintf("atomic-c%d-r%d", clients, retries),
 		metrics: []metric{
 			{key: "incr_s", header: "incr/s", format: "%.0f", higher: true},

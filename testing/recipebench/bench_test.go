@@ -77,7 +77,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	if got := strings.Count(out.String(), "### "); got != len(groups) {
 		t.Errorf("the report has %d tables, want one per group of %q:\n%s", got, groups, out.String())
 	}
-	if !strings.Contains(out.String(), "| 4 client(s), 0 optimistic retries, 16 increments |") {
+	if !strings.Contains(out.String(), "| 4 clients, 0 optimistic retries, 16 increments |") {
 		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())
 	}
 }

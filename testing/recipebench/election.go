@@ -47,7 +47,7 @@ func electionBench(kind string, participants, handoffs int, kill bool) bench {
 	recipe := map[string]string{kindLatch: "LeaderLatch", kindSelector: "LeaderSelector"}[kind]
 	b := bench{
 		recipe:  recipe + ": gap from the leader's Close to the next leader's term",
-		label:   fmt.Sprintf("%d participants, %d hand-offs", participants, handoffs),
+		label:   fmt.Sprintf("%s, %s", count(participants, "participant"), count(handoffs, "hand-off")),
 		slug:    fmt.Sprintf("%s-p%d", kind, participants),
 		metrics: []metric{{key: "gap_ms", header: "gap ms", format: "%.2f"}},
 	}
@@ -85,7 +85,7 @@ func electionBench(kind string, participants, handoffs int, kill bool) bench {
 		if err != nil {
 			return nil, err
 		}
-		s := sample{"gap_ms": ms(median(gaps, "gap")), "handoffs": float64(len(gaps))}
+		s := sample{"gap_ms": ms(median(gaps)), "handoffs": float64(len(gaps))}
 		if kill {
 			s["beyond_ms"] = s["gap_ms"] - float64(e.sessionTimeout.Milliseconds())
 		}
@@ -97,14 +97,14 @@ func electionBench(kind string, participants, handoffs int, kill bool) bench {
 // handOff starts one participant per address, then n times ends the
 // leader's term and times the gap until another participant leads: by
 // closing its latch or, when proxies are given (one per address), by pausing
-// its proxy until the next term began. Each sample's "gap" is in seconds.
+// its proxy until the next term began. It returns the gaps in seconds.
 //
 // The server expires a session a timeout after the last packet it got, and
 // both client libraries ping an idle session every third of its timeout or
 // so: a cut at a fixed time after a session began would always meet the
 // same phase of its pings and favour one library. So a cut comes after a
 // random wait of up to jitter, which spreads it over that phase.
-func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies []*zktest.Proxy, jitter time.Duration) ([]sample, error) {
+func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies []*zktest.Proxy, jitter time.Duration) ([]float64, error) {
 	drain(el.leaders())
 	slot := map[string]int{} // participant -> its address
 	for i, a := range addrs {
@@ -124,7 +124,7 @@ func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies 
 		return nil, err
 	}
 	current := first.name
-	var gaps []sample
+	var gaps []float64
 	for h := range n {
 		i := slot[current]
 		var cut time.Time
@@ -141,7 +141,7 @@ func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies 
 		if err != nil {
 			return nil, err
 		}
-		gaps = append(gaps, sample{"gap": next.at.Sub(cut).Seconds()})
+		gaps = append(gaps, next.at.Sub(cut).Seconds())
 		if proxies != nil {
 			proxies[i].Resume()
 			if _, err := el.leave(ctx, current); err != nil {

@@ -14,14 +14,19 @@ type row struct {
 	res results
 }
 
-// median returns the median of key over the samples (NaN for none).
-func median(samples []sample, key string) float64 {
+// values returns the values of key in the samples that have it.
+func values(samples []sample, key string) []float64 {
 	var vs []float64
 	for _, s := range samples {
 		if v, ok := s[key]; ok {
 			vs = append(vs, v)
 		}
 	}
+	return vs
+}
+
+// median returns the median of vs (NaN for none); it sorts vs.
+func median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return math.NaN()
 	}
@@ -49,7 +54,7 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 	for _, r := range rows {
 		cells := []string{r.b.label}
 		for i, m := range ms {
-			c, o := median(r.res[implCurator], m.key), median(r.res[implOurs], m.key)
+			c, o := median(values(r.res[implCurator], m.key)), median(values(r.res[implOurs], m.key))
 			cells = append(cells, cell(m.format, c), cell(m.format, o))
 			if i == 0 {
 				cells = append(cells, cell("%.2f", o/c))
@@ -69,4 +74,16 @@ func cell(format string, v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf(format, v)
+}
+
+// count is n and noun, in the plural unless n is 1 ("1 client", "8 clients",
+// "0 retries").
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -17,7 +17,7 @@ func semaphoreBench(leases, clients, ops int) bench {
 	per := max(1, ops/clients)
 	return bench{
 		recipe:  "InterProcessSemaphoreV2: acquire and return cycles per second",
-		label:   fmt.Sprintf("%d leases, %d clients, %d cycles", leases, clients, per*clients),
+		label:   fmt.Sprintf("%s, %s, %d cycles", count(leases, "lease"), count(clients, "client"), per*clients),
 		slug:    fmt.Sprintf("semaphore-l%d-c%d", leases, clients),
 		metrics: []metric{{key: "cycles_s", header: "cycles/s", format: "%.0f", higher: true}},
 		run: func(ctx context.Context, e *env, impl, path string) (sample, error) {

@@ -144,7 +144,6 @@ public final class CuratorBench {
         try (CuratorFramework client = connect(connect)) {
             AtomicInteger nodes = new AtomicInteger();
             CountDownLatch initialized = new CountDownLatch(1);
-            long began = System.nanoTime();
             try (TreeCache cache = TreeCache.newBuilder(client, path).build()) {
                 cache.getListenable().addListener((c, e) -> {
                     if (e.getType() == TreeCacheEvent.Type.NODE_ADDED) {
@@ -153,6 +152,7 @@ public final class CuratorBench {
                         initialized.countDown();
                     }
                 });
+                long began = System.nanoTime();
                 cache.start();
                 if (!initialized.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("TreeCache of " + path + " not initialized within " + WAIT_SECONDS + " s");
