@@ -39,6 +39,7 @@ type sample map[string]float64
 // settings shared by both sides.
 type env struct {
 	connect        string
+	root           string // this process's paths are below it
 	curator        *curator
 	client         *framework.Client // for checks and set-up, never timed
 	sessionTimeout time.Duration
@@ -62,7 +63,7 @@ func measure(ctx context.Context, e *env, b bench, warmup, repeat int) (results,
 			order = []string{implOurs, implCurator}
 		}
 		for _, impl := range order {
-			path := fmt.Sprintf("/recipebench/%s/%s-r%d", b.slug, impl, round)
+			path := fmt.Sprintf("%s/%s/%s-r%d", e.root, b.slug, impl, round)
 			runCtx, cancel := context.WithTimeout(ctx, runLimit)
 			s, err := b.run(runCtx, e, impl, path)
 			cancel()

@@ -115,6 +115,9 @@ func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies 
 		slot[name] = i
 	}
 	defer func() {
+		for _, p := range proxies { // after an error, a cut may still hold
+			p.Resume()
+		}
 		for name := range slot {
 			el.leave(ctx, name)
 		}

@@ -157,7 +157,10 @@ func measureAll(ctx context.Context, cfg config, log io.Writer) ([]row, error) {
 		return nil, err
 	}
 	defer client.Close()
-	e := &env{connect: cfg.connect, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log}
+	// A root of its own, so that runs against one server never meet the
+	// counters or trees of earlier runs.
+	root := fmt.Sprintf("/recipebench/%d", time.Now().UnixNano())
+	e := &env{connect: cfg.connect, root: root, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log}
 	var rows []row
 	for _, b := range cfg.benches() {
 		res, err := measure(ctx, e, b, cfg.warmup, cfg.repeat)

@@ -18,19 +18,19 @@ import (
 // built once.
 func treeBench(parents, children int) bench {
 	nodes := 1 + parents*(1+children)
-	root := fmt.Sprintf("/recipebench/tree-%d", nodes)
-	built := false
+	root := "" // built by the first run
 	return bench{
 		recipe:  "TreeCache: initial load",
 		label:   fmt.Sprintf("%d nodes", nodes),
 		slug:    "tree",
 		metrics: []metric{{key: "load_ms", header: "load ms", format: "%.0f"}},
 		run: func(ctx context.Context, e *env, impl, _ string) (sample, error) {
-			if !built {
-				if err := buildTree(ctx, e.client, root, parents, children); err != nil {
-					return nil, fmt.Errorf("build the tree %s: %w", root, err)
+			if root == "" {
+				r := fmt.Sprintf("%s/tree-%d", e.root, nodes)
+				if err := buildTree(ctx, e.client, r, parents, children); err != nil {
+					return nil, fmt.Errorf("build the tree %s: %w", r, err)
 				}
-				built = true
+				root = r
 			}
 			var loaded int64
 			var took time.Duration
