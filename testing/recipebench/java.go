@@ -50,8 +50,9 @@ type curator struct {
 }
 
 // startCurator compiles the helper and starts it with the session timeout
-// its clients ask for. Call close when done.
-func startCurator(ctx context.Context, sessionTimeout time.Duration) (*curator, error) {
+// its clients ask for; it waits up to a minute for the helper to be ready.
+// Call close when done.
+func startCurator(ctx context.Context, sessionTimeout time.Duration) (_ *curator, err error) {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		return nil, errors.New("recipebench: java not found in PATH (make bench installs a JDK)")
@@ -72,35 +73,39 @@ func startCurator(ctx context.Context, sessionTimeout time.Duration) (*curator, 
 	if err != nil {
 		return nil, fmt.Errorf("recipebench: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	c := &curator{dir: dir, replies: make(chan string, 1), leaders: make(chan leaderEvent, 64), stderr: &lockedWriter{}, done: make(chan struct{}), quit: make(chan struct{})}
 	if err := c.compile(ctx, javac, jars); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	classpath := strings.Join(append([]string{filepath.Join(dir, "classes")}, jars...), ":")
 	// The JVM's default JIT (no TieredStopAtLevel): the helper should reach
-	// the speed a long-running Curator service has.
+	// the speed a long-running Curator service has. It exits when its stdin
+	// closes, so it never outlives this process for long.
 	c.cmd = exec.CommandContext(ctx, java, "-Xmx512m", "-Dzookeeper.sasl.client=false",
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath, "CuratorBench",
 		"--session-timeout-ms", strconv.FormatInt(sessionTimeout.Milliseconds(), 10))
 	c.cmd.Stderr = c.stderr
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("recipebench: %w", err)
 	}
 	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("recipebench: %w", err)
 	}
 	if err := c.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("recipebench: start the Curator helper: %w", err)
 	}
 	go c.read(stdout)
-	if _, err := c.await(ctx, "READY"); err != nil {
-		c.close()
-		return nil, err
+	readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := c.await(readyCtx, "READY"); err != nil {
+		c.close() // removes dir too
+		return nil, fmt.Errorf("recipebench: the Curator helper did not start: %w", err)
 	}
 	return c, nil
 }
