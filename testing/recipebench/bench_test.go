@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	srv := zktest.StartServer(t)
 	var log bytes.Buffer
-	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "1s",
+	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "2s",
 		"-atomic-ops", "16", "-atomic", "1:10,4:0", "-handoffs", "2", "-kill-handoffs", "1",
 		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-tree-parents", "3", "-tree-children", "4"}, &log)
 	if err != nil {
