@@ -129,6 +129,7 @@ func handOff(ctx context.Context, el electorate, addrs []string, n int, proxies 
 	current := first.name
 	var gaps []float64
 	for h := range n {
+		current = latest(el.leaders(), slot, current)
 		i := slot[current]
 		var cut time.Time
 		if proxies != nil {
@@ -175,6 +176,22 @@ func nextLeader(ctx context.Context, el electorate, slot map[string]int, not str
 			}
 		case <-ctx.Done():
 			return leaderEvent{}, fmt.Errorf("no new leader after %q: %w", not, ctx.Err())
+		}
+	}
+}
+
+// latest returns the participant in slot of the newest term already
+// delivered, or current when none was: a participant that lost its
+// connection for a moment on a loaded machine may have moved the lead.
+func latest(events <-chan leaderEvent, slot map[string]int, current string) string {
+	for {
+		select {
+		case ev := <-events:
+			if _, in := slot[ev.name]; in {
+				current = ev.name
+			}
+		default:
+			return current
 		}
 	}
 }
