@@ -43,8 +43,10 @@ stress-test: test-deps vet
 demo: deps
 	$(GO) run ./examples/tour
 
-# zkcurator against go-zookeeper's own lock, one embedded server, one run: a Markdown table.
-bench: deps
+# zkcurator against go-zookeeper's own lock, then its other recipes against Apache
+# Curator 5.4 (testing/recipebench, which needs the test dependencies' JDK and
+# Curator), one embedded server, one run: Markdown tables.
+bench: test-deps
 	@bash scripts/bench.sh
 
 # Only the suites that drive real Apache Curator and Python Kazoo beside zkcurator.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # zkcurator's InterProcessMutex against go-zookeeper's own zk.Lock: both run
 # examples/lockbench at 1, 4 and 16 clients against ONE embedded ZooKeeper in
-# one run, interleaved, and the medians come out as a Markdown table.
+# one run, interleaved, and the medians come out as a Markdown table. Then
+# testing/recipebench sets zkcurator's atomic long, leader election,
+# semaphore and tree cache beside Apache Curator 5.4's on the same server.
 #
 # Environment (all optional):
 #   BENCH_OPS     measured cycles per run, split evenly among the clients (default 4000)
@@ -13,6 +15,10 @@
 #                 emulated by lockbench -rtt, a delaying proxy on 127.0.0.1
 #                 (default 2ms; empty skips it)
 #   BENCH_RTT_OPS measured cycles per run with -rtt (default 400)
+#   BENCH_CURATOR_REPEAT runs of each configuration of testing/recipebench,
+#                 zkcurator's other recipes beside Apache Curator 5.4 on the
+#                 same server (default 3; 0 skips it)
+#   BENCH_CURATOR_FLAGS  more recipebench flags, e.g. "-only atomic,semaphore"
 #   GO            the go command (default go)
 set -euo pipefail
 
@@ -26,7 +32,10 @@ driver=${BENCH_DRIVER:-fair}
 rtt=${BENCH_RTT-2ms}
 rtt_ops=${BENCH_RTT_OPS:-400}
 
-for v in "$ops" "$warmup" "$repeat" "$rtt_ops"; do
+curator_repeat=${BENCH_CURATOR_REPEAT:-3}
+read -r -a curator_flags <<<"${BENCH_CURATOR_FLAGS:-}"
+
+for v in "$ops" "$warmup" "$repeat" "$rtt_ops" "$curator_repeat"; do
 	[[ $v =~ ^[0-9]+$ ]] || { echo "bench.sh: not a count: $v" >&2; exit 2; }
 done
 
@@ -43,6 +52,10 @@ trap cleanup EXIT
 
 echo "building examples/lockbench" >&2
 "$GO" build -o "$tmp/lockbench" ./examples/lockbench
+if ((curator_repeat > 0)); then
+	echo "building testing/recipebench" >&2
+	(cd testing/recipebench && "$GO" build -o "$tmp/recipebench" .)
+fi
 
 # One server for every run.
 "$tmp/lockbench" -serve >"$tmp/serve.out" 2>"$tmp/serve.err" &
@@ -200,3 +213,13 @@ echo
 echo "TreeCache of 10,000 nodes (recipes/cache BenchmarkTreeCache, its own embedded server): load time against"
 echo "plain go-zookeeper reads of the same tree one after the other (load/plain), then changes followed per second:"
 "$GO" test -count=1 -run '^$' -bench BenchmarkTreeCache -benchtime=1x ./recipes/cache/ | grep '^Benchmark'
+if ((curator_repeat > 0)); then
+	echo
+	echo "## Other recipes beside Apache Curator 5.4"
+	echo
+	echo "testing/recipebench on the same server: Curator in a helper JVM, zkcurator in the Go process,"
+	echo "every client a session of its own, one discarded warm-up run of each side, then $curator_repeat runs"
+	echo "alternating which side goes first."
+	echo
+	"$tmp/recipebench" -connect "$connect" -repeat "$curator_repeat" "${curator_flags[@]}"
+fi

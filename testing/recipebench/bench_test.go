@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestEveryBenchRunsAtATinySize runs every bench on both sides for a few
+// cycles against a real ZooKeeper and checks the counts each run reports
+// (each run itself checks its counter, cycles and cache against the
+// server), then the report's tables. It asserts counts, never speeds.
+func TestEveryBenchRunsAtATinySize(t *testing.T) {
+	srv := zktest.StartServer(t)
+	var log bytes.Buffer
+	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "2s",
+		"-atomic-ops", "16", "-atomic", "1:10,4:0", "-handoffs", "2", "-kill-handoffs", "1",
+		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-tree-parents", "3", "-tree-children", "4"}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rows, err := measureAll(ctx, cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, log.String())
+	}
+
+	// What each run must have done, by the bench's slug.
+	want := map[string]struct {
+		key string
+		n   float64
+	}{
+		"atomic-c1-r10":    {"increments", 16},
+		"atomic-c4-r0":     {"increments", 16},
+		"latch-p4":         {"handoffs", 2},
+		"latch-p4-kill":    {"handoffs", 1},
+		"selector-p4":      {"handoffs", 2},
+		"selector-p4-kill": {"handoffs", 1},
+		"semaphore-l2-c4":  {"cycles", 8},
+		"tree":             {"nodes", 1 + 3*(1+4)},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d benches ran, want %d", len(rows), len(want))
+	}
+	for _, r := range rows {
+		w, ok := want[r.b.slug]
+		if !ok {
+			t.Fatalf("unexpected bench %q", r.b.slug)
+		}
+		for _, impl := range []string{implCurator, implOurs} {
+			if len(r.res[impl]) != 1 {
+				t.Fatalf("%s, %s: %d measured runs, want 1", r.b.slug, impl, len(r.res[impl]))
+			}
+			s := r.res[impl][0]
+			if s[w.key] != w.n {
+				t.Errorf("%s, %s: %s = %v, want %v", r.b.slug, impl, w.key, s[w.key], w.n)
+			}
+			for _, m := range r.b.metrics {
+				if _, ok := s[m.key]; !ok {
+					t.Errorf("%s, %s: no %s in %v", r.b.slug, impl, m.key, s)
+				}
+			}
+		}
+	}
+
+	var out bytes.Buffer
+	writeReport(ctx, &out, cfg, rows)
+	if got := strings.Count(out.String(), "### "); got != len(groups) {
+		t.Errorf("the report has %d tables, want one per group of %q:\n%s", got, groups, out.String())
+	}
+	if !strings.Contains(out.String(), "| 4 clients, 0 optimistic retries, 16 increments |") {
+		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())
+	}
+}
+
+// TestFlagsRejectBadValues checks that bad flags are refused before anything
+// starts, naming the value.
+func TestFlagsRejectBadValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"-only", "atomic,locks"},
+		{"-atomic", "1:10,8"},
+		{"-repeat", "0"},
+		{"-participants", "1"},
+		{"-session-timeout", "10ms"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, &bytes.Buffer{}, &stderr); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		if !strings.Contains(stderr.String(), args[1]) && !strings.Contains(stderr.String(), args[0]) {
+			t.Errorf("%q: the error does not name the value: %s", args, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The helper's source: one small Java file, compiled at start into a
+// temporary directory (as testing/interop compiles its helper).
+//
+//go:embed java/CuratorBench.java
+var helperSource []byte
+
+// jarDir is where Debian's packages put the Curator and ZooKeeper jars.
+const jarDir = "/usr/share/java"
+
+// helperJars is the helper's classpath besides its own class: Curator 5.4
+// (libcurator-*-java), the ZooKeeper 3.8 client and what they need at run
+// time; zookeeper.jar's manifest brings netty and the rest of its own deps.
+var helperJars = []string{
+	"curator-recipes.jar", "curator-framework.jar", "curator-client.jar",
+	"zookeeper.jar", "zookeeper-jute.jar", "guava.jar", "slf4j-api.jar", "slf4j-simple.jar",
+}
+
+// curator is a running CuratorBench JVM: commands go to its stdin one at a
+// time, each answered by one line; LEADER lines, which come on their own,
+// go to leaders.
+type curator struct {
+	cmd     *exec.Cmd
+	dir     string
+	stdin   io.WriteCloser
+	replies chan string
+	leaders chan leaderEvent
+	stderr  *lockedWriter // the helper's stderr, for errors
+	done    chan struct{} // closed when stdout has ended
+	quit    chan struct{} // closed by close: nobody reads replies any more
+
+	mu sync.Mutex // one command at a time
+}
+
+// startCurator compiles the helper and starts it with the session timeout
+// its clients ask for; it waits up to a minute for the helper to be ready.
+// Call close when done.
+func startCurator(ctx context.Context, sessionTimeout time.Duration) (_ *curator, err error) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, errors.New("recipebench: java not found in PATH (make bench installs a JDK)")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		return nil, errors.New("recipebench: javac not found in PATH (make bench installs a JDK)")
+	}
+	var jars []string
+	for _, name := range helperJars {
+		p := filepath.Join(jarDir, name)
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("recipebench: jar %s missing (scripts/install-zookeeper.sh --test installs it)", p)
+		}
+		jars = append(jars, p)
+	}
+	dir, err := os.MkdirTemp("", "recipebench-")
+	if err != nil {
+		return nil, fmt.Errorf("recipebench: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	c := &curator{dir: dir, replies: make(chan string, 1), leaders: make(chan leaderEvent, 64), stderr: &lockedWriter{}, done: make(chan struct{}), quit: make(chan struct{})}
+	if err := c.compile(ctx, javac, jars); err != nil {
+		return nil, err
+	}
+	classpath := strings.Join(append([]string{filepath.Join(dir, "classes")}, jars...), ":")
+	// The JVM's default JIT (no TieredStopAtLevel): the helper should reach
+	// the speed a long-running Curator service has. It exits when its stdin
+	// closes, so it never outlives this process for long.
+	c.cmd = exec.CommandContext(ctx, java, "-Xmx512m", "-Dzookeeper.sasl.client=false",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath, "CuratorBench",
+		"--session-timeout-ms", strconv.FormatInt(sessionTimeout.Milliseconds(), 10))
+	c.cmd.Stderr = c.stderr
+	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("recipebench: %w", err)
+	}
+	stdout, err := c.cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("recipebench: %w", err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("recipebench: start the Curator helper: %w", err)
+	}
+	go c.read(stdout)
+	readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := c.await(readyCtx, "READY"); err != nil {
+		c.close() // removes dir too
+		return nil, fmt.Errorf("recipebench: the Curator helper did not start: %w", err)
+	}
+	return c, nil
+}
+
+func (c *curator) compile(ctx context.Context, javac string, jars []string) error {
+	src := filepath.Join(c.dir, "CuratorBench.java")
+	if err := os.WriteFile(src, helperSource, 0o644); err != nil {
+		return fmt.Errorf("recipebench: %w", err)
+	}
+	// -Xlint:-path: zookeeper.jar's manifest names jars Debian does not ship.
+	out, err := exec.CommandContext(ctx, javac, "-Xlint:-path", "-encoding", "UTF-8",
+		"-d", filepath.Join(c.dir, "classes"), "-cp", strings.Join(jars, ":"), src).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("recipebench: javac: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// read routes the helper's lines: LEADER events to leaders, the rest to
+// replies.
+func (c *curator) read(stdout io.Reader) {
+	defer close(c.done)
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "LEADER" {
+			nanos, err := strconv.ParseInt(f[2], 10, 64)
+			if err == nil {
+				select {
+				case c.leaders <- leaderEvent{name: f[1], at: time.Unix(0, nanos)}:
+				case <-c.quit:
+				}
+				continue
+			}
+		}
+		select {
+		case c.replies <- line:
+		case <-c.quit:
+		}
+	}
+}
+
+// do sends one command and returns its reply's fields after the leading
+// word want; an ERROR reply is an error.
+func (c *curator) do(ctx context.Context, want string, words ...string) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line := strings.Join(words, " ")
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: send %q: %w", line, err)
+	}
+	f, err := c.await(ctx, want)
+	if err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: %s: %w", line, err)
+	}
+	return f, nil
+}
+
+// await returns the fields of the next reply after its leading word want.
+func (c *curator) await(ctx context.Context, want string) ([]string, error) {
+	select {
+	case line := <-c.replies:
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != want {
+			return nil, fmt.Errorf("answered %q, not %s", line, want)
+		}
+		return f[1:], nil
+	case <-c.done:
+		return nil, fmt.Errorf("the helper exited; stderr:\n%s", c.stderr.tail(4000))
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no %s reply: %w", want, ctx.Err())
+	}
+}
+
+// close ends the helper (it exits when its stdin closes) and removes its
+// build; it waits at most 10 s before it kills the process.
+func (c *curator) close() {
+	close(c.quit)
+	c.stdin.Close()
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+	}
+	_ = c.cmd.Wait()
+	os.RemoveAll(c.dir)
+}
+
+// lockedWriter keeps what is written to it, safe for the exec package's
+// copying goroutine and a reader at once.
+type lockedWriter struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// tail returns the last n bytes written.
+func (l *lockedWriter) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.buf.String()
+	return s[max(0, len(s)-n):]
+}

@@ -1,0 +1,280 @@
+// CuratorBench runs Apache Curator's recipes for recipebench, so that the Go
+// side can time zkcurator and Curator against one ZooKeeper in one run.
+//
+// Usage: java -cp <classes>:<curator and zookeeper jars> CuratorBench --session-timeout-ms 4000
+//
+// One command per line on stdin, words separated by spaces. Every client a
+// command names is a CuratorFramework of its own (its own session), started
+// and connected before the timed part; they are closed when the command ends,
+// except an election participant's, which lives until "leave".
+//
+//   atomic <path> <lockPath> <retries> <perClient> <connect>...
+//       one client per connect string; all start together and each increments a
+//       DistributedAtomicLong perClient times (BoundedExponentialBackoffRetry 5 ms to
+//       250 ms, retries; promoted to a lock at lockPath, 10 s, RetryNTimes(3, 1 ms))
+//       -> RESULT ok=<n> failed=<n> promoted=<n> nanos=<n>
+//   semaphore <path> <leases> <perClient> <connect>...
+//       each client acquires and returns one lease of an InterProcessSemaphoreV2 perClient times
+//       -> RESULT cycles=<n> nanos=<n>
+//   treecache <path> <connect>
+//       starts a TreeCache and waits for INITIALIZED -> RESULT nodes=<n> nanos=<n>
+//   elect <latch|selector> <name> <path> <connect>
+//       a LeaderLatch or LeaderSelector participant -> OK <name>; later LEADER <name> <unix nanos>
+//       whenever it begins to lead (a selector leads until it is closed)
+//   leave <name>
+//       closes its latch or selector, then its client -> CLOSED <name> <unix nanos just before the close>
+//
+// A command that fails answers ERROR <exception>. Every wait is bounded (30 s).
+// When stdin closes the process exits.
+
+import java.io.BufferedReader;
+import java.io.Closeable;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.atomic.AtomicValue;
+import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
+import org.apache.curator.framework.recipes.atomic.PromotedToLock;
+import org.apache.curator.framework.recipes.cache.TreeCache;
+import org.apache.curator.framework.recipes.cache.TreeCacheEvent;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.retry.RetryNTimes;
+
+public final class CuratorBench {
+    private static final long WAIT_SECONDS = 30;
+
+    private static int sessionMs = 4000;
+    private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "bench");
+        t.setDaemon(true);
+        return t;
+    });
+    private static final Map<String, Participant> PARTICIPANTS = new ConcurrentHashMap<>();
+
+    private record Participant(CuratorFramework client, Closeable election) {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--session-timeout-ms")) {
+            sessionMs = Integer.parseInt(args[1]);
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        emit("READY");
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] f = line.trim().split(" ");
+            try {
+                switch (f[0]) {
+                    case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]), tail(f, 5));
+                    case "semaphore" -> semaphore(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]), tail(f, 4));
+                    case "treecache" -> treeCache(f[1], f[2]);
+                    case "elect" -> elect(f[1], f[2], f[3], f[4]);
+                    case "leave" -> leave(f[1]);
+                    default -> throw new IllegalArgumentException("unknown command: " + line);
+                }
+            } catch (Exception e) {
+                emit("ERROR " + e.getClass().getName() + ": " + e.getMessage());
+            }
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void atomic(String path, String lockPath, int retries, int perClient, List<String> connects)
+            throws Exception {
+        AtomicInteger ok = new AtomicInteger(), failed = new AtomicInteger(), promoted = new AtomicInteger();
+        PromotedToLock lock = PromotedToLock.builder().lockPath(lockPath)
+                .timeout(10, TimeUnit.SECONDS).retryPolicy(new RetryNTimes(3, 1)).build();
+        long nanos = together(connects, client -> {
+            DistributedAtomicLong counter = new DistributedAtomicLong(client, path,
+                    new BoundedExponentialBackoffRetry(5, 250, retries), lock);
+            return () -> {
+                for (int i = 0; i < perClient; i++) {
+                    AtomicValue<Long> r = counter.increment();
+                    (r.succeeded() ? ok : failed).incrementAndGet();
+                    if (r.getStats().getPromotedLockTries() > 0) {
+                        promoted.incrementAndGet();
+                    }
+                }
+                return null;
+            };
+        });
+        emit("RESULT ok=" + ok + " failed=" + failed + " promoted=" + promoted + " nanos=" + nanos);
+    }
+
+    private static void semaphore(String path, int leases, int perClient, List<String> connects) throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        long nanos = together(connects, client -> {
+            InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(client, path, leases);
+            return () -> {
+                for (int i = 0; i < perClient; i++) {
+                    Lease lease = sem.acquire(WAIT_SECONDS, TimeUnit.SECONDS);
+                    if (lease == null) {
+                        throw new IllegalStateException("no lease of " + path + " within " + WAIT_SECONDS + " s");
+                    }
+                    sem.returnLease(lease);
+                    cycles.incrementAndGet();
+                }
+                return null;
+            };
+        });
+        emit("RESULT cycles=" + cycles + " nanos=" + nanos);
+    }
+
+    private static void treeCache(String path, String connect) throws Exception {
+        try (CuratorFramework client = connect(connect)) {
+            AtomicInteger nodes = new AtomicInteger();
+            CountDownLatch initialized = new CountDownLatch(1);
+            try (TreeCache cache = TreeCache.newBuilder(client, path).build()) {
+                cache.getListenable().addListener((c, e) -> {
+                    if (e.getType() == TreeCacheEvent.Type.NODE_ADDED) {
+                        nodes.incrementAndGet();
+                    } else if (e.getType() == TreeCacheEvent.Type.INITIALIZED) {
+                        initialized.countDown();
+                    }
+                });
+                long began = System.nanoTime();
+                cache.start();
+                if (!initialized.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("TreeCache of " + path + " not initialized within " + WAIT_SECONDS + " s");
+                }
+                long nanos = System.nanoTime() - began;
+                emit("RESULT nodes=" + nodes + " nanos=" + nanos);
+            }
+        }
+    }
+
+    private static void elect(String kind, String name, String path, String connect) throws Exception {
+        CuratorFramework client = connect(connect);
+        if (kind.equals("latch")) {
+            LeaderLatch latch = new LeaderLatch(client, path, name);
+            latch.addListener(new LeaderLatchListener() {
+                @Override
+                public void isLeader() {
+                    emit("LEADER " + name + " " + unixNanos());
+                }
+
+                @Override
+                public void notLeader() {}
+            });
+            PARTICIPANTS.put(name, new Participant(client, latch));
+            latch.start();
+        } else if (kind.equals("selector")) {
+            LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(CuratorFramework c) throws InterruptedException {
+                    emit("LEADER " + name + " " + unixNanos());
+                    new CountDownLatch(1).await(); // lead until close interrupts this thread
+                }
+            });
+            selector.setId(name);
+            PARTICIPANTS.put(name, new Participant(client, selector));
+            selector.start();
+        } else {
+            client.close();
+            throw new IllegalArgumentException("unknown election kind " + kind);
+        }
+        emit("OK " + name);
+    }
+
+    private static void leave(String name) throws Exception {
+        Participant p = PARTICIPANTS.remove(name);
+        if (p == null) {
+            throw new IllegalArgumentException("no election participant " + name);
+        }
+        long at = unixNanos();
+        p.election().close();
+        p.client().close();
+        emit("CLOSED " + name + " " + at);
+    }
+
+    /** Work is what one client does in a timed phase, made from its connected client. */
+    private interface Work {
+        Callable<Void> on(CuratorFramework client) throws Exception;
+    }
+
+    /**
+     * together connects one client per connect string, then runs every client's work at
+     * once and returns the nanoseconds from the start until the last one finished.
+     */
+    private static long together(List<String> connects, Work work) throws Exception {
+        List<CuratorFramework> clients = new ArrayList<>();
+        try {
+            List<Callable<Void>> tasks = new ArrayList<>();
+            for (String c : connects) {
+                CuratorFramework client = connect(c);
+                clients.add(client);
+                tasks.add(work.on(client));
+            }
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Void>> running = new ArrayList<>();
+            for (Callable<Void> t : tasks) {
+                running.add(POOL.submit(() -> {
+                    go.await();
+                    return t.call();
+                }));
+            }
+            long began = System.nanoTime();
+            go.countDown();
+            for (Future<Void> r : running) {
+                r.get(10 * WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            return System.nanoTime() - began;
+        } finally {
+            for (CuratorFramework c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    private static CuratorFramework connect(String connect) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connect)
+                .sessionTimeoutMs(sessionMs)
+                .connectionTimeoutMs(sessionMs)
+                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000))
+                .build();
+        client.start();
+        if (!client.blockUntilConnected((int) WAIT_SECONDS, TimeUnit.SECONDS)) {
+            client.close();
+            throw new IllegalStateException("not connected to " + connect + " within " + WAIT_SECONDS + " s");
+        }
+        return client;
+    }
+
+    private static List<String> tail(String[] f, int from) {
+        if (f.length <= from) {
+            throw new IllegalArgumentException("no connect string in " + String.join(" ", f));
+        }
+        return Arrays.asList(f).subList(from, f.length);
+    }
+
+    private static long unixNanos() {
+        Instant t = Instant.now();
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+    }
+
+    private static synchronized void emit(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}

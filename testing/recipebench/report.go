@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// row is a measured bench, ready for its table.
+type row struct {
+	b   bench
+	res results
+}
+
+// values returns the values of key in the samples that have it.
+func values(samples []sample, key string) []float64 {
+	var vs []float64
+	for _, s := range samples {
+		if v, ok := s[key]; ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// median returns the median of vs (NaN for none); it sorts vs.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
+}
+
+// writeTable prints the Markdown table of rows of one recipe: per row the
+// medians of every metric on both sides, and the ratio of the first.
+func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
+	ms := rows[0].b.metrics
+	head := []string{"configuration"}
+	for i, m := range ms {
+		head = append(head, "Curator "+m.header, "zkcurator "+m.header)
+		if i == 0 {
+			head = append(head, "ratio")
+		}
+	}
+	fmt.Fprintf(w, "### %s\n\n", recipe)
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---:|", len(head)))
+	for _, r := range rows {
+		cells := []string{r.b.label}
+		for i, m := range ms {
+			c, o := median(values(r.res[implCurator], m.key)), median(values(r.res[implOurs], m.key))
+			cells = append(cells, cell(m.format, c), cell(m.format, o))
+			if i == 0 {
+				cells = append(cells, cell("%.2f", o/c))
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	better := "lower"
+	if ms[0].higher {
+		better = "higher"
+	}
+	fmt.Fprintf(w, "\nMedians of %d runs; ratio = zkcurator / Curator (%s is better).\n\n", repeat, better)
+}
+
+func cell(format string, v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// count is n and noun, in the plural unless n is 1 ("1 client", "8 clients",
+// "0 retries").
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
