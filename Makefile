@@ -16,9 +16,9 @@ test-deps:
 
 # Modules of their own, each vetted and tested in its directory: the metrics
 # adapters (so the core keeps its dependencies) and the harnesses that only
-# tests use (the interop suite, which drives real Curator and Kazoo, and the
-# fault campaign).
-MODULES := metrics/prometheus metrics/otel testing/interop testing/campaign
+# tests use (the interop suite, which drives real Curator and Kazoo, the
+# benchmarks against Curator, and the fault campaign).
+MODULES := metrics/prometheus metrics/otel testing/interop testing/recipebench testing/campaign
 
 vet:
 	$(GO) vet ./...

@@ -17,7 +17,7 @@ read -r -a extra <<<"${TEST_ARGS:-}"
 suite() {
 	local rc=0
 	"$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./... || rc=1
-	for m in ${MODULES:-metrics/prometheus metrics/otel testing/interop testing/campaign}; do
+	for m in ${MODULES:-metrics/prometheus metrics/otel testing/interop testing/recipebench testing/campaign}; do
 		(cd "$m" && "$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./...) || rc=1
 	done
 	(cd scripts/testreport && "$GO" test -count=1 -json "${extra[@]}" ./...) || rc=1
