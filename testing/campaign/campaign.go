@@ -35,7 +35,7 @@ func (r *Report) OK() bool { return r.Verdict.OK() }
 func (r *Report) Summary() string {
 	v := &r.Verdict
 	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d stale_accepted=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields()
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields() + v.extraFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -144,9 +144,10 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	workCtx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
 	var wg sync.WaitGroup
-	churn := &churnGate{} // the discovery campaign's
+	churn := &churnGate{}                // the discovery and cache campaigns'
+	rounds := newRoundGate(len(clients)) // the barrier campaign's
 	for i, c := range clients {
-		w := newWorker(i, c, cfg, p, clk, history, &holding[i], churn)
+		w := newWorker(i, c, cfg, p, clk, history, &holding[i], churn, rounds)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -157,9 +158,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	cfg.Logf("campaign %s: seed=%d duration=%v clients=%d session=%v", cfg.Kind, cfg.Seed, cfg.Duration, cfg.Clients, cfg.SessionTimeout)
 	nem := newNemesis(cfg.Seed, uint64(cfg.Kind), cluster, proxies, holding, cfg.SessionTimeout, clk, cfg.Logf, cfg.Faults)
 	nem.procs = procs
-	if cfg.Kind == Discovery {
+	if cfg.Kind.settles() {
 		nem.settle = func(ctx context.Context) {
-			churn.settle(ctx, history, cfg.Clients, clk, discoverySettle(cfg.SessionTimeout))
+			churn.settle(ctx, history, cfg.Clients, clk, settleBound(cfg.SessionTimeout))
 		}
 	}
 	maxFaults := int(cfg.Duration/time.Second) + 1
@@ -194,6 +195,10 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		v = checkCounters(holds, final, cfg.Clients, healedAt)
 	case cfg.Kind == Discovery:
 		v = checkDiscovery(holds, final, faults, cfg.Clients, healedAt, cfg.SessionTimeout)
+	case cfg.Kind == Cache:
+		v = checkCache(holds, final, faults, cfg.Clients, healedAt, cfg.SessionTimeout)
+	case cfg.Kind == Barrier:
+		v = checkBarrier(holds, final, cfg.Clients, healedAt)
 	case cfg.Kind.elections():
 		v = checkElection(holds, final, cfg.Clients, healedAt)
 	default:
@@ -211,7 +216,7 @@ func awaitProgress(ctx context.Context, h *recorder, cfg Config, healedAt time.D
 	deadline := time.Now().Add(cfg.Recovery)
 	for time.Now().Before(deadline) {
 		done := true
-		for _, ok := range h.progressed(cfg.Clients, healedAt, cfg.Kind == ReadWriteLock || cfg.Kind == Discovery) {
+		for _, ok := range h.progressed(cfg.Clients, healedAt, cfg.Kind == ReadWriteLock || cfg.Kind.settles()) {
 			done = done && ok
 		}
 		if done || !sleepCtx(ctx, 50*time.Millisecond) {

@@ -14,7 +14,7 @@ import (
 )
 
 // Under plain go test (CI) the campaigns use a fixed seed and short budgets,
-// about three and a half minutes for all eight; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
+// each well under a minute; make chaos sets CAMPAIGN_SEED and CAMPAIGN_SECS
 // (the fault phase of each campaign) for longer runs.
 const (
 	defaultSeed        = 1

@@ -37,8 +37,19 @@ type Verdict struct {
 	// Diverged is set when the members disagreed on the campaign's tree
 	// after syncing with the leader: ZooKeeper lost its own consistency, and
 	// the run says nothing about the recipes (its other verdicts are void).
-	Diverged   bool
+	Diverged bool
+	// Extra are a workload's own "name=value" fields of the summary line
+	// (the cache and barrier campaigns').
+	Extra      []string
 	Violations []string
+}
+
+// extraFields renders Extra for the summary line (" name=value …").
+func (v *Verdict) extraFields() string {
+	if len(v.Extra) == 0 {
+		return ""
+	}
+	return " " + strings.Join(v.Extra, " ")
 }
 
 // OK reports whether every property held.

@@ -39,12 +39,22 @@ const (
 	// Membership is a GroupMember per client: after each fault settles,
 	// every live member sees exactly the live members (membership_workload.go).
 	Membership
+	// Cache is a CuratorCache per client over one subtree in which every
+	// client creates, updates and deletes nodes and keeps an ephemeral one;
+	// after each fault settles each cache must equal the server's subtree
+	// (cache_workload.go).
+	Cache
+	// Barrier is a DistributedDoubleBarrier of every client, entered, held
+	// and left round after round; nobody may pass Enter before all began
+	// entering, or return from Leave before all began leaving
+	// (barrier_workload.go).
+	Barrier
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
 // "semaphore-mutex", "election-latch", "election-selector", "counter",
-// "ttl-mutex", "discovery" or "membership"); it is also the name of the
-// campaign's znode.
+// "ttl-mutex", "discovery", "membership", "cache" or "barrier"); it is also
+// the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
 	case MutexLock:
@@ -67,9 +77,17 @@ func (k LockKind) String() string {
 		return "discovery"
 	case Membership:
 		return "membership"
+	case Cache:
+		return "cache"
+	case Barrier:
+		return "barrier"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
+
+// settles reports whether the campaign stops its churn after each fault
+// until every client's cache has agreed with the server (churnGate).
+func (k LockKind) settles() bool { return k == Discovery || k == Cache }
 
 // leases reports whether k is a semaphore, whose holds are leases.
 func (k LockKind) leases() bool { return k == Semaphore || k == SemaphoreMutex }
@@ -103,7 +121,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership, Cache, Barrier:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2

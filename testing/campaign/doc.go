@@ -54,6 +54,27 @@
 // the worker contends again. The same checker applies; lock nodes outlive their clients only until
 // their TTL runs out, which the final state waits for.
 //
+// The cache campaign runs a CuratorCache per worker over one subtree in
+// which every worker creates, updates and deletes nodes (their data names
+// the writer and its sequence) and keeps an ephemeral node of its session.
+// After each fault heals, and once at the end, the writes stop until every
+// cache's snapshot, and the replay of the events its listener was told,
+// equals the server's subtree, the worker's ephemeral node in it; the
+// checker verifies that each did within a bound of four session timeouts
+// and two seconds, that no event contradicted those before it, and that no
+// ephemeral node outlived the clients.
+//
+// The barrier campaign takes every worker through a
+// DistributedDoubleBarrier of all of them, round after round (each round a
+// path of its own, begun for every worker once the last has finished the
+// round before): enter, dwell, leave, each call recorded. Its checker
+// verifies that nobody passed Enter before every member had called it, that
+// nobody returned from Leave before every member that passed Enter and
+// still counted had called it (a member whose Leave failed with
+// ErrMembershipLost no longer counts), that no member node outlived the
+// clients and no ready node a clean round, and that a round after the last
+// fault was clean.
+//
 // Besides a client's own link and killed members, the nemesis splits the
 // ensemble itself (zktest's Cluster.Partition: the leader cut off from its
 // followers, one follower cut off, a bridge member that sees both sides,

@@ -62,10 +62,16 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		if err := synced(c); err != nil {
 			return f, err
 		}
-		if f.Orphans, err = nodesUnder(ctx, c, p.nodes); err != nil {
+		parents := p.nodes
+		if p.nested {
+			if parents, err = nodesUnder(ctx, c, p.nodes); err != nil {
+				return f, err
+			}
+		}
+		if f.Orphans, err = nodesUnder(ctx, c, parents); err != nil {
 			return f, err
 		}
-		if len(f.Orphans) == 0 || time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
+		if !slices.ContainsFunc(f.Orphans, p.expires) || time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
 			break
 		}
 	}

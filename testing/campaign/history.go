@@ -116,6 +116,9 @@ type Hold struct {
 	Frozen             bool
 	FrozenAt, ThawedAt time.Duration
 
+	// Barrier is a barrier campaign's round (nil for the other kinds).
+	Barrier *BarrierRound
+
 	Outcome Outcome
 	// Applied is decided after the campaign from the acknowledgement nodes:
 	// the write took effect on the ensemble.
@@ -150,6 +153,10 @@ func (h *Hold) String() string {
 	}
 	switch h.Mode {
 	case Increment:
+		if h.Barrier != nil {
+			fmt.Fprintf(&b, " %s -> %s", h.Barrier, h.Outcome)
+			break
+		}
 		fmt.Fprintf(&b, " %s %d->%d -> %s", h.Target, h.Counter, h.Post, h.Outcome)
 		if h.Promoted {
 			b.WriteString(" promoted")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,8 @@ type paths struct {
 	root    string   // everything below it belongs to the campaign
 	lock    string   // the lock's (or semaphore's) path
 	nodes   []string // the parents of the contenders' nodes: none may outlive the clients
+	nested  bool     // the contenders' nodes are a level deeper, in children of nodes (a barrier's rounds)
+	lasting string   // the name of a persistent contenders' node (a barrier's ready node): no session's end removes it
 	counter string   // decimal counter
 	fence   string   // decimal highest fencing token that has written
 	acks    string   // one persistent child per applied write
@@ -47,10 +50,21 @@ func newPaths(kind LockKind) paths {
 		count:   root + "/count",
 	}
 	p.nodes = []string{p.lock}
-	if kind.leases() {
+	switch {
+	case kind.leases():
 		p.nodes = []string{p.lock + "/leases", p.lock + "/locks"}
+	case kind == Cache:
+		p.nodes = []string{root + "/" + cacheTree + "/" + cacheLive}
+	case kind == Barrier:
+		p.nested, p.lasting = true, barrierReady
 	}
 	return p
+}
+
+// expires reports whether node, left by the contenders, goes once the
+// sessions the clients abandoned expire (the final state awaits that).
+func (p paths) expires(node string) bool {
+	return p.lasting == "" || path.Base(node) != p.lasting
 }
 
 // ackName names the acknowledgement node a write creates in its transaction,
@@ -87,6 +101,8 @@ type worker struct {
 	elector   elector                  // the election; nil for the locks
 	counters  *counters                // the counter campaign's values
 	discovery *discoverer              // the discovery campaign's registrations and cache
+	cacher    *cacher                  // the cache campaign's cache
+	barrier   *barrierMember           // the barrier campaign's member
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -100,7 +116,7 @@ type worker struct {
 	stopOnLost  bool          // end the work inside a hold as soon as its Lost closes
 }
 
-func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool, churn *churnGate) *worker {
+func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *recorder, holding *atomic.Bool, churn *churnGate, rounds *roundGate) *worker {
 	w := &worker{
 		id: id, client: c, paths: p, clock: clk, history: h, holding: holding,
 		rng:         rand.New(rand.NewPCG(cfg.Seed, uint64(id))),
@@ -131,6 +147,14 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 			panic(fmt.Sprintf("campaign: discovery of client %d: %v", id, err)) // the paths are the campaign's own, valid
 		}
 		w.discovery = dc
+	case Cache:
+		cc, err := newCacher(id, c, p, churn, func(what string) { h.add(eventsRecord(id, clk.now(), what)) })
+		if err != nil {
+			panic(fmt.Sprintf("campaign: cache of client %d: %v", id, err)) // the paths are the campaign's own, valid
+		}
+		w.cacher = cc
+	case Barrier:
+		w.barrier = newBarrierMember(cfg.Clients, rounds, cfg.SessionTimeout)
 	default:
 		w.exclusive = built(locks.NewInterProcessMutex(c, p.lock))
 	}
@@ -158,6 +182,12 @@ func (w *worker) run(ctx context.Context) {
 		return
 	case w.discovery != nil:
 		w.runDiscovery(ctx)
+		return
+	case w.cacher != nil:
+		w.runCache(ctx)
+		return
+	case w.barrier != nil:
+		w.runBarrier(ctx)
 		return
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {
