@@ -42,6 +42,12 @@
 // node too, which lets the members waiting for it go: cancel a Leave only to
 // abandon the barrier.
 //
+// "ready" is persistent, as in Curator, and only a Leave that finds no
+// member left deletes it. After a round in which every member's Leave
+// failed (all sessions lost at once, say), it stays, and the next Enter on
+// that path passes at once, alone. Give each round a path of its own (the
+// fault campaign does), or delete a stale "ready" before reusing a path.
+//
 // go-zookeeper v1.0.4 cannot remove a watch: a Wait or Enter that ends by its
 // ctx leaves its watch registered until the watched node next changes or the
 // session ends.
