@@ -29,7 +29,7 @@ func TestTreeCacheLoadReadsSiblingsConcurrently(t *testing.T) {
 		must(t, err)
 	}
 	g := &replyGate{}
-	c := zkclient.New(t, srv.ConnectString(), framework.WithDialer(g.dial))
+	c := zkclient.New(t, srv.ConnectString(), framework.WithDialer(g.dial), framework.WithSessionTimeout(10*time.Second))
 	tc, err := cache.NewTreeCache(c, "/wide")
 	must(t, err)
 	defer tc.Close()
@@ -122,10 +122,15 @@ func (g *replyGate) received(xid int32) <-chan struct{} {
 	if g.armed && g.listXid != 0 && xid == g.listXid {
 		g.held = true
 	}
-	if g.held {
+	if !g.held {
+		return nil
+	}
+	select {
+	case <-g.released:
+		return nil
+	default:
 		return g.released
 	}
-	return nil
 }
 
 // gatedConn is one client connection through a replyGate.
@@ -168,7 +173,8 @@ func (c *gatedConn) Write(b []byte) (int, error) {
 }
 
 // Read delivers the server's frames whole, one after the other, waiting
-// before the next while the gate holds.
+// before the next while the gate holds. The client's read deadline does not
+// count the hold: it timed the server, not the gate.
 func (c *gatedConn) Read(b []byte) (int, error) {
 	if len(c.rbuf) == 0 {
 		if c.hold != nil {
@@ -176,6 +182,10 @@ func (c *gatedConn) Read(b []byte) (int, error) {
 			case <-c.hold:
 			case <-c.closed:
 				return 0, net.ErrClosed
+			}
+			c.hold = nil
+			if err := c.Conn.SetReadDeadline(time.Time{}); err != nil {
+				return 0, err
 			}
 		}
 		var head [4]byte
