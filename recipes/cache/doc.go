@@ -48,7 +48,7 @@
 // watch notifications the client delivers through
 // framework.Client.ListenNodeEvents, and one feeds the Events channel. While
 // it reads the tree (the load, and the whole tree again after a reconnect),
-// up to 16 readers more keep that many reads in flight on the connection,
+// up to 32 readers more keep that many reads in flight on the connection,
 // and end with the reading; the events still come in the order of reading
 // one node after the other, each node before its children. Each node has
 // at most one data watch and one child watch armed at a time.
