@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,4 +207,44 @@ func (c *gatedConn) Read(b []byte) (int, error) {
 	n := copy(b, c.rbuf)
 	c.rbuf = c.rbuf[n:]
 	return n, nil
+}
+
+// The readers of a load call the selector one at a time, so a selector
+// that keeps state of its own needs no lock; it is asked about every child
+// once.
+func TestTreeCacheSelectorCallsNeverOverlap(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const parents, children = 4, 2 * cache.ReadsInFlight
+	must(t, buildTreeOf(ctx, c, "/sel", parents, children))
+	asked := map[string]int{} // no lock: the cache promises calls never overlap
+	var inside atomic.Int32
+	var overlapped atomic.Bool
+	tc, err := cache.NewTreeCache(c, "/sel", cache.WithSelector(func(p string) bool {
+		if inside.Add(1) > 1 {
+			overlapped.Store(true)
+		}
+		runtime.Gosched() // a window for another call to come in
+		asked[p]++
+		inside.Add(-1)
+		return true
+	}))
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	if got, want := len(tc.Snapshot()), 1+parents*(1+children); got != want {
+		t.Fatalf("the cache holds %d nodes, want %d", got, want)
+	}
+	if overlapped.Load() {
+		t.Error("two calls of the selector overlapped")
+	}
+	for p, n := range asked {
+		if n != 1 {
+			t.Errorf("the selector was asked %d times about %s, want once", n, p)
+		}
+	}
+	if got, want := len(asked), parents*(1+children); got != want {
+		t.Errorf("the selector was asked about %d paths, want %d", got, want)
+	}
 }
