@@ -199,9 +199,11 @@ func (f *fetcher) followed(p string, names []string) []string {
 }
 
 // heldChildren returns the children held below p when the node held there
-// is the one read (czxid): without deep, those are not read again. The
-// engine's goroutine changes nothing at or below p until p was read, so
-// the answer still holds when it applies the read.
+// is the one read (czxid): without deep, those are not read again. Only the
+// refresh's first node can have any (every other read is of a node not
+// held, or of one whose parent was replaced, so whose czxid differs), and
+// the engine's goroutine changes nothing until that first read is done: the
+// answer still holds when it applies the read.
 func (f *fetcher) heldChildren(p string, czxid int64) map[string]struct{} {
 	if f.deep {
 		return nil
