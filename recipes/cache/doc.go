@@ -46,8 +46,12 @@
 //
 // A cache runs two goroutines, whatever the number of nodes: one follows the
 // watch notifications the client delivers through
-// framework.Client.ListenNodeEvents, and one feeds the Events channel. Each
-// node has at most one data watch and one child watch armed at a time.
+// framework.Client.ListenNodeEvents, and one feeds the Events channel. While
+// it reads the tree (the load, and the whole tree again after a reconnect),
+// up to 32 readers more keep that many reads in flight on the connection,
+// and end with the reading; the events still come in the order of reading
+// one node after the other, each node before its children. Each node has
+// at most one data watch and one child watch armed at a time.
 //
 // A CuratorCache calls its listeners on a goroutine of its own, in the
 // order it applied the changes; a slow listener delays the others but never

@@ -46,7 +46,7 @@ type engine struct {
 	mu    sync.RWMutex
 	nodes map[string]*entry // written only by the goroutine that owns the engine
 
-	watches transport           // used by that goroutine only
+	watches transport           // used by that goroutine and its refresh's readers
 	down    bool                // a suspension or loss was reported, and no reconnect since
 	inbox   *queue.Queue[input] // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).

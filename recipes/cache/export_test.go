@@ -14,3 +14,6 @@ const Slack = slack
 func (t *TreeCache) Inputs() int {
 	return t.e.inbox.Len()
 }
+
+// ReadsInFlight is how many reads one load or resync has under way at most.
+const ReadsInFlight = readsInFlight

@@ -57,7 +57,7 @@ func WithMaxDepth(depth int) Option {
 // WithSelector makes the cache hold a node below its root, and the subtree
 // under it, only when follow (not nil) returns true for the node's path
 // (Curator's TreeCacheSelector.acceptChild). follow must be fast and must
-// not block.
+// not block; calls to it never overlap.
 func WithSelector(follow func(path string) bool) Option {
 	return func(c *config) { c.follow = follow }
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -16,6 +17,7 @@ import (
 // one. A persistent recursive watch (ZooKeeper 3.6's addWatch) would be
 // another: reads that arm nothing, one watch added at the root whose
 // notifications go through notified like these; no cache's API changes.
+// The reads of one refresh run concurrently, each on a path of its own.
 type transport interface {
 	// readData reads p's data and leaves a watch on its change or deletion.
 	readData(ctx context.Context, p string) ([]byte, *zk.Stat, error)
@@ -47,9 +49,10 @@ type watchKey struct {
 
 // oneShot is the transport of one-shot watches: it arms a watch only where
 // none is armed, so that each node has at most one data watch and one child
-// watch at a time. It is used by the engine's goroutine only.
+// watch at a time. Its reads may run concurrently on distinct paths.
 type oneShot struct {
 	c     *framework.Client
+	mu    sync.Mutex
 	armed map[watchKey]bool
 }
 
@@ -59,43 +62,45 @@ func newOneShot(c *framework.Client) *oneShot {
 
 func (o *oneShot) readData(ctx context.Context, p string) ([]byte, *zk.Stat, error) {
 	key := watchKey{p, dataWatch}
-	if o.armed[key] {
+	if o.isArmed(key) {
 		return o.c.GetData(ctx, p)
 	}
 	data, stat, _, err := o.c.GetDataW(ctx, p)
 	if err == nil || errors.Is(err, framework.ErrDecompression) { // the watch is set either way
-		o.armed[key] = true
+		o.arm(key)
 	}
 	return data, stat, err
 }
 
 func (o *oneShot) readChildren(ctx context.Context, p string) ([]string, error) {
 	key := watchKey{p, childWatch}
-	if o.armed[key] {
+	if o.isArmed(key) {
 		names, _, err := o.c.Children(ctx, p)
 		return names, err
 	}
 	names, _, _, err := o.c.ChildrenW(ctx, p)
 	if err == nil {
-		o.armed[key] = true
+		o.arm(key)
 	}
 	return names, err
 }
 
 func (o *oneShot) awaitCreation(ctx context.Context, p string) (bool, error) {
 	key := watchKey{p, existWatch}
-	if o.armed[key] {
+	if o.isArmed(key) {
 		return false, nil
 	}
 	st, _, err := o.c.ExistsW(ctx, p)
 	if err != nil {
 		return false, err
 	}
-	o.armed[key] = true
+	o.arm(key)
 	return st != nil, nil
 }
 
 func (o *oneShot) notified(ev zk.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	switch ev.Type {
 	case zk.EventNodeCreated:
 		delete(o.armed, watchKey{ev.Path, existWatch})
@@ -111,4 +116,20 @@ func (o *oneShot) notified(ev zk.Event) {
 	}
 }
 
-func (o *oneShot) reset() { clear(o.armed) }
+func (o *oneShot) reset() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	clear(o.armed)
+}
+
+func (o *oneShot) isArmed(key watchKey) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.armed[key]
+}
+
+func (o *oneShot) arm(key watchKey) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.armed[key] = true
+}

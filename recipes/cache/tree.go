@@ -8,69 +8,66 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
-	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
 
 // refresh reads p (and, with deep, every node held below it) and brings the
 // cache in line with what it read, reporting the differences. It arms the
-// watches p needs through the engine's transport.
+// watches p needs through the engine's transport. The reads run ahead,
+// several at once (fetch); what they found is applied here, in the order of
+// a depth-first walk by name, so that the events are those of reading one
+// node after the other.
 func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
-	data, stat, err := e.watches.readData(ctx, p)
-	if errors.Is(err, framework.ErrDecompression) && stat != nil {
-		// One node written uncompressed must not stop the cache: hold it
-		// without data, as a reader of the compressed data could not use it.
-		e.cfg.log.Warn("cache: node data does not decompress; holding the node without data",
-			zap.String("path", p), zap.Error(err))
-		data, err = nil, nil
+	for {
+		f, top := e.fetch(ctx, p, deep)
+		err := e.applyRead(f, top)
+		f.stop()
+		if !errors.Is(err, errRootCreated) {
+			return err
+		}
 	}
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
+}
+
+// errRootCreated says that the absent root was created meanwhile: the
+// refresh reads it again.
+var errRootCreated = errors.New("root created")
+
+// applyRead waits for r and the reads queued behind it, and applies them:
+// r's node is held before its children are.
+func (e *engine) applyRead(f *fetcher, r *read) error {
+	if err := f.await(r); err != nil {
+		return err
+	}
+	p := r.path
+	if r.absent {
 		e.remove(p)
 		if p == e.root {
-			exists, err := e.watches.awaitCreation(ctx, p)
+			exists, err := e.watches.awaitCreation(f.ctx, p)
 			if err != nil {
 				return err
 			}
-			if exists { // created meanwhile
-				return e.refresh(ctx, p, deep)
+			if exists {
+				return errRootCreated
 			}
 		}
 		return nil
-	case err != nil:
-		return err
 	}
-	e.hold(p, data, stat)
-	if e.cfg.maxDepth >= 0 && e.depth(p) >= e.cfg.maxDepth {
-		return nil
-	}
-	names, err := e.watches.readChildren(ctx, p)
-	if errors.Is(err, zk.ErrNoNode) {
+	e.hold(p, r.data, r.stat)
+	if r.vanished {
 		e.remove(p) // deleted since its data was read
 		return nil
 	}
-	if err != nil {
-		return err
+	if !r.listed {
+		return nil
 	}
-	held := e.childrenOf(p)
-	slices.Sort(names)
-	var wanted []string
-	for _, name := range names {
-		if child := framework.JoinPath(p, name); e.cfg.follow(child) {
-			wanted = append(wanted, name)
-		}
-	}
-	for name := range held {
-		if !slices.Contains(wanted, name) {
+	for name := range e.childrenOf(p) {
+		if !slices.Contains(r.wanted, name) {
 			e.remove(framework.JoinPath(p, name))
 		}
 	}
-	for _, name := range wanted {
-		if _, ok := held[name]; ok && !deep {
-			continue
-		}
-		if err := e.refresh(ctx, framework.JoinPath(p, name), deep); err != nil {
+	for _, kid := range r.kids {
+		if err := e.applyRead(f, kid); err != nil {
 			return err
 		}
 	}
