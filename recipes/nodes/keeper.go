@@ -230,15 +230,19 @@ func (p *PersistentNode) markCreated() {
 	}
 }
 
-// deleteNode deletes the node at Close: a persistent one wherever it stood
-// (at the base path when a create's outcome is unknown), an ephemeral one
-// only while it is this client's.
+// deleteNode deletes the node at Close: a persistent one wherever it stood,
+// an ephemeral one only while it is this client's. When no create was seen
+// to succeed, one may still have landed (its reply lost, or still on its way
+// when Close stopped the keeper): a non-sequential node is then looked for at
+// the base path, where an ephemeral one of the current session is ours, as
+// no other session's create could have made it. (A protected create that
+// failed is cleaned up by the framework.)
 func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	p.mu.Lock()
 	path, owner := p.path, p.owner
 	p.mu.Unlock()
-	if path == "" && p.id == "" && !p.mode.IsSequential() && !p.mode.IsEphemeral() {
-		path = p.base // a create may have landed without its reply
+	if path == "" && p.id == "" && !p.mode.IsSequential() {
+		path, owner = p.base, p.c.SessionID()
 	}
 	if path == "" {
 		return nil
