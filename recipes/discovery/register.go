@@ -63,8 +63,8 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 
 // UpdateService writes inst over the node of the registered instance with
 // its id (a plain set of the data, as Curator's updateService), and keeps it
-// for the registrations made again later. An instance not registered here is
-// ErrNotRegistered.
+// for the registrations made again later, even when the write fails (it may
+// have landed). An instance not registered here is ErrNotRegistered.
 func (d *ServiceDiscovery[T]) UpdateService(ctx context.Context, inst ServiceInstance[T]) error {
 	if err := inst.validate(); err != nil {
 		return err
@@ -89,12 +89,15 @@ func (d *ServiceDiscovery[T]) UpdateService(ctx context.Context, inst ServiceIns
 	if err != nil {
 		return err
 	}
-	if _, err := d.c.SetData(ctx, r.path, data, -1); err != nil {
-		return fmt.Errorf("discovery: update %s: %w", r.path, err)
-	}
+	// Kept before the write, as Curator does: a write that fails may have
+	// landed all the same, and a registration made again must never carry
+	// older data than the node showed.
 	d.mu.Lock()
 	r.inst, r.data = inst, data
 	d.mu.Unlock()
+	if _, err := d.c.SetData(ctx, r.path, data, -1); err != nil {
+		return fmt.Errorf("discovery: update %s: %w", r.path, err)
+	}
 	return nil
 }
 

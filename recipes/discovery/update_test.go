@@ -1,0 +1,83 @@
+package discovery_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// expireSession pauses p until c reports its session lost (the server
+// expires it meanwhile), then lets c connect again with a new session.
+func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client) {
+	t.Helper()
+	lost := make(chan struct{})
+	var once bool
+	stop := c.Listen(func(s framework.ConnectionState) {
+		if s == framework.Lost && !once {
+			once = true
+			close(lost)
+		}
+	})
+	defer stop()
+	before := c.SessionID()
+	p.Pause()
+	select {
+	case <-lost:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client never reported its session lost")
+	}
+	p.Resume()
+	zktest.Eventually(t, 30*time.Second, "a new session", func() bool {
+		s := c.SessionID()
+		return s != 0 && s != before
+	})
+}
+
+// port reads the port of the instance node at path as the server has it.
+func port(t *testing.T, admin *framework.Client, name, id string) (int, bool) {
+	t.Helper()
+	ad, err := discovery.NewServiceDiscovery[meta](admin, "/services")
+	must(t, err)
+	inst, ok, err := ad.QueryForInstance(testCtx(t), name, id)
+	must(t, err)
+	if !ok || inst.Port == nil {
+		return 0, false
+	}
+	return *inst.Port, true
+}
+
+// An update is kept for the registrations made again later even when the
+// client never learned that it landed: after a lost reply to the update and
+// a session expiry, the instance is registered again with the update, never
+// with what it replaced (as Curator keeps the updated instance first).
+func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
+	ctx := testCtx(t)
+	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
+	must(t, d.RegisterService(ctx, instance("api", "x", 1)))
+
+	proxy.LoseNextReply(zktest.OpSetData)
+	if err := d.UpdateService(ctx, instance("api", "x", 2)); err == nil {
+		t.Log("the update's retry succeeded; the lost reply is still the point")
+	}
+	if proxy.LostReplies() != 1 {
+		t.Fatalf("%d replies lost, want the update's", proxy.LostReplies())
+	}
+	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
+		t.Fatalf("the server holds port %d (%v) after the update landed", p, ok)
+	}
+
+	expireSession(t, proxy, c)
+	locktest.Eventually(t, 30*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
+	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
+		t.Fatalf("registered again with port %d (%v), want the update's 2", p, ok)
+	}
+}
