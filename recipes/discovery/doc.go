@@ -40,7 +40,10 @@
 //     even within the same session: watchers fire for nothing, and a
 //     DYNAMIC_SEQUENTIAL instance gains a second node (its create never
 //     meets NodeExists). Here a reconnect within the session changes
-//     nothing, and a sequential registration keeps one node.
+//     nothing, and a sequential registration keeps one node: when a
+//     create's reply was lost and a retry made a second node, the current
+//     session's other nodes named {id}{sequence} are deleted (so two
+//     ServiceDiscovery values on one client must not register one id).
 //   - Curator unregisters a DYNAMIC_SEQUENTIAL instance by deleting
 //     {basePath}/{name}/{id}, which is not its node, so the node stays until
 //     the session ends; here the node created is the one deleted.

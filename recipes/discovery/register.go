@@ -156,6 +156,9 @@ func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T], ol
 			r.path, r.owner = path, owner
 			d.mu.Unlock()
 			d.c.Logger().Debug("discovery: registered", zap.String("path", path))
+			if mode.IsSequential() {
+				return d.sweepSequential(ctx, base, path)
+			}
 			return nil
 		}
 		if !errors.Is(err, zk.ErrNodeExists) || try == 2 {
