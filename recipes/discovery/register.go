@@ -58,7 +58,17 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 	d.regs[inst.ID] = r
 	d.mu.Unlock()
 	// Kept even when the create fails: a later reconnect makes it again.
-	return d.create(ctx, r, old)
+	err = d.create(ctx, r, old)
+	if d.isClosed() {
+		// Close ran meanwhile, without the turn, and may have missed this
+		// node: it goes now.
+		d.mu.Lock()
+		delete(d.regs, inst.ID)
+		path := r.path
+		d.mu.Unlock()
+		return errors.Join(fmt.Errorf("discovery: register %s: %w", path, ErrClosed), d.deleteNode(ctx, path))
+	}
+	return err
 }
 
 // UpdateService writes inst over the node of the registered instance with

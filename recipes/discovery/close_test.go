@@ -1,0 +1,58 @@
+package discovery_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// No registration outlives Close, not even when Close's context ends while
+// a RegisterService holds the turn in a partition: Close still deletes the
+// registrations it knows, returns by its context, and the register that
+// finishes after it deletes its own node.
+func TestNoRegistrationOutlivesACloseCutShortByAPartition(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
+	must(t, err)
+	must(t, d.Start())
+	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	stat, err := admin.Exists(ctx, "/services/api/a")
+	must(t, err)
+	if stat == nil || stat.EphemeralOwner != c.SessionID() {
+		t.Fatalf("a's node %+v, session %x", stat, c.SessionID())
+	}
+
+	proxy.ResetCounts()
+	proxy.Pause()
+	registered := make(chan error, 1)
+	go func() { registered <- d.RegisterService(ctx, instance("api", "b", 2)) }()
+	zktest.Eventually(t, 20*time.Second, "b's create on its way", func() bool {
+		return proxy.RequestCount(zktest.OpCreate)+proxy.RequestCount(zktest.OpCreate2)+proxy.RequestCount(zktest.OpCreateContainer) > 0
+	})
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	_ = d.Close(short) // may report the cut-short deletes
+	proxy.Resume()
+	select {
+	case err := <-registered:
+		t.Logf("RegisterService(b) during Close: %v", err)
+	case <-ctx.Done():
+		t.Fatal("RegisterService(b) never returned")
+	}
+	if c.SessionID() != stat.EphemeralOwner {
+		t.Fatal("the session changed: the check below proves nothing")
+	}
+	zktest.Eventually(t, 30*time.Second, "no instance node after Close", func() bool {
+		ch, _, err := admin.Children(ctx, "/services/api")
+		return err == nil && len(ch) == 0
+	})
+}
