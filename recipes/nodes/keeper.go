@@ -229,37 +229,3 @@ func (p *PersistentNode) markCreated() {
 		close(p.created)
 	}
 }
-
-// deleteNode deletes the node at Close: a persistent one wherever it stood,
-// an ephemeral one only while it is this client's. When no create was seen
-// to succeed, one may still have landed (its reply lost, or still on its way
-// when Close stopped the keeper): a non-sequential node is then looked for at
-// the base path, where an ephemeral one of the current session is ours, as
-// no other session's create could have made it. (A protected create that
-// failed is cleaned up by the framework.)
-func (p *PersistentNode) deleteNode(ctx context.Context) error {
-	p.mu.Lock()
-	path, owner := p.path, p.owner
-	p.mu.Unlock()
-	if path == "" && p.id == "" && !p.mode.IsSequential() {
-		path, owner = p.base, p.c.SessionID()
-	}
-	if path == "" {
-		return nil
-	}
-	opts := append([]framework.DeleteOption{framework.Guaranteed(), framework.Quietly()}, p.closeOpts...)
-	if p.mode.IsEphemeral() {
-		stat, err := p.c.Exists(ctx, path)
-		if err != nil {
-			return fmt.Errorf("nodes: close %s: %w", path, err)
-		}
-		if stat == nil || (stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID()) || owner == 0 {
-			return nil
-		}
-		opts = append(opts, framework.WithVersion(stat.Version))
-	}
-	if err := p.c.Delete(ctx, path, opts...); err != nil && !errors.Is(err, zk.ErrBadVersion) {
-		return fmt.Errorf("nodes: close %s: %w", path, err)
-	}
-	return nil
-}
