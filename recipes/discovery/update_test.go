@@ -12,8 +12,9 @@ import (
 )
 
 // expireSession pauses p until c reports its session lost (the server
-// expires it meanwhile), then lets c connect again with a new session.
-func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client) {
+// expires it meanwhile), running meanwhile (if not nil) in the pause, then
+// lets c connect again with a new session.
+func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client, meanwhile func()) {
 	t.Helper()
 	lost := make(chan struct{})
 	var once bool
@@ -26,6 +27,9 @@ func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client) {
 	defer stop()
 	before := c.SessionID()
 	p.Pause()
+	if meanwhile != nil {
+		meanwhile()
+	}
 	select {
 	case <-lost:
 	case <-time.After(30 * time.Second):
@@ -75,7 +79,7 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 		t.Fatalf("the server holds port %d (%v) after the update landed", p, ok)
 	}
 
-	expireSession(t, proxy, c)
+	expireSession(t, proxy, c, nil)
 	locktest.Eventually(t, 30*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
 	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
 		t.Fatalf("registered again with port %d (%v), want the update's 2", p, ok)
