@@ -30,8 +30,9 @@
 //     deleted and created again, so that watchers fire, as Curator does.
 //   - After every reconnect each registration is checked, and made again
 //     once when its node is gone or belongs to a session other than the
-//     client's current one; IsRegistered never reports a node of a session
-//     the client gave up or lost. UnregisterService and Close delete with a
+//     client's current one; a registration whose create failed is made in
+//     the background, reconnect or not. IsRegistered never reports a node
+//     of a session the client gave up or lost. UnregisterService and Close delete with a
 //     guaranteed delete.
 //
 // Where this package differs from Curator 5.4, on purpose:

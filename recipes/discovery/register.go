@@ -28,8 +28,9 @@ type registration[T any] struct {
 // containers, in the node mode of its service type (an empty type registers
 // as Dynamic). A node that exists already is deleted and created again, so
 // that watchers fire, as Curator does. The registration is kept until
-// UnregisterService or Close: made again after a session loss. Like every
-// change to registrations, it needs Start first (ErrNotStarted).
+// UnregisterService or Close: made again after a session loss, and made in
+// the background when this create fails. Like every change to
+// registrations, it needs Start first (ErrNotStarted).
 func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceInstance[T]) error {
 	if err := inst.validate(); err != nil {
 		return err
@@ -57,8 +58,12 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 	d.mu.Lock()
 	d.regs[inst.ID] = r
 	d.mu.Unlock()
-	// Kept even when the create fails: a later reconnect makes it again.
+	// Kept even when the create fails: the keeper makes it (every
+	// retryEvery until it succeeds), with no need for a reconnect.
 	err = d.create(ctx, r, old)
+	if err != nil {
+		d.poke()
+	}
 	if d.isClosed() {
 		// Close ran meanwhile, without the turn, and may have missed this
 		// node: it goes now.

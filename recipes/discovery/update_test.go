@@ -1,6 +1,8 @@
 package discovery_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,5 +85,41 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 	locktest.Eventually(t, 30*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
 	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
 		t.Fatalf("registered again with port %d (%v), want the update's 2", p, ok)
+	}
+}
+
+// A registration whose create failed without a connection loss (its
+// context ended in a short partition) is kept and made by the keeper, not
+// left for a reconnect that may never come.
+func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	var reconnects atomic.Int32
+	stop := c.Listen(func(s framework.ConnectionState) {
+		if s == framework.Reconnected {
+			reconnects.Add(1)
+		}
+	})
+	defer stop()
+	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
+	must(t, d.RegisterService(ctx, instance("api", "warm", 1))) // the parents stand
+
+	proxy.Pause()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	err := d.RegisterService(short, instance("api", "x", 2))
+	cancel()
+	proxy.Resume()
+	if err == nil {
+		t.Fatal("RegisterService succeeded in a partition")
+	}
+	locktest.Eventually(t, 30*time.Second, "x registered", func() bool { return d.IsRegistered("x") })
+	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
+		t.Fatalf("x's node holds port %d (%v)", p, ok)
+	}
+	if n := reconnects.Load(); n != 0 {
+		t.Fatalf("%d reconnects: the check above proves nothing", n)
 	}
 }
