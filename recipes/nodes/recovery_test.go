@@ -129,3 +129,25 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 		})
 	}
 }
+
+// A SetData that fails without a connection loss (its context ended before
+// the write went out) still reaches the node: the keeper writes the latest
+// data, with no reconnect and no re-creation to prompt it.
+func TestPersistentNodeFailedSetDataStillReachesTheNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentNode(c, "/setfail/n", framework.Ephemeral, []byte("one"))
+	must(t, err)
+	startNode(t, n)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := n.SetData(ended, []byte("two")); err == nil {
+		t.Log("the write went out before the context was seen to end")
+	}
+	zktest.Eventually(t, 30*time.Second, "the node holds the last SetData", func() bool {
+		data, _, err := admin.GetData(ctx, "/setfail/n")
+		return err == nil && string(data) == "two"
+	})
+}
