@@ -40,9 +40,9 @@ func watchedBy(t *testing.T, addr string, session int64, prefix string) []string
 }
 
 // Nothing a keeper set outlives its Close: after a session expiry and a
-// reconnect (which re-arm the watches), Close leaves the server holding no
-// watch of the client's under the keepers' paths (and goleak in TestMain
-// finds no goroutine).
+// reconnect (which re-arm the watches), once the watched nodes change the
+// server holds no watch of the client's under the closed keepers' paths;
+// none is set again (and goleak in TestMain finds no goroutine).
 func TestCloseLeavesNoWatch(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
