@@ -1,10 +1,13 @@
 package discovery_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
@@ -17,6 +20,9 @@ import (
 func nodesOf(t *testing.T, admin *framework.Client, dir, id string) []string {
 	t.Helper()
 	ch, _, err := admin.Children(testCtx(t), dir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // the emptied container went
+	}
 	must(t, err)
 	var out []string
 	for _, name := range ch {
