@@ -32,8 +32,9 @@
 //     once when its node is gone or belongs to a session other than the
 //     client's current one; a registration whose create failed is made in
 //     the background, reconnect or not. IsRegistered never reports a node
-//     of a session the client gave up or lost. UnregisterService and Close delete with a
-//     guaranteed delete.
+//     of a session the client gave up or lost. UnregisterService and Close
+//     delete with a guaranteed delete; no registration outlives Close, not
+//     even one still being made when Close's context ends.
 //
 // Where this package differs from Curator 5.4, on purpose:
 //
