@@ -94,8 +94,11 @@ func (d *ServiceDiscovery[T]) Start() error {
 
 // Close stops keeping registrations and unregisters every instance this
 // ServiceDiscovery registered (a guaranteed delete, which goes on in the
-// background when ctx ends first, as Curator's close). A second Close
-// returns nil and does nothing. Caches and providers have their own Close.
+// background when ctx ends first, as Curator's close). When ctx ends while
+// another change holds the turn, Close deletes without it, and a
+// registration that finishes after Close deletes its own node. A second
+// Close returns nil and does nothing. Caches and providers have their own
+// Close.
 func (d *ServiceDiscovery[T]) Close(ctx context.Context) error {
 	d.mu.Lock()
 	if d.closed {
@@ -110,17 +113,24 @@ func (d *ServiceDiscovery[T]) Close(ctx context.Context) error {
 	}
 	d.cancel()
 	d.wg.Wait()
+	var errs []error
 	if err := d.take(ctx); err != nil {
-		return fmt.Errorf("discovery: close: %w", err)
+		// A change under way (in a partition, say) holds the turn: delete
+		// without it. A RegisterService finishing later sees closed and
+		// deletes its own node.
+		errs = append(errs, fmt.Errorf("discovery: close: %w", err))
+	} else {
+		defer d.give()
 	}
-	defer d.give()
 	d.mu.Lock()
 	regs := d.regs
 	d.regs = map[string]*registration[T]{}
 	d.mu.Unlock()
-	var errs []error
 	for _, r := range regs {
-		if err := d.deleteNode(ctx, r.path); err != nil {
+		d.mu.Lock()
+		path := r.path
+		d.mu.Unlock()
+		if err := d.deleteNode(ctx, path); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -209,6 +219,13 @@ func (d *ServiceDiscovery[T]) read(ctx context.Context, path string) (ServiceIns
 
 func (d *ServiceDiscovery[T]) pathFor(name, id string) string {
 	return framework.JoinPath(framework.JoinPath(d.base, name), id)
+}
+
+// isClosed reports whether Close has begun.
+func (d *ServiceDiscovery[T]) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
 }
 
 // usable reports ErrClosed after Close.

@@ -30,9 +30,11 @@
 //     deleted and created again, so that watchers fire, as Curator does.
 //   - After every reconnect each registration is checked, and made again
 //     once when its node is gone or belongs to a session other than the
-//     client's current one; IsRegistered never reports a node of a session
-//     the client gave up or lost. UnregisterService and Close delete with a
-//     guaranteed delete.
+//     client's current one; a registration whose create failed is made in
+//     the background, reconnect or not. IsRegistered never reports a node
+//     of a session the client gave up or lost. UnregisterService and Close
+//     delete with a guaranteed delete; no registration outlives Close, not
+//     even one still being made when Close's context ends.
 //
 // Where this package differs from Curator 5.4, on purpose:
 //
@@ -40,7 +42,10 @@
 //     even within the same session: watchers fire for nothing, and a
 //     DYNAMIC_SEQUENTIAL instance gains a second node (its create never
 //     meets NodeExists). Here a reconnect within the session changes
-//     nothing, and a sequential registration keeps one node.
+//     nothing, and a sequential registration keeps one node: when a
+//     create's reply was lost and a retry made a second node, the current
+//     session's other nodes named {id}{sequence} are deleted (so two
+//     ServiceDiscovery values on one client must not register one id).
 //   - Curator unregisters a DYNAMIC_SEQUENTIAL instance by deleting
 //     {basePath}/{name}/{id}, which is not its node, so the node stays until
 //     the session ends; here the node created is the one deleted.

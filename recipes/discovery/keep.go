@@ -62,6 +62,12 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 			d.mu.Lock()
 			r.owner = stat.EphemeralOwner
 			d.mu.Unlock()
+			if base := d.pathFor(r.inst.Name, r.inst.ID); r.path != base {
+				// A sweep cut short by the connection loss is done now.
+				if err := d.sweepSequential(ctx, base, r.path); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if stat != nil && r.path != d.pathFor(r.inst.Name, r.inst.ID) {

@@ -28,8 +28,9 @@ type registration[T any] struct {
 // containers, in the node mode of its service type (an empty type registers
 // as Dynamic). A node that exists already is deleted and created again, so
 // that watchers fire, as Curator does. The registration is kept until
-// UnregisterService or Close: made again after a session loss. Like every
-// change to registrations, it needs Start first (ErrNotStarted).
+// UnregisterService or Close: made again after a session loss, and made in
+// the background when this create fails. Like every change to
+// registrations, it needs Start first (ErrNotStarted).
 func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceInstance[T]) error {
 	if err := inst.validate(); err != nil {
 		return err
@@ -57,14 +58,28 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 	d.mu.Lock()
 	d.regs[inst.ID] = r
 	d.mu.Unlock()
-	// Kept even when the create fails: a later reconnect makes it again.
-	return d.create(ctx, r, old)
+	// Kept even when the create fails: the keeper makes it (every
+	// retryEvery until it succeeds), with no need for a reconnect.
+	err = d.create(ctx, r, old)
+	if err != nil {
+		d.poke()
+	}
+	if d.isClosed() {
+		// Close ran meanwhile, without the turn, and may have missed this
+		// node: it goes now.
+		d.mu.Lock()
+		delete(d.regs, inst.ID)
+		path := r.path
+		d.mu.Unlock()
+		return errors.Join(fmt.Errorf("discovery: register %s: %w", path, ErrClosed), d.deleteNode(ctx, path))
+	}
+	return err
 }
 
 // UpdateService writes inst over the node of the registered instance with
 // its id (a plain set of the data, as Curator's updateService), and keeps it
-// for the registrations made again later. An instance not registered here is
-// ErrNotRegistered.
+// for the registrations made again later, even when the write fails (it may
+// have landed). An instance not registered here is ErrNotRegistered.
 func (d *ServiceDiscovery[T]) UpdateService(ctx context.Context, inst ServiceInstance[T]) error {
 	if err := inst.validate(); err != nil {
 		return err
@@ -89,12 +104,15 @@ func (d *ServiceDiscovery[T]) UpdateService(ctx context.Context, inst ServiceIns
 	if err != nil {
 		return err
 	}
-	if _, err := d.c.SetData(ctx, r.path, data, -1); err != nil {
-		return fmt.Errorf("discovery: update %s: %w", r.path, err)
-	}
+	// Kept before the write, as Curator does: a write that fails may have
+	// landed all the same, and a registration made again must never carry
+	// older data than the node showed.
 	d.mu.Lock()
 	r.inst, r.data = inst, data
 	d.mu.Unlock()
+	if _, err := d.c.SetData(ctx, r.path, data, -1); err != nil {
+		return fmt.Errorf("discovery: update %s: %w", r.path, err)
+	}
 	return nil
 }
 
@@ -153,6 +171,9 @@ func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T], ol
 			r.path, r.owner = path, owner
 			d.mu.Unlock()
 			d.c.Logger().Debug("discovery: registered", zap.String("path", path))
+			if mode.IsSequential() {
+				return d.sweepSequential(ctx, base, path)
+			}
 			return nil
 		}
 		if !errors.Is(err, zk.ErrNodeExists) || try == 2 {

@@ -34,7 +34,11 @@
 //
 // A PersistentNode runs one goroutine, a PersistentTtlNode two, and a
 // GroupMember one besides its cache's; all end with Close or with the
-// client's Close. A node that is waiting after a reconnect reuses its watch,
+// client's Close. Close's delete is guaranteed: when its context or a
+// partition cuts it short, it goes on in the background (an ephemeral
+// node's in a goroutine of its own, which deletes the node only while a
+// session of this client owns it, and ends once it is gone or the client
+// closes), so no node outlives its Close. A node that is waiting after a reconnect reuses its watch,
 // which go-zookeeper keeps across the reconnects of one session.
 //
 // Without protection a sequential create whose reply is lost cannot be

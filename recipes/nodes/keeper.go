@@ -229,33 +229,3 @@ func (p *PersistentNode) markCreated() {
 		close(p.created)
 	}
 }
-
-// deleteNode deletes the node at Close: a persistent one wherever it stood
-// (at the base path when a create's outcome is unknown), an ephemeral one
-// only while it is this client's.
-func (p *PersistentNode) deleteNode(ctx context.Context) error {
-	p.mu.Lock()
-	path, owner := p.path, p.owner
-	p.mu.Unlock()
-	if path == "" && p.id == "" && !p.mode.IsSequential() && !p.mode.IsEphemeral() {
-		path = p.base // a create may have landed without its reply
-	}
-	if path == "" {
-		return nil
-	}
-	opts := append([]framework.DeleteOption{framework.Guaranteed(), framework.Quietly()}, p.closeOpts...)
-	if p.mode.IsEphemeral() {
-		stat, err := p.c.Exists(ctx, path)
-		if err != nil {
-			return fmt.Errorf("nodes: close %s: %w", path, err)
-		}
-		if stat == nil || (stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID()) || owner == 0 {
-			return nil
-		}
-		opts = append(opts, framework.WithVersion(stat.Version))
-	}
-	if err := p.c.Delete(ctx, path, opts...); err != nil && !errors.Is(err, zk.ErrBadVersion) {
-		return fmt.Errorf("nodes: close %s: %w", path, err)
-	}
-	return nil
-}

@@ -1,0 +1,153 @@
+package nodes_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// expire pauses p until c reports its session lost (the server expires it
+// meanwhile), then resumes it.
+func expire(t *testing.T, p *zktest.Proxy, c *framework.Client) {
+	t.Helper()
+	lost := awaitState(t, c, framework.Lost)
+	p.Pause()
+	lost()
+	p.Resume()
+}
+
+// The last SetData is on the node after a lost reply to it and a session
+// expiry: the node is made again with it, never with older data.
+func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentNode(c, "/setlost/n", framework.Ephemeral, []byte("one"))
+	must(t, err)
+	startNode(t, n)
+	proxy.LoseNextReply(zktest.OpSetData)
+	_ = n.SetData(ctx, []byte("two")) // the write landed; the client saw a loss
+	if proxy.LostReplies() != 1 {
+		t.Fatalf("%d replies lost, want the SetData's", proxy.LostReplies())
+	}
+	expire(t, proxy, c)
+	awaitStanding(t, admin, c, n, "/setlost", true)
+	data, _, err := admin.GetData(ctx, "/setlost/n")
+	must(t, err)
+	if string(data) != "two" {
+		t.Fatalf("made again with %q after SetData(two)", data)
+	}
+}
+
+// A GroupMember whose create reply is lost ends with one node, this
+// session's, and a view equal to the server's; or, when its Start fails
+// for it, with none.
+func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	ctx := testCtx(t)
+	must(t, admin.CreateContainers(ctx, "/lostgroup/other"))
+	for _, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
+		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy)
+		m, err := nodes.NewGroupMember(c, "/lostgroup", "me", []byte("d"))
+		must(t, err)
+		lostBefore := proxy.LostReplies()
+		proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
+		err = m.Start(ctx)
+		if proxy.LostReplies() != lostBefore+1 {
+			t.Fatalf("%T: %d replies lost, want the create's", policy, proxy.LostReplies())
+		}
+		if err != nil {
+			// Without retries the cache's load may meet the severed
+			// connection: Start fails, and leaves no member node (its
+			// delete may finish in the background).
+			zktest.Eventually(t, 30*time.Second, "no member node after a failed Start", func() bool {
+				st, err := admin.Exists(ctx, "/lostgroup/me")
+				return err == nil && st == nil
+			})
+			continue
+		}
+		awaitView(t, admin, m, "/lostgroup", "me", "other")
+		stat, err := admin.Exists(ctx, "/lostgroup/me")
+		must(t, err)
+		if stat == nil || stat.EphemeralOwner != c.SessionID() {
+			t.Fatalf("%T: member node %+v, session %x", policy, stat, c.SessionID())
+		}
+		must(t, m.Close(ctx))
+		if st, err := admin.Exists(ctx, "/lostgroup/me"); err != nil || st != nil {
+			t.Fatalf("%T: member node after Close: %+v %v", policy, st, err)
+		}
+	}
+}
+
+// Close returns by its context in a partition, for every keeper in the
+// package, and the node goes once the partition heals (its delete is
+// guaranteed).
+func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	pn, err := nodes.NewPersistentNode(c, "/part/p/n", framework.Persistent, nil)
+	must(t, err)
+	startNode(t, pn)
+	tn, err := nodes.NewPersistentTtlNode(c, "/part/t", time.Second, nil)
+	must(t, err)
+	must(t, tn.Start())
+	must(t, tn.WaitForInitialCreate(ctx))
+	gm, err := nodes.NewGroupMember(c, "/part/g", "m", nil)
+	must(t, err)
+	must(t, gm.Start(ctx))
+
+	proxy.Pause()
+	for _, closer := range []func(context.Context) error{pn.Close, tn.Close, gm.Close} {
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		done := make(chan struct{})
+		go func() { _ = closer(short); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("Close did not return within 20 s of its 300 ms context")
+		}
+		cancel()
+	}
+	proxy.Resume()
+	for _, path := range []string{"/part/p/n", "/part/t", "/part/g/m"} {
+		zktest.Eventually(t, 30*time.Second, path+" gone after the partition", func() bool {
+			st, err := admin.Exists(ctx, path)
+			return err == nil && st == nil
+		})
+	}
+}
+
+// A SetData that fails without a connection loss (its context ended before
+// the write went out) still reaches the node: the keeper writes the latest
+// data, with no reconnect and no re-creation to prompt it.
+func TestPersistentNodeFailedSetDataStillReachesTheNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentNode(c, "/setfail/n", framework.Ephemeral, []byte("one"))
+	must(t, err)
+	startNode(t, n)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := n.SetData(ended, []byte("two")); err == nil {
+		t.Log("the write went out before the context was seen to end")
+	}
+	zktest.Eventually(t, 30*time.Second, "the node holds the last SetData", func() bool {
+		data, _, err := admin.GetData(ctx, "/setfail/n")
+		return err == nil && string(data) == "two"
+	})
+}
