@@ -176,6 +176,13 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 		kids, _, err := observer.Children(ctx, "/double/lost")
 		return err == nil && len(kids) == 1
 	})
+	// The server answers a session's requests in order: once this read is
+	// answered, so is a's create. Pausing before the answer reached a would
+	// test another case, where the create is retried in the new session and
+	// Enter rightly goes on waiting there.
+	if _, err := ac.Exists(ctx, "/double/lost"); err != nil {
+		t.Fatalf("a read on a's session: %v", err)
+	}
 	proxy.Pause()
 	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
 	proxy.Resume()
