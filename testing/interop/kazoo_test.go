@@ -185,42 +185,16 @@ func TestKazooKilledHolder(t *testing.T) {
 		if err := victim.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		if err := waiting.wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		took, limit := waiting.at.Sub(killed), victim.SessionTimeout()+expiryMargin
-		if took > limit {
-			t.Fatalf("Go waiter got the lock %v after the Kazoo holder was killed, want within %v", took, limit)
-		}
-		t.Logf("Go waiter got the lock %v after the kill (session timeout %v)", took, victim.SessionTimeout())
+		awaitTakeover(t, ctx, waiting, killed, victim.SessionTimeout(), "Go waiter", "Kazoo holder")
 		release(t, ctx, waiter)
 		obs.waitChildren(ctx, path, 0)
 	})
 
 	t.Run("GoHolderKilled", func(t *testing.T) {
-		ctx := testContext(t, 30*time.Second)
 		const path = "/interop/kazoo-killed/go-holder"
-		holder := startGoHolder(t, ctx, srv.ConnectString(), path)
-		kazoo := StartKazooHelper(t, srv.ConnectString())
-		waiter := kazooMutex(t, ctx, kazoo, "waiter", path)
-		waiting := waiter.start(ctx)
-		obs.waitChildren(ctx, path, 2)
-
-		killed := now()
-		holder.kill(t)
-		if err := waiting.wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		took, limit := waiting.at.Sub(killed), holder.sessionTimeout+expiryMargin
-		if took > limit {
-			t.Fatalf("Kazoo waiter got the lock %v after the Go holder was killed, want within %v", took, limit)
-		}
-		t.Logf("Kazoo waiter got the lock %v after the kill (session timeout %v)", took, holder.sessionTimeout)
-		if waiting.node == holder.node {
-			t.Fatalf("Kazoo waiter reports the dead holder's node %s", holder.node)
-		}
-		release(t, ctx, waiter)
-		obs.waitChildren(ctx, path, 0)
+		goHolderKilled(t, srv.ConnectString(), obs, path, "Kazoo waiter", func(ctx context.Context) contender {
+			return kazooMutex(t, ctx, StartKazooHelper(t, srv.ConnectString()), "waiter", path)
+		})
 	})
 }
 

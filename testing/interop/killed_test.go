@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -35,41 +36,49 @@ func TestKilledHolderAcrossLanguages(t *testing.T) {
 		if _, err := victim.Participants(ctx, "victim"); !errors.Is(err, ErrExited) {
 			t.Fatalf("command to a killed helper: err = %v, want ErrExited", err)
 		}
-		if err := waiting.wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		took, limit := waiting.at.Sub(killed), victim.SessionTimeout()+expiryMargin
-		if took > limit {
-			t.Fatalf("Go waiter got the lock %v after the Curator holder was killed, want within %v", took, limit)
-		}
-		t.Logf("Go waiter got the lock %v after the kill (session timeout %v)", took, victim.SessionTimeout())
+		awaitTakeover(t, ctx, waiting, killed, victim.SessionTimeout(), "Go waiter", "Curator holder")
 		release(t, ctx, waiter)
 		obs.waitChildren(ctx, path, 0)
 	})
 
 	t.Run("GoHolderKilled", func(t *testing.T) {
-		ctx := testContext(t, 30*time.Second)
 		const path = "/interop/killed/go-holder"
-		holder := startGoHolder(t, ctx, srv.ConnectString(), path)
-		java := StartHelper(t, srv.ConnectString())
-		waiter := javaMutex(t, ctx, java, "waiter", path)
-		waiting := waiter.start(ctx)
-		obs.waitChildren(ctx, path, 2)
-
-		killed := now()
-		holder.kill(t)
-		if err := waiting.wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		took, limit := waiting.at.Sub(killed), holder.sessionTimeout+expiryMargin
-		if took > limit {
-			t.Fatalf("Curator waiter got the lock %v after the Go holder was killed, want within %v", took, limit)
-		}
-		t.Logf("Curator waiter got the lock %v after the kill (session timeout %v)", took, holder.sessionTimeout)
-		if waiting.node == holder.node {
-			t.Fatalf("Curator waiter reports the dead holder's node %s", holder.node)
-		}
-		release(t, ctx, waiter)
-		obs.waitChildren(ctx, path, 0)
+		goHolderKilled(t, srv.ConnectString(), obs, path, "Curator waiter", func(ctx context.Context) contender {
+			return javaMutex(t, ctx, StartHelper(t, srv.ConnectString()), "waiter", path)
+		})
 	})
+}
+
+// goHolderKilled kills a Go process holding the lock at path while a waiter
+// of another library (newWaiter, named who) waits: the waiter gets the lock
+// once the dead holder's session expires, on a node of its own.
+func goHolderKilled(t *testing.T, connect string, obs *observer, path, who string, newWaiter func(context.Context) contender) {
+	ctx := testContext(t, 30*time.Second)
+	holder := startGoHolder(t, ctx, connect, path)
+	waiter := newWaiter(ctx)
+	waiting := waiter.start(ctx)
+	obs.waitChildren(ctx, path, 2)
+
+	killed := now()
+	holder.kill(t)
+	awaitTakeover(t, ctx, waiting, killed, holder.sessionTimeout, who, "Go holder")
+	if waiting.node == holder.node {
+		t.Fatalf("%s reports the dead holder's node %s", who, holder.node)
+	}
+	release(t, ctx, waiter)
+	obs.waitChildren(ctx, path, 0)
+}
+
+// awaitTakeover waits for waiting to get the lock and checks that it did
+// within the killed holder's session timeout plus expiryMargin.
+func awaitTakeover(t *testing.T, ctx context.Context, waiting *pending, killed time.Time, session time.Duration, who, holder string) {
+	t.Helper()
+	if err := waiting.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	took, limit := waiting.at.Sub(killed), session+expiryMargin
+	if took > limit {
+		t.Fatalf("%s got the lock %v after the %s was killed, want within %v", who, took, holder, limit)
+	}
+	t.Logf("%s got the lock %v after the kill (session timeout %v)", who, took, session)
 }
