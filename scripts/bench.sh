@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# zkcurator's InterProcessMutex against go-zookeeper's own zk.Lock: both run
+# zkcurator's InterProcessMutex against go-zookeeper's own zk.Lock and the
+# hand-off floor (lockbench -impl floor: a queue whose waiter holds on its
+# predecessor's deletion, the bound of any ZooKeeper lock): all three run
 # examples/lockbench at 1, 4 and 16 clients against ONE embedded ZooKeeper in
-# one run, interleaved, and the medians come out as a Markdown table. Then
+# one run, interleaved, and the medians come out as Markdown tables. Then
 # testing/recipebench sets zkcurator's atomic long, leader election,
 # semaphore and tree cache beside Apache Curator 5.4's on the same server.
 #
@@ -82,7 +84,7 @@ run() {
 	local impl=$1 clients=$2 round=$3 file=${4:-$tmp/results}
 	local n=$(((ops + clients - 1) / clients)) w=$((warmup / clients))
 	local out
-	if ! out=$("$tmp/lockbench" -connect "$connect" -impl "$impl" -driver "$([[ $impl == gozk ]] && echo fair || echo "$driver")" \
+	if ! out=$("$tmp/lockbench" -connect "$connect" -impl "$impl" -driver "$([[ $impl == zkcurator ]] && echo "$driver" || echo fair)" \
 		-clients "$clients" -n "$n" -warmup "$w" -path "/lockbench/$slug/$impl-c$clients-r$round" -server-pid "${server_pid:-0}" "${extra[@]}" 2>"$tmp/run.err"); then
 		echo "bench.sh: lockbench -impl $impl -clients $clients failed:" >&2
 		cat "$tmp/run.err" >&2
@@ -101,21 +103,19 @@ grid() {
 	: >"$tmp/results"
 	echo "== $title: $repeat runs per configuration, $ops measured cycles per run ${extra[*]}" >&2
 	# The server's JIT warms up on a discarded round of each implementation.
+	local impls=(zkcurator gozk floor) i
 	for clients in $clients_list; do
-		run zkcurator "$clients" 0 "$tmp/discarded"
-		run gozk "$clients" 0 "$tmp/discarded"
+		for impl in "${impls[@]}"; do
+			run "$impl" "$clients" 0 "$tmp/discarded"
+		done
 	done
 	for clients in $clients_list; do
 		for round in $(seq "$repeat"); do
-			# Alternate which implementation goes first, so that neither always
+			# Rotate which implementation goes first, so that none always
 			# runs on the warmer server.
-			if ((round % 2)); then
-				run zkcurator "$clients" "$round"
-				run gozk "$clients" "$round"
-			else
-				run gozk "$clients" "$round"
-				run zkcurator "$clients" "$round"
-			fi
+			for i in 0 1 2; do
+				run "${impls[(round + i) % 3]}" "$clients" "$round"
+			done
 		done
 	done
 	echo
@@ -128,10 +128,31 @@ grid() {
 	echo "-rtt proxy, the requests sent (pings left out) and watch notifications received:"
 	echo
 	costs
-	if [[ -n $floor ]]; then
-		echo
-		echo "One round trip is the floor of a hand-off: $floor hand-offs/s at $rtt."
-	fi
+	echo
+	echo "A hand-off is one holder's release call to the next holder's acquire returning (medians);"
+	echo "the floor holds on its predecessor's deletion with no further request: one delete and its"
+	echo "notification, what any ZooKeeper lock's hand-off costs on this server and link:"
+	echo
+	handoffs
+}
+
+# handoffs: the hand-off table of the results against the measured floor, medians.
+handoffs() {
+	awk "$medians_awk"'
+function cell(v, fmt) { return v <= 0 ? "-" : sprintf(fmt, v) }
+END {
+	print "| clients | zkcurator hand-off ms | gozk hand-off ms | floor hand-off ms | floor ops/s | zkcurator ops/s of floor | gozk ops/s of floor |"
+	print "|---:|---:|---:|---:|---:|---:|---:|"
+	for (r = 1; r <= rows; r++) {
+		c = order[r]; z = "zkcurator" SUBSEP c; g = "gozk" SUBSEP c; fl = "floor" SUBSEP c
+		fo = median(fl SUBSEP "ops_s")
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n", c,
+			cell(median(z SUBSEP "handoff_p50_ms"), "%.2f"), cell(median(g SUBSEP "handoff_p50_ms"), "%.2f"),
+			cell(median(fl SUBSEP "handoff_p50_ms"), "%.2f"), cell(fo, "%.0f"),
+			(fo > 0 ? sprintf("%.0f%%", 100 * median(z SUBSEP "ops_s") / fo) : "-"),
+			(fo > 0 ? sprintf("%.0f%%", 100 * median(g SUBSEP "ops_s") / fo) : "-")
+	}
+}' "$tmp/results"
 }
 
 # medians_awk reads the result lines (key=value fields) into vals, per
@@ -189,13 +210,8 @@ END {
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
-floor=
 grid local "127.0.0.1, no added latency" "$ops" "$warmup"
 if [[ -n $rtt ]]; then
-	floor=$(awk -v d="$rtt" 'BEGIN {
-		v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
-		s = u == "ms" ? v / 1000 : u == "us" || u == "µs" ? v / 1e6 : u == "s" ? v : -1
-		if (s > 0) printf "%.0f", 1 / s }')
 	grid rtt "every session through a proxy emulating a $rtt round trip (lockbench -rtt $rtt)" "$rtt_ops" "$((rtt_ops / 10))" -rtt "$rtt"
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)

@@ -19,6 +19,7 @@ type section struct {
 	inside     atomic.Int64
 	violations atomic.Int64
 	counter    atomic.Int64
+	released   atomic.Int64 // when the last holder called release, in Unix nanoseconds; 0 before
 }
 
 func (s *section) enter() {
@@ -35,23 +36,30 @@ type worker struct {
 	mu      mutex
 	acq     []time.Duration // measured cycles only
 	cycle   []time.Duration
-	entered int64 // critical sections entered, warm-up included
-	err     error // the first failure; the worker stops there
+	handoff []time.Duration // from the last holder's release call to our acquire's return
+	entered int64           // critical sections entered, warm-up included
+	err     error           // the first failure; the worker stops there
 }
 
-// run does one acquire, critical section, release cycle.
-func (w *worker) run(ctx context.Context, sec *section) (acq, cycle time.Duration, err error) {
+// run does one acquire, critical section, release cycle. Its hand-off is
+// the time from the previous holder's release call (its own, uncontended)
+// to this acquire's return; 0 for the first cycle of the run.
+func (w *worker) run(ctx context.Context, sec *section) (acq, cycle, handoff time.Duration, err error) {
 	start := time.Now()
 	if err := w.mu.acquire(ctx); err != nil {
-		return 0, 0, fmt.Errorf("acquire: %w", err)
+		return 0, 0, 0, fmt.Errorf("acquire: %w", err)
 	}
 	acquired := time.Now()
+	if prev := sec.released.Load(); prev != 0 {
+		handoff = acquired.Sub(time.Unix(0, prev))
+	}
 	sec.enter()
 	w.entered++
+	sec.released.Store(time.Now().UnixNano())
 	if err := w.mu.release(ctx); err != nil {
-		return 0, 0, fmt.Errorf("release: %w", err)
+		return 0, 0, 0, fmt.Errorf("release: %w", err)
 	}
-	return acquired.Sub(start), time.Since(start), nil
+	return acquired.Sub(start), time.Since(start), handoff, nil
 }
 
 // bench runs the workload of cfg against connect and measures it.
@@ -99,7 +107,7 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 				}
 			}()
 			for range cfg.warmup {
-				if _, _, w.err = w.run(ctx, &sec); w.err != nil {
+				if _, _, _, w.err = w.run(ctx, &sec); w.err != nil {
 					break
 				}
 			}
@@ -114,12 +122,13 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 				return
 			}
 			for range cfg.n {
-				var acq, cycle time.Duration
-				if acq, cycle, w.err = w.run(ctx, &sec); w.err != nil {
+				var acq, cycle, handoff time.Duration
+				if acq, cycle, handoff, w.err = w.run(ctx, &sec); w.err != nil {
 					return
 				}
 				w.acq = append(w.acq, acq)
 				w.cycle = append(w.cycle, cycle)
+				w.handoff = append(w.handoff, handoff)
 			}
 		}()
 	}
@@ -132,11 +141,12 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 	cost := probe.end(log)
 
 	res := result{impl: cfg.impl, clients: cfg.clients, iterations: cfg.n, secs: elapsed.Seconds()}
-	var acq, cycle []time.Duration
+	var acq, cycle, handoff []time.Duration
 	var entered int64
 	for i, w := range workers {
 		acq = append(acq, w.acq...)
 		cycle = append(cycle, w.cycle...)
+		handoff = append(handoff, w.handoff...)
 		entered += w.entered
 		if w.err != nil {
 			res.errors++
@@ -147,6 +157,7 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 	res.cost = cost.perCycle(res.ops)
 	res.acqP50, res.acqP99 = percentile(acq, 50), percentile(acq, 99)
 	res.cycleP50, res.cycleP99 = percentile(cycle, 50), percentile(cycle, 99)
+	res.handoffP50 = percentile(handoff, 50)
 	res.violations = sec.violations.Load()
 	res.counterOK = sec.counter.Load() == entered
 	if !res.counterOK {
@@ -180,10 +191,11 @@ func dialAll(ctx context.Context, cfg config, connect string) ([]*worker, error)
 			}
 			capacity := min(cfg.n, maxPrealloc)
 			workers[i] = &worker{
-				sess:  s,
-				mu:    mu,
-				acq:   make([]time.Duration, 0, capacity),
-				cycle: make([]time.Duration, 0, capacity),
+				sess:    s,
+				mu:      mu,
+				acq:     make([]time.Duration, 0, capacity),
+				cycle:   make([]time.Duration, 0, capacity),
+				handoff: make([]time.Duration, 0, capacity),
 			}
 		}()
 	}
@@ -200,8 +212,11 @@ func dialAll(ctx context.Context, cfg config, connect string) ([]*worker, error)
 }
 
 func describe(cfg config) string {
-	if cfg.impl == implGozk {
+	switch cfg.impl {
+	case implGozk:
 		return "go-zookeeper zk.Lock"
+	case implFloor:
+		return "the hand-off floor (a queue holding on its predecessor's deletion)"
 	}
 	return "zkcurator InterProcessMutex (" + cfg.driver + " driver)"
 }

@@ -15,6 +15,7 @@ import (
 const (
 	implCurator = "zkcurator" // locks.InterProcessMutex
 	implGozk    = "gozk"      // go-zookeeper's zk.Lock
+	implFloor   = "floor"     // the hand-off bound (floor.go), on go-zookeeper
 )
 
 // The drivers of zkcurator's mutex.
@@ -53,7 +54,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.n, "n", 1000, "measured acquire/release cycles per client")
 	fs.IntVar(&cfg.warmup, "warmup", 50, "unmeasured cycles per client before the measurement")
 	fs.StringVar(&cfg.driver, "driver", driverFair, "zkcurator lock driver: fair or unfair")
-	fs.StringVar(&cfg.impl, "impl", implCurator, "implementation: zkcurator or gozk (go-zookeeper's zk.Lock)")
+	fs.StringVar(&cfg.impl, "impl", implCurator, "implementation: zkcurator, gozk (go-zookeeper's zk.Lock) or floor (a queue whose hand-off is one delete and its notification: the bound, not a lock)")
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 10*time.Second, "session timeout each client asks for")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "bound on the whole run; operations still under way then count as errors")
 	fs.DurationVar(&cfg.rtt, "rtt", 0, "round-trip time to emulate: every session goes through a proxy on 127.0.0.1 that delays each direction by half of it (needs a single-server -connect)")
@@ -79,12 +80,12 @@ func (cfg config) validate() error {
 		return nil
 	}
 	switch {
-	case cfg.impl != implCurator && cfg.impl != implGozk:
-		return fmt.Errorf("-impl %q: want %s or %s", cfg.impl, implCurator, implGozk)
+	case cfg.impl != implCurator && cfg.impl != implGozk && cfg.impl != implFloor:
+		return fmt.Errorf("-impl %q: want %s, %s or %s", cfg.impl, implCurator, implGozk, implFloor)
 	case cfg.driver != driverFair && cfg.driver != driverUnfair:
 		return fmt.Errorf("-driver %q: want %s or %s", cfg.driver, driverFair, driverUnfair)
-	case cfg.impl == implGozk && cfg.driver != driverFair:
-		return fmt.Errorf("-driver %q: go-zookeeper's lock has only the fair order", cfg.driver)
+	case cfg.impl != implCurator && cfg.driver != driverFair:
+		return fmt.Errorf("-driver %q: -impl %s has only the fair order", cfg.driver, cfg.impl)
 	case cfg.clients < 1:
 		return fmt.Errorf("-clients %d: want at least 1", cfg.clients)
 	case cfg.n < 1:

@@ -34,8 +34,11 @@ type mutex interface {
 
 // dial opens one connected session of the configured implementation.
 func dial(ctx context.Context, cfg config, connect string) (session, error) {
-	if cfg.impl == implGozk {
-		return dialGozk(ctx, connect, cfg.sessionTimeout)
+	switch cfg.impl {
+	case implGozk:
+		return dialGozk(ctx, connect, cfg.sessionTimeout, false)
+	case implFloor:
+		return dialGozk(ctx, connect, cfg.sessionTimeout, true)
 	}
 	var driver locks.LockInternalsDriver = locks.StandardLockInternalsDriver{}
 	if cfg.driver == driverUnfair {
@@ -81,19 +84,21 @@ type curatorMutex struct{ m *locks.InterProcessMutex }
 func (m curatorMutex) acquire(ctx context.Context) error { return m.m.Acquire(ctx) }
 func (m curatorMutex) release(ctx context.Context) error { return m.m.Release(ctx) }
 
-// gozkSession is a go-zookeeper connection; its handles are zk.Locks.
+// gozkSession is a go-zookeeper connection; its handles are zk.Locks, or
+// floorMutexes for -impl floor.
 type gozkSession struct {
 	conn   *zk.Conn
 	events <-chan zk.Event
+	floor  bool
 	once   sync.Once
 }
 
-func dialGozk(ctx context.Context, connect string, sessionTimeout time.Duration) (*gozkSession, error) {
+func dialGozk(ctx context.Context, connect string, sessionTimeout time.Duration, floor bool) (*gozkSession, error) {
 	conn, events, err := zk.Connect(strings.Split(connect, ","), sessionTimeout, zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", connect, err)
 	}
-	s := &gozkSession{conn: conn, events: events}
+	s := &gozkSession{conn: conn, events: events, floor: floor}
 	for {
 		select {
 		case ev, ok := <-events:
@@ -111,6 +116,9 @@ func dialGozk(ctx context.Context, connect string, sessionTimeout time.Duration)
 }
 
 func (s *gozkSession) newMutex(path string) (mutex, error) {
+	if s.floor {
+		return s.newFloorMutex(path), nil
+	}
 	return gozkMutex{zk.NewLock(s.conn, path, zk.WorldACL(zk.PermAll))}, nil
 }
 

@@ -4,13 +4,17 @@
 // counter inside every critical section.
 //
 // It runs zkcurator's InterProcessMutex (-impl zkcurator, fair or unfair
-// driver) or go-zookeeper's own zk.Lock (-impl gozk) with the same workload,
+// driver), go-zookeeper's own zk.Lock (-impl gozk) or the hand-off floor
+// (-impl floor: a queue whose waiter holds on its predecessor's deletion
+// with no further request, the bound of any ZooKeeper lock; floor.go) with
+// the same workload,
 // against the ensemble named by -connect or, when it is empty, an embedded
 // ZooKeeper started for the run. It prints exactly one line on stdout:
 //
-//	RESULT impl=zkcurator clients=16 iterations=500 ops=8000 secs=2.512 ops_s=3184.7 acq_p50_ms=4.201 acq_p99_ms=9.877 cycle_p50_ms=4.912 cycle_p99_ms=10.554 violations=0 counter_ok=true errors=0
+//	RESULT impl=zkcurator clients=16 iterations=500 ops=8000 secs=2.512 ops_s=3184.7 acq_p50_ms=4.201 acq_p99_ms=9.877 cycle_p50_ms=4.912 cycle_p99_ms=10.554 handoff_p50_ms=3.310 violations=0 counter_ok=true errors=0
 //
-// When they are measured, the line ends with reqs_per_op and notifs_per_op
+// handoff_p50_ms is the median time from one holder's release call to the
+// next holder's acquire returning. When they are measured, the line ends with reqs_per_op and notifs_per_op
 // (the requests and watch notifications per cycle through the -rtt proxy,
 // pings left out) and server_cpu_ms_per_op (the CPU time per cycle of the
 // server process -server-pid, or of the embedded server).

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // resultKeys are the RESULT line's fields, in order.
 var resultKeys = []string{
 	"impl", "clients", "iterations", "ops", "secs", "ops_s",
-	"acq_p50_ms", "acq_p99_ms", "cycle_p50_ms", "cycle_p99_ms",
+	"acq_p50_ms", "acq_p99_ms", "cycle_p50_ms", "cycle_p99_ms", "handoff_p50_ms",
 	"violations", "counter_ok", "errors",
 }
 
@@ -114,6 +114,10 @@ func checkRun(t *testing.T, impl string, clients, n int, args ...string) {
 	if !(0 < acq50 && acq50 <= acq99 && acq50 <= cyc50 && cyc50 <= cyc99 && acq99 <= cyc99) {
 		t.Errorf("percentiles acq p50 %v p99 %v, cycle p50 %v p99 %v: want 0 < acq ≤ cycle and p50 ≤ p99", acq50, acq99, cyc50, cyc99)
 	}
+	// Every measured cycle after a run's first has a hand-off.
+	if handoff := num(t, kv, "handoff_p50_ms"); handoff <= 0 {
+		t.Errorf("handoff_p50_ms=%v, want positive", handoff)
+	}
 }
 
 // childrenOf lists path on the server at connect.
@@ -150,6 +154,8 @@ func TestRunPrintsOneResultLineAndLeavesNoNodes(t *testing.T) {
 		{"gozk/4", implGozk, 4, nil},
 		{"zkcurator/rtt/4", implCurator, 4, []string{"-rtt", "2ms"}},
 		{"gozk/rtt/4", implGozk, 4, []string{"-rtt", "2ms"}},
+		{"floor/4", implFloor, 4, nil},
+		{"floor/rtt/4", implFloor, 4, []string{"-rtt", "2ms"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,6 +308,7 @@ func TestBadFlagsExitTwoNamingTheValue(t *testing.T) {
 		{[]string{"-impl", "etcd"}, `"etcd"`},
 		{[]string{"-driver", "random"}, `"random"`},
 		{[]string{"-impl", "gozk", "-driver", "unfair"}, `"unfair"`},
+		{[]string{"-impl", "floor", "-driver", "unfair"}, `"unfair"`},
 		{[]string{"-clients", "0"}, "-clients 0"},
 		{[]string{"-n", "-3"}, "-n -3"},
 		{[]string{"-warmup", "-1"}, "-warmup -1"},

@@ -7,7 +7,7 @@ import (
 )
 
 // result is one run's outcome; String renders the RESULT line other tools
-// parse, so its format must not change.
+// parse (scripts/bench.sh, by key): a field may be added, none renamed.
 type result struct {
 	impl                string
 	clients, iterations int
@@ -15,6 +15,7 @@ type result struct {
 	secs                float64
 	acqP50, acqP99      time.Duration
 	cycleP50, cycleP99  time.Duration
+	handoffP50          time.Duration
 	violations          int64
 	counterOK           bool
 	errors              int
@@ -33,10 +34,10 @@ func (r result) opsPerSec() float64 {
 
 func (r result) String() string {
 	return fmt.Sprintf("RESULT impl=%s clients=%d iterations=%d ops=%d secs=%.3f ops_s=%.1f"+
-		" acq_p50_ms=%.3f acq_p99_ms=%.3f cycle_p50_ms=%.3f cycle_p99_ms=%.3f"+
+		" acq_p50_ms=%.3f acq_p99_ms=%.3f cycle_p50_ms=%.3f cycle_p99_ms=%.3f handoff_p50_ms=%.3f"+
 		" violations=%d counter_ok=%t errors=%d",
 		r.impl, r.clients, r.iterations, r.ops, r.secs, r.opsPerSec(),
-		ms(r.acqP50), ms(r.acqP99), ms(r.cycleP50), ms(r.cycleP99),
+		ms(r.acqP50), ms(r.acqP99), ms(r.cycleP50), ms(r.cycleP99), ms(r.handoffP50),
 		r.violations, r.counterOK, r.errors) + r.cost.String()
 }
 
