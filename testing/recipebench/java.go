@@ -133,6 +133,30 @@ func (c *curator) do(ctx context.Context, want string, words ...string) ([]strin
 	return f, nil
 }
 
+// doArmed sends one command, awaits its ARMED reply, runs between, and
+// returns the fields of the RESULT reply that follows. When between fails
+// it still awaits that reply, so that the next command meets no stale one.
+func (c *curator) doArmed(ctx context.Context, between func() error, words ...string) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line := strings.Join(words, " ")
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: send %q: %w", line, err)
+	}
+	if _, err := c.await(ctx, "ARMED"); err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: %s: %w", line, err)
+	}
+	betweenErr := between()
+	f, err := c.await(ctx, "RESULT")
+	if betweenErr != nil {
+		return nil, betweenErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: %s: %w", line, err)
+	}
+	return f, nil
+}
+
 // await returns the fields of the next reply after its leading word want.
 func (c *curator) await(ctx context.Context, want string) ([]string, error) {
 	select {

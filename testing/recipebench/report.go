@@ -39,13 +39,14 @@ func median(vs []float64) float64 {
 }
 
 // writeTable prints the Markdown table of rows of one recipe: per row the
-// medians of every metric on both sides, and the ratio of the first.
+// medians of every metric on both sides, and the ratio of the first and of
+// those that ask for one.
 func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 	ms := rows[0].b.metrics
 	head := []string{"configuration"}
 	for i, m := range ms {
 		head = append(head, "Curator "+m.header, "zkcurator "+m.header)
-		if i == 0 {
+		if i == 0 || m.ratio {
 			head = append(head, "ratio")
 		}
 	}
@@ -56,7 +57,7 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 		for i, m := range ms {
 			c, o := median(values(r.res[implCurator], m.key)), median(values(r.res[implOurs], m.key))
 			cells = append(cells, cell(m.format, c), cell(m.format, o))
-			if i == 0 {
+			if i == 0 || m.ratio {
 				cells = append(cells, cell("%.2f", o/c))
 			}
 		}
