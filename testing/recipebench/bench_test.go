@@ -120,3 +120,21 @@ func TestFlagsRejectBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNotesACuratorCacheThatDidNotLoad checks that a Curator cache
+// that reported itself initialized without the whole tree gets no figure
+// and a note naming what it held, rather than a misleading ratio.
+func TestReportNotesACuratorCacheThatDidNotLoad(t *testing.T) {
+	b := cacheLoadBench(kindCurator, shapeFor(100000, 99), &trees{})
+	res := results{
+		implCurator: {{shortKey: 66535}},
+		implOurs:    {{"load_ms": 1000, "bytes_node": 1100, "nodes": 100001}},
+	}
+	var out bytes.Buffer
+	writeTable(&out, b.recipe, []row{{b: b, res: res}}, 1)
+	for _, want := range []string{"| 100001 nodes | - | 1000 | - | - | 1100 | - |", "it held 66535 nodes", "CURATOR-690"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}

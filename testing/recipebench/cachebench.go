@@ -11,6 +11,10 @@ import (
 // both sides (the helper's CACHE_WAIT_SECONDS).
 const cacheLimit = 2 * time.Minute
 
+// shortKey marks a sample of a Curator cache that did not load the whole
+// tree: the nodes it held (-1 when not measured for that reason).
+const shortKey = "short"
+
 // cacheName is the recipe's name in the tables.
 func cacheName(kind string) string {
 	if kind == kindTree {
@@ -49,6 +53,16 @@ func cacheLoadBench(kind string, s treeShape, t *trees) bench {
 				}
 			} else if loaded, nanos, bytes, err = loadOurs(ctx, e, kind, root); err != nil {
 				return nil, err
+			}
+			if impl == implCurator && kind == kindCurator && loaded < int64(s.nodes()) {
+				// Curator 5.4's CuratorCache counts its reads in flight with a
+				// Phaser, which takes at most 65,535 parties: past that its
+				// reads fail, and it reports itself initialized without
+				// those nodes (CURATOR-690, fixed in Curator 5.6.0). No
+				// figure, then, but the count, for the table's note.
+				fmt.Fprintf(e.log, "Curator's CuratorCache loaded %d of %d nodes before its initialized event\n", loaded, s.nodes())
+				t.markShort(s)
+				return sample{shortKey: float64(loaded)}, nil
 			}
 			if loaded != int64(s.nodes()) {
 				return nil, fmt.Errorf("the cache loaded %d nodes, not %d", loaded, s.nodes())
@@ -110,6 +124,9 @@ func cacheBurstBench(kind string, s treeShape, writes int, t *trees) bench {
 		slug:    fmt.Sprintf("%s-burst-%d", kind, s.nodes()),
 		metrics: []metric{{key: "events_s", header: "events/s", format: "%.0f", higher: true}},
 		run: func(ctx context.Context, e *env, impl, _ string) (sample, error) {
+			if impl == implCurator && kind == kindCurator && t.isShort(s) {
+				return sample{shortKey: -1}, nil // it does not hold the tree
+			}
 			root, err := t.root(ctx, e, s)
 			if err != nil {
 				return nil, err

@@ -37,6 +37,27 @@ func (s treeShape) leaf(root string, i int) string {
 type trees struct {
 	mu    sync.Mutex
 	roots map[treeShape]string
+	// short are the shapes whose tree Curator's CuratorCache did not load
+	// whole (CURATOR-690: Curator 5.4 loses every read past 65,535 in
+	// flight); its burst is not measured there.
+	short map[treeShape]bool
+}
+
+// markShort notes that Curator's CuratorCache did not load the tree of s.
+func (t *trees) markShort(s treeShape) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.short == nil {
+		t.short = map[treeShape]bool{}
+	}
+	t.short[s] = true
+}
+
+// isShort reports whether markShort was called for s.
+func (t *trees) isShort(s treeShape) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.short[s]
 }
 
 // root returns the root of the tree of shape s, building it below e.root

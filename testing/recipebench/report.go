@@ -68,6 +68,22 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 		better = "higher"
 	}
 	fmt.Fprintf(w, "\nMedians of %d runs; ratio = zkcurator / Curator (%s is better).\n\n", repeat, better)
+	for _, r := range rows {
+		if short := values(r.res[implCurator], shortKey); len(short) > 0 {
+			fmt.Fprintf(w, "%s: Curator 5.4's CuratorCache did not load the whole tree (%s), so it has no figure: "+
+				"it tracks its reads with a java.util.concurrent.Phaser, which takes at most 65,535 parties, and reports itself "+
+				"initialized without the nodes whose reads it could not register (CURATOR-690, fixed in Curator 5.6.0).\n\n",
+				r.b.label, shortHeld(short))
+		}
+	}
+}
+
+// shortHeld says how many nodes a short Curator cache held in its runs.
+func shortHeld(held []float64) string {
+	if held[0] < 0 {
+		return "as its load showed"
+	}
+	return fmt.Sprintf("it held %.0f nodes when initialized", median(held))
 }
 
 func cell(format string, v float64) string {
