@@ -1,14 +1,15 @@
 package interop
 
 import (
+	"context"
 	"embed"
 	"errors"
-	"fmt"
+	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
+
+	"github.com/zkcurator/zkcurator/testing/internal/javahelp"
 )
 
 // helperSources are the helper's Java files: CuratorHelper.java, its main
@@ -18,7 +19,7 @@ import (
 var helperSources embed.FS
 
 // JarDir is where Debian's packages put the Curator and ZooKeeper jars.
-const JarDir = "/usr/share/java"
+const JarDir = javahelp.JarDir
 
 // helperJars is the helper's classpath besides its own classes: Curator 5.4.0
 // (libcurator-*-java), the ZooKeeper 3.8 client and what both need at run time.
@@ -41,82 +42,39 @@ const installHint = "run scripts/install-zookeeper.sh (make interop does) to ins
 
 // build is the compiled helper, shared by every Helper of the process.
 var build struct {
-	once      sync.Once
-	mu        sync.Mutex // guards the fields below after once.Do has returned
-	dir       string
-	classpath string
-	java      string
-	err       error
+	once sync.Once
+	mu   sync.Mutex // guards the fields below after once.Do has returned
+	b    *javahelp.Build
+	err  error
 }
 
 // compileHelper compiles the helper's Java files once per process into a temporary
 // directory and returns the java binary and the classpath to run it with.
 func compileHelper() (java, classpath string, err error) {
-	build.once.Do(func() { build.java, build.classpath, build.dir, build.err = compile() })
+	build.once.Do(func() { build.b, build.err = compile() })
 	build.mu.Lock()
 	defer build.mu.Unlock()
-	return build.java, build.classpath, build.err
+	if build.err != nil {
+		return "", "", build.err
+	}
+	return build.b.Java, build.b.Classpath, nil
 }
 
-func compile() (java, classpath, dir string, err error) {
-	java, err = exec.LookPath("java")
-	if err != nil {
-		return "", "", "", fmt.Errorf("interop: java not found in PATH: %s", installHint)
-	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		return "", "", "", fmt.Errorf("interop: javac not found in PATH: %s", installHint)
-	}
-	jars := make([]string, 0, len(helperJars))
-	for _, name := range helperJars {
-		p := filepath.Join(JarDir, name)
-		if name == "zookeeper.jar" && os.Getenv("ZOOKEEPER_JAR") != "" {
-			p = os.Getenv("ZOOKEEPER_JAR")
+// compile builds the helper; ZOOKEEPER_JAR, when set, replaces zookeeper.jar.
+func compile() (*javahelp.Build, error) {
+	jars := javahelp.Jars(helperJars...)
+	if zj := os.Getenv("ZOOKEEPER_JAR"); zj != "" {
+		for i, j := range jars {
+			if filepath.Base(j) == "zookeeper.jar" {
+				jars[i] = zj
+			}
 		}
-		if _, err := os.Stat(p); err != nil {
-			return "", "", "", fmt.Errorf("interop: jar %s missing: %s", p, installHint)
-		}
-		jars = append(jars, p)
 	}
-	dir, err = os.MkdirTemp("", "zkcurator-interop-")
-	if err != nil {
-		return "", "", "", fmt.Errorf("interop: %w", err)
-	}
-	srcs, err := writeSources(dir)
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", "", "", fmt.Errorf("interop: %w", err)
-	}
-	classes := filepath.Join(dir, "classes")
-	// -Xlint:-path: zookeeper.jar's manifest names jars Debian does not ship (jline).
-	args := append([]string{"-Xlint:-path", "-encoding", "UTF-8", "-d", classes, "-cp", strings.Join(jars, ":")}, srcs...)
-	out, err := exec.Command(javac, args...).CombinedOutput()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", "", "", fmt.Errorf("interop: javac %s: %w\n%s", strings.Join(srcs, " "), err, out)
-	}
-	return java, strings.Join(append([]string{classes}, jars...), ":"), dir, nil
-}
-
-// writeSources writes the embedded Java files into dir and returns their paths.
-func writeSources(dir string) ([]string, error) {
-	entries, err := helperSources.ReadDir("java")
+	src, err := fs.Sub(helperSources, "java")
 	if err != nil {
 		return nil, err
 	}
-	var srcs []string
-	for _, e := range entries {
-		data, err := helperSources.ReadFile("java/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		p := filepath.Join(dir, e.Name())
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, p)
-	}
-	return srcs, nil
+	return javahelp.Compile(context.Background(), javahelp.Spec{Name: "interop", Hint: installHint, Jars: jars, Sources: src})
 }
 
 // errRemoved is what Start reports once RemoveBuild has run.
@@ -128,10 +86,10 @@ func RemoveBuild() error {
 	build.once.Do(func() {}) // no compile from now on
 	build.mu.Lock()
 	defer build.mu.Unlock()
-	dir := build.dir
-	build.dir, build.classpath, build.err = "", "", errRemoved
-	if dir == "" {
+	b := build.b
+	build.b, build.err = nil, errRemoved
+	if b == nil {
 		return nil
 	}
-	return os.RemoveAll(dir)
+	return b.Remove()
 }

@@ -30,6 +30,7 @@ type metric struct {
 	header string // in the table, after "Curator " or "zkcurator "
 	format string // for fmt
 	higher bool   // whether a higher value is better
+	ratio  bool   // the table prints its ratio too (the first metric's always)
 }
 
 // sample is one run's values, by metric key.
@@ -44,6 +45,7 @@ type env struct {
 	client         *framework.Client // for checks and set-up, never timed
 	sessionTimeout time.Duration
 	log            io.Writer
+	memProfile     string // where loadOurs writes the heap profile, if set
 }
 
 // results are the samples of one bench, per side.

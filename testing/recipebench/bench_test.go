@@ -23,7 +23,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	var log bytes.Buffer
 	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "2s",
 		"-atomic-ops", "16", "-atomic", "1:10,4:0", "-handoffs", "2", "-kill-handoffs", "1",
-		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-tree-parents", "3", "-tree-children", "4"}, &log)
+		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-cache-nodes", "31,301", "-tree-children", "9", "-burst-writes", "20"}, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +39,21 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 		key string
 		n   float64
 	}{
-		"atomic-c1-r10":    {"increments", 16},
-		"atomic-c4-r0":     {"increments", 16},
-		"latch-p4":         {"handoffs", 2},
-		"latch-p4-kill":    {"handoffs", 1},
-		"selector-p4":      {"handoffs", 2},
-		"selector-p4-kill": {"handoffs", 1},
-		"semaphore-l2-c4":  {"cycles", 8},
-		"tree":             {"nodes", 1 + 3*(1+4)},
+		"atomic-c1-r10":     {"increments", 16},
+		"atomic-c4-r0":      {"increments", 16},
+		"latch-p4":          {"handoffs", 2},
+		"latch-p4-kill":     {"handoffs", 1},
+		"selector-p4":       {"handoffs", 2},
+		"selector-p4-kill":  {"handoffs", 1},
+		"semaphore-l2-c4":   {"cycles", 8},
+		"tree-load-31":      {"nodes", 31},
+		"tree-load-301":     {"nodes", 301},
+		"tree-burst-31":     {"changed", 20},
+		"tree-burst-301":    {"changed", 20},
+		"curator-load-31":   {"nodes", 31},
+		"curator-load-301":  {"nodes", 301},
+		"curator-burst-31":  {"changed", 20},
+		"curator-burst-301": {"changed", 20},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d benches ran, want %d", len(rows), len(want))
@@ -74,8 +81,17 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 
 	var out bytes.Buffer
 	writeReport(ctx, &out, cfg, rows)
-	if got := strings.Count(out.String(), "### "); got != len(groups) {
-		t.Errorf("the report has %d tables, want one per group of %q:\n%s", got, groups, out.String())
+	recipes := map[string]bool{}
+	for _, r := range rows {
+		recipes[r.b.recipe] = true
+	}
+	if got := strings.Count(out.String(), "### "); got != len(recipes) {
+		t.Errorf("the report has %d tables, want one per recipe of %d:\n%s", got, len(recipes), out.String())
+	}
+	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
 	}
 	if !strings.Contains(out.String(), "| 4 clients, 0 optimistic retries, 16 increments |") {
 		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())
@@ -91,6 +107,9 @@ func TestFlagsRejectBadValues(t *testing.T) {
 		{"-repeat", "0"},
 		{"-participants", "1"},
 		{"-session-timeout", "10ms"},
+		{"-cache-nodes", "1000,x"},
+		{"-burst-writes", "99999"},
+		{"-tree-children", "5000"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), args, &bytes.Buffer{}, &stderr); code != 2 {
@@ -98,6 +117,24 @@ func TestFlagsRejectBadValues(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), args[1]) && !strings.Contains(stderr.String(), args[0]) {
 			t.Errorf("%q: the error does not name the value: %s", args, stderr.String())
+		}
+	}
+}
+
+// TestReportNotesACuratorCacheThatDidNotLoad checks that a Curator cache
+// that reported itself initialized without the whole tree gets no figure
+// and a note naming what it held, rather than a misleading ratio.
+func TestReportNotesACuratorCacheThatDidNotLoad(t *testing.T) {
+	b := cacheLoadBench(kindCurator, shapeFor(100000, 99), &trees{})
+	res := results{
+		implCurator: {{shortKey: 66535}},
+		implOurs:    {{"load_ms": 1000, "bytes_node": 1100, "nodes": 100001}},
+	}
+	var out bytes.Buffer
+	writeTable(&out, b.recipe, []row{{b: b, res: res}}, 1)
+	for _, want := range []string{"| 100001 nodes | - | 1000 | - | - | 1100 | - |", "it held 66535 nodes", "CURATOR-690"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
 	}
 }

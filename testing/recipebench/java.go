@@ -3,27 +3,24 @@ package main
 import (
 	"bufio"
 	"context"
-	_ "embed"
-	"errors"
+	"embed"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zkcurator/zkcurator/testing/internal/javahelp"
 )
 
 // The helper's source: one small Java file, compiled at start into a
-// temporary directory (as testing/interop compiles its helper).
+// temporary directory (testing/internal/javahelp, as testing/interop's).
 //
-//go:embed java/CuratorBench.java
-var helperSource []byte
-
-// jarDir is where Debian's packages put the Curator and ZooKeeper jars.
-const jarDir = "/usr/share/java"
+//go:embed java/*.java
+var helperSources embed.FS
 
 // helperJars is the helper's classpath besides its own class: Curator 5.4
 // (libcurator-*-java), the ZooKeeper 3.8 client and what they need at run
@@ -33,12 +30,14 @@ var helperJars = []string{
 	"zookeeper.jar", "zookeeper-jute.jar", "guava.jar", "slf4j-api.jar", "slf4j-simple.jar",
 }
 
+const installHint = "run scripts/install-zookeeper.sh --test (make bench does) to install a JDK and libcurator-recipes-java"
+
 // curator is a running CuratorBench JVM: commands go to its stdin one at a
 // time, each answered by one line; LEADER lines, which come on their own,
 // go to leaders.
 type curator struct {
 	cmd     *exec.Cmd
-	dir     string
+	build   *javahelp.Build
 	stdin   io.WriteCloser
 	replies chan string
 	leaders chan leaderEvent
@@ -53,41 +52,25 @@ type curator struct {
 // its clients ask for; it waits up to a minute for the helper to be ready.
 // Call close when done.
 func startCurator(ctx context.Context, sessionTimeout time.Duration) (_ *curator, err error) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		return nil, errors.New("recipebench: java not found in PATH (make bench installs a JDK)")
-	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		return nil, errors.New("recipebench: javac not found in PATH (make bench installs a JDK)")
-	}
-	var jars []string
-	for _, name := range helperJars {
-		p := filepath.Join(jarDir, name)
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("recipebench: jar %s missing (scripts/install-zookeeper.sh --test installs it)", p)
-		}
-		jars = append(jars, p)
-	}
-	dir, err := os.MkdirTemp("", "recipebench-")
+	src, err := fs.Sub(helperSources, "java")
 	if err != nil {
 		return nil, fmt.Errorf("recipebench: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(dir)
-		}
-	}()
-	c := &curator{dir: dir, replies: make(chan string, 1), leaders: make(chan leaderEvent, 64), stderr: &lockedWriter{}, done: make(chan struct{}), quit: make(chan struct{})}
-	if err := c.compile(ctx, javac, jars); err != nil {
+	build, err := javahelp.Compile(ctx, javahelp.Spec{Name: "recipebench", Hint: installHint, Jars: javahelp.Jars(helperJars...), Sources: src})
+	if err != nil {
 		return nil, err
 	}
-	classpath := strings.Join(append([]string{filepath.Join(dir, "classes")}, jars...), ":")
+	defer func() {
+		if err != nil {
+			build.Remove()
+		}
+	}()
+	c := &curator{build: build, replies: make(chan string, 1), leaders: make(chan leaderEvent, 64), stderr: &lockedWriter{}, done: make(chan struct{}), quit: make(chan struct{})}
 	// The JVM's default JIT (no TieredStopAtLevel): the helper should reach
 	// the speed a long-running Curator service has. It exits when its stdin
 	// closes, so it never outlives this process for long.
-	c.cmd = exec.CommandContext(ctx, java, "-Xmx512m", "-Dzookeeper.sasl.client=false",
-		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath, "CuratorBench",
+	c.cmd = exec.CommandContext(ctx, build.Java, "-Xmx512m", "-Dzookeeper.sasl.client=false",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", build.Classpath, "CuratorBench",
 		"--session-timeout-ms", strconv.FormatInt(sessionTimeout.Milliseconds(), 10))
 	c.cmd.Stderr = c.stderr
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
@@ -104,24 +87,10 @@ func startCurator(ctx context.Context, sessionTimeout time.Duration) (_ *curator
 	readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if _, err := c.await(readyCtx, "READY"); err != nil {
-		c.close() // removes dir too
+		c.close() // removes the build too
 		return nil, fmt.Errorf("recipebench: the Curator helper did not start: %w", err)
 	}
 	return c, nil
-}
-
-func (c *curator) compile(ctx context.Context, javac string, jars []string) error {
-	src := filepath.Join(c.dir, "CuratorBench.java")
-	if err := os.WriteFile(src, helperSource, 0o644); err != nil {
-		return fmt.Errorf("recipebench: %w", err)
-	}
-	// -Xlint:-path: zookeeper.jar's manifest names jars Debian does not ship.
-	out, err := exec.CommandContext(ctx, javac, "-Xlint:-path", "-encoding", "UTF-8",
-		"-d", filepath.Join(c.dir, "classes"), "-cp", strings.Join(jars, ":"), src).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("recipebench: javac: %w\n%s", err, out)
-	}
-	return nil
 }
 
 // read routes the helper's lines: LEADER events to leaders, the rest to
@@ -164,6 +133,30 @@ func (c *curator) do(ctx context.Context, want string, words ...string) ([]strin
 	return f, nil
 }
 
+// doArmed sends one command, awaits its ARMED reply, runs between, and
+// returns the fields of the RESULT reply that follows. When between fails
+// it still awaits that reply, so that the next command meets no stale one.
+func (c *curator) doArmed(ctx context.Context, between func() error, words ...string) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line := strings.Join(words, " ")
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: send %q: %w", line, err)
+	}
+	if _, err := c.await(ctx, "ARMED"); err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: %s: %w", line, err)
+	}
+	betweenErr := between()
+	f, err := c.await(ctx, "RESULT")
+	if betweenErr != nil {
+		return nil, betweenErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recipebench: Curator helper: %s: %w", line, err)
+	}
+	return f, nil
+}
+
 // await returns the fields of the next reply after its leading word want.
 func (c *curator) await(ctx context.Context, want string) ([]string, error) {
 	select {
@@ -191,7 +184,7 @@ func (c *curator) close() {
 		_ = c.cmd.Process.Kill()
 	}
 	_ = c.cmd.Wait()
-	os.RemoveAll(c.dir)
+	c.build.Remove()
 }
 
 // lockedWriter keeps what is written to it, safe for the exec package's

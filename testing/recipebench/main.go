@@ -15,7 +15,12 @@
 //     session's last ping came before the cut: see handOff).
 //   - InterProcessSemaphoreV2: acquire and return cycles per second, 4
 //     leases and 16 sessions.
-//   - TreeCache: the initial load of 10,001 nodes.
+//   - TreeCache and CuratorCache, over trees of about 10,000 and 100,000
+//     nodes: the initial load's time and the heap per cached node (after a
+//     full collection, cache loaded and alive, less the same before; on
+//     both sides), and the change events per second a loaded cache follows
+//     while one writer sets the data of 5,000 distinct leaves as fast as it
+//     can (the same writer, in this process, for both sides).
 //
 // Curator runs in a helper JVM (java/CuratorBench.java, compiled at start
 // against Debian's jars in /usr/share/java); zkcurator runs in this process.
@@ -25,9 +30,10 @@
 //
 // Usage:
 //
-//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,tree]
+//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,tree,curator-cache]
 //
-// and flags for every size (recipebench -h lists them).
+// and flags for every size (recipebench -h lists them); -cpuprofile and
+// -memprofile profile zkcurator's side.
 //
 // Without -connect it starts an embedded ZooKeeper (testing/zktest). Progress
 // goes to stderr, the tables to stdout. scripts/bench.sh (make bench) runs it.

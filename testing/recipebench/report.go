@@ -39,13 +39,14 @@ func median(vs []float64) float64 {
 }
 
 // writeTable prints the Markdown table of rows of one recipe: per row the
-// medians of every metric on both sides, and the ratio of the first.
+// medians of every metric on both sides, and the ratio of the first and of
+// those that ask for one.
 func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 	ms := rows[0].b.metrics
 	head := []string{"configuration"}
 	for i, m := range ms {
 		head = append(head, "Curator "+m.header, "zkcurator "+m.header)
-		if i == 0 {
+		if i == 0 || m.ratio {
 			head = append(head, "ratio")
 		}
 	}
@@ -56,7 +57,7 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 		for i, m := range ms {
 			c, o := median(values(r.res[implCurator], m.key)), median(values(r.res[implOurs], m.key))
 			cells = append(cells, cell(m.format, c), cell(m.format, o))
-			if i == 0 {
+			if i == 0 || m.ratio {
 				cells = append(cells, cell("%.2f", o/c))
 			}
 		}
@@ -67,6 +68,22 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 		better = "higher"
 	}
 	fmt.Fprintf(w, "\nMedians of %d runs; ratio = zkcurator / Curator (%s is better).\n\n", repeat, better)
+	for _, r := range rows {
+		if short := values(r.res[implCurator], shortKey); len(short) > 0 {
+			fmt.Fprintf(w, "%s: Curator 5.4's CuratorCache did not load the whole tree (%s), so it has no figure: "+
+				"it tracks its reads with a java.util.concurrent.Phaser, which takes at most 65,535 parties, and reports itself "+
+				"initialized without the nodes whose reads it could not register (CURATOR-690, fixed in Curator 5.6.0).\n\n",
+				r.b.label, shortHeld(short))
+		}
+	}
+}
+
+// shortHeld says how many nodes a short Curator cache held in its runs.
+func shortHeld(held []float64) string {
+	if held[0] < 0 {
+		return "as its load showed"
+	}
+	return fmt.Sprintf("it held %.0f nodes when initialized", median(held))
 }
 
 func cell(format string, v float64) string {

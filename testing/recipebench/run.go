@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,12 +29,15 @@ type config struct {
 	semLeases      int
 	semClients     int
 	semOps         int
-	treeParents    int
+	cacheNodes     []int // the trees' sizes
 	treeChildren   int
+	burstWrites    int
+	cpuProfile     string
+	memProfile     string
 }
 
 // groups are the values of -only, in the order the benches run.
-var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "tree"}
+var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "tree", "curator-cache"}
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var cfg config
@@ -52,8 +56,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.semLeases, "sem-leases", 4, "InterProcessSemaphoreV2 leases")
 	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
 	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
-	fs.IntVar(&cfg.treeParents, "tree-parents", 100, "TreeCache tree: children of the root")
-	fs.IntVar(&cfg.treeChildren, "tree-children", 99, "TreeCache tree: children of each of those")
+	cacheNodes := fs.String("cache-nodes", "10000,100000", "the sizes of the trees the caches load, about that many nodes each")
+	fs.IntVar(&cfg.treeChildren, "tree-children", 99, "the caches' trees: leaves of each child of the root")
+	fs.IntVar(&cfg.burstWrites, "burst-writes", 5000, "writes of a cache's write burst, each to a leaf of its own")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write this process's CPU profile (zkcurator's side) to this file")
+	fs.StringVar(&cfg.memProfile, "memprofile", "", "write the heap profile, with zkcurator's last loaded cache alive, to this file")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -73,12 +80,19 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		}
 		cfg.atomic = append(cfg.atomic, [2]int{c, n})
 	}
+	for _, v := range strings.Split(*cacheNodes, ",") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			return cfg, fmt.Errorf("-cache-nodes: %q is not a count of nodes of at least 2", v)
+		}
+		cfg.cacheNodes = append(cfg.cacheNodes, n)
+	}
 	for _, v := range []struct {
 		name string
 		n    int
 	}{{"repeat", cfg.repeat}, {"atomic-ops", cfg.atomicOps}, {"participants", cfg.participants}, {"handoffs", cfg.handoffs},
 		{"kill-handoffs", cfg.killHandoffs}, {"sem-leases", cfg.semLeases}, {"sem-clients", cfg.semClients}, {"sem-ops", cfg.semOps},
-		{"tree-parents", cfg.treeParents}, {"tree-children", cfg.treeChildren}} {
+		{"tree-children", cfg.treeChildren}, {"burst-writes", cfg.burstWrites}} {
 		if v.n < 1 {
 			return cfg, fmt.Errorf("-%s: %d is not a positive count", v.name, v.n)
 		}
@@ -89,6 +103,14 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	if cfg.participants < 2 {
 		return cfg, fmt.Errorf("-participants: %d, need at least 2 for a hand-off", cfg.participants)
 	}
+	if cfg.treeChildren > maxChildren {
+		return cfg, fmt.Errorf("-tree-children: %d is above %d (a parent and its leaves are one transaction)", cfg.treeChildren, maxChildren)
+	}
+	for _, n := range cfg.cacheNodes {
+		if s := shapeFor(n, cfg.treeChildren); s.leaves() < cfg.burstWrites {
+			return cfg, fmt.Errorf("-burst-writes: %d is more than the %d leaves of the tree of %d nodes", cfg.burstWrites, s.leaves(), s.nodes())
+		}
+	}
 	if cfg.sessionTimeout < time.Second {
 		return cfg, fmt.Errorf("-session-timeout: %v is below 1s", cfg.sessionTimeout)
 	}
@@ -98,6 +120,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 // benches returns the configured benches of the groups asked for, in order.
 func (cfg config) benches() []bench {
 	var out []bench
+	t := &trees{} // the caches' trees, shared by their benches
 	for _, g := range cfg.only {
 		switch g {
 		case "atomic":
@@ -110,12 +133,22 @@ func (cfg config) benches() []bench {
 			out = append(out, electionBench(strings.TrimSuffix(g, "-kill"), cfg.participants, cfg.killHandoffs, true))
 		case "semaphore":
 			out = append(out, semaphoreBench(cfg.semLeases, cfg.semClients, cfg.semOps))
-		case "tree":
-			out = append(out, treeBench(cfg.treeParents, cfg.treeChildren))
+		case "tree", "curator-cache":
+			kind := map[string]string{"tree": kindTree, "curator-cache": kindCurator}[g]
+			for _, n := range cfg.cacheNodes {
+				out = append(out, cacheLoadBench(kind, shapeFor(n, cfg.treeChildren), t))
+			}
+			for _, n := range cfg.cacheNodes {
+				out = append(out, cacheBurstBench(kind, shapeFor(n, cfg.treeChildren), cfg.burstWrites, t))
+			}
 		}
 	}
 	return out
 }
+
+// maxChildren bounds -tree-children: a parent and its leaves are created in
+// one transaction, which must stay well within ZooKeeper's 1 MB request.
+const maxChildren = 1000
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parse(args, stderr)
@@ -135,7 +168,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.connect = srv.ConnectString()
 		fmt.Fprintln(stderr, "recipebench: embedded ZooKeeper at", cfg.connect)
 	}
+	if cfg.memProfile != "" {
+		sampleEveryAllocation()
+	}
+	stopProfile, err := startCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "recipebench:", err)
+		return 1
+	}
 	rows, err := measureAll(ctx, cfg, stderr)
+	stopProfile()
 	if err != nil {
 		fmt.Fprintln(stderr, "recipebench:", err)
 		return 1
@@ -160,7 +202,7 @@ func measureAll(ctx context.Context, cfg config, log io.Writer) ([]row, error) {
 	// A root of its own, so that runs against one server never meet the
 	// counters or trees of earlier runs.
 	root := fmt.Sprintf("/recipebench/%d", time.Now().UnixNano())
-	e := &env{connect: cfg.connect, root: root, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log}
+	e := &env{connect: cfg.connect, root: root, curator: cur, client: client, sessionTimeout: cfg.sessionTimeout, log: log, memProfile: cfg.memProfile}
 	var rows []row
 	for _, b := range cfg.benches() {
 		res, err := measure(ctx, e, b, cfg.warmup, cfg.repeat)

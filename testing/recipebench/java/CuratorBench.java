@@ -16,20 +16,29 @@
 //   semaphore <path> <leases> <perClient> <connect>...
 //       each client acquires and returns one lease of an InterProcessSemaphoreV2 perClient times
 //       -> RESULT cycles=<n> nanos=<n>
-//   treecache <path> <connect>
-//       starts a TreeCache and waits for INITIALIZED -> RESULT nodes=<n> nanos=<n>
+//   cacheload <tree|curator> <path> <connect>
+//       starts a TreeCache or a CuratorCache of path and waits for its initialized event
+//       -> RESULT nodes=<n> nanos=<n> bytes=<n>; bytes is the heap the loaded cache
+//       holds: Runtime's used memory after System.gc() with the cache loaded, less
+//       the same before it was built (the client already connected)
+//   cacheburst <tree|curator> <path> <connect> <changes>
+//       starts the cache, waits for its initialized event -> ARMED; then waits for
+//       changes data-change events (someone else writes) -> RESULT changed=<n> last=<unix nanos
+//       of the last one>
 //   elect <latch|selector> <name> <path> <connect>
 //       a LeaderLatch or LeaderSelector participant -> OK <name>; later LEADER <name> <unix nanos>
 //       whenever it begins to lead (a selector leads until it is closed)
 //   leave <name>
 //       closes its latch or selector, then its client -> CLOSED <name> <unix nanos just before the close>
 //
-// A command that fails answers ERROR <exception>. Every wait is bounded (30 s).
+// A command that fails answers ERROR <exception>. Every wait is bounded (30 s;
+// a cache's load or burst 120 s).
 // When stdin closes the process exits.
 
 import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.InputStreamReader;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,8 +59,10 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.atomic.AtomicValue;
 import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
 import org.apache.curator.framework.recipes.atomic.PromotedToLock;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.cache.TreeCache;
-import org.apache.curator.framework.recipes.cache.TreeCacheEvent;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
@@ -64,6 +75,7 @@ import org.apache.curator.retry.RetryNTimes;
 
 public final class CuratorBench {
     private static final long WAIT_SECONDS = 30;
+    private static final long CACHE_WAIT_SECONDS = 120;
 
     private static int sessionMs = 4000;
     private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
@@ -87,7 +99,8 @@ public final class CuratorBench {
                 switch (f[0]) {
                     case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]), tail(f, 5));
                     case "semaphore" -> semaphore(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]), tail(f, 4));
-                    case "treecache" -> treeCache(f[1], f[2]);
+                    case "cacheload" -> cacheLoad(f[1], f[2], f[3]);
+                    case "cacheburst" -> cacheBurst(f[1], f[2], f[3], Integer.parseInt(f[4]));
                     case "elect" -> elect(f[1], f[2], f[3], f[4]);
                     case "leave" -> leave(f[1]);
                     default -> throw new IllegalArgumentException("unknown command: " + line);
@@ -140,25 +153,106 @@ public final class CuratorBench {
         emit("RESULT cycles=" + cycles + " nanos=" + nanos);
     }
 
-    private static void treeCache(String path, String connect) throws Exception {
-        try (CuratorFramework client = connect(connect)) {
-            AtomicInteger nodes = new AtomicInteger();
-            CountDownLatch initialized = new CountDownLatch(1);
-            try (TreeCache cache = TreeCache.newBuilder(client, path).build()) {
-                cache.getListenable().addListener((c, e) -> {
-                    if (e.getType() == TreeCacheEvent.Type.NODE_ADDED) {
-                        nodes.incrementAndGet();
-                    } else if (e.getType() == TreeCacheEvent.Type.INITIALIZED) {
-                        initialized.countDown();
-                    }
-                });
-                long began = System.nanoTime();
-                cache.start();
-                if (!initialized.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("TreeCache of " + path + " not initialized within " + WAIT_SECONDS + " s");
+    /** Counts is what a cache's listener saw: nodes added, data changes, and when. */
+    private static final class Counts {
+        final AtomicInteger added = new AtomicInteger();
+        final AtomicInteger changed = new AtomicInteger();
+        final CountDownLatch initialized = new CountDownLatch(1);
+        final CountDownLatch allChanged;
+        volatile long lastChange;
+
+        Counts(int changes) {
+            allChanged = new CountDownLatch(changes);
+        }
+
+        void change() {
+            changed.incrementAndGet();
+            lastChange = unixNanos();
+            allChanged.countDown();
+        }
+    }
+
+    /** startCache builds and starts a TreeCache or CuratorCache of path whose listener feeds counts. */
+    private static Closeable startCache(String kind, CuratorFramework client, String path, Counts counts)
+            throws Exception {
+        if (kind.equals("tree")) {
+            TreeCache cache = TreeCache.newBuilder(client, path).build();
+            cache.getListenable().addListener((c, e) -> {
+                switch (e.getType()) {
+                    case NODE_ADDED -> counts.added.incrementAndGet();
+                    case NODE_UPDATED -> counts.change();
+                    case INITIALIZED -> counts.initialized.countDown();
+                    default -> {}
                 }
+            });
+            cache.start();
+            return cache;
+        }
+        if (kind.equals("curator")) {
+            CuratorCache cache = CuratorCache.build(client, path);
+            cache.listenable().addListener(new CuratorCacheListener() {
+                @Override
+                public void event(CuratorCacheListener.Type type, ChildData oldData, ChildData data) {
+                    switch (type) {
+                        case NODE_CREATED -> counts.added.incrementAndGet();
+                        case NODE_CHANGED -> counts.change();
+                        default -> {}
+                    }
+                }
+
+                @Override
+                public void initialized() {
+                    counts.initialized.countDown();
+                }
+            });
+            cache.start();
+            return cache;
+        }
+        throw new IllegalArgumentException("unknown cache kind " + kind);
+    }
+
+    private static void awaitInitialized(String kind, String path, Counts counts) throws InterruptedException {
+        if (!counts.initialized.await(CACHE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(kind + " cache of " + path + " not initialized within "
+                    + CACHE_WAIT_SECONDS + " s, after " + counts.added + " nodes");
+        }
+    }
+
+    /** usedHeap is the heap in use after a few full collections. */
+    private static long usedHeap() {
+        Runtime r = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return r.totalMemory() - r.freeMemory();
+    }
+
+    private static void cacheLoad(String kind, String path, String connect) throws Exception {
+        try (CuratorFramework client = connect(connect)) {
+            Counts counts = new Counts(0);
+            long before = usedHeap();
+            long began = System.nanoTime();
+            try (Closeable cache = startCache(kind, client, path, counts)) {
+                awaitInitialized(kind, path, counts);
                 long nanos = System.nanoTime() - began;
-                emit("RESULT nodes=" + nodes + " nanos=" + nanos);
+                long bytes = usedHeap() - before;
+                Reference.reachabilityFence(cache);
+                emit("RESULT nodes=" + counts.added + " nanos=" + nanos + " bytes=" + bytes);
+            }
+        }
+    }
+
+    private static void cacheBurst(String kind, String path, String connect, int changes) throws Exception {
+        try (CuratorFramework client = connect(connect)) {
+            Counts counts = new Counts(changes);
+            try (Closeable cache = startCache(kind, client, path, counts)) {
+                awaitInitialized(kind, path, counts);
+                emit("ARMED");
+                if (!counts.allChanged.await(CACHE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(kind + " cache of " + path + ": " + counts.changed + " of "
+                            + changes + " changes within " + CACHE_WAIT_SECONDS + " s");
+                }
+                emit("RESULT changed=" + counts.changed + " last=" + counts.lastChange);
             }
         }
     }
