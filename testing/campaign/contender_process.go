@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -73,8 +74,27 @@ type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan line
-	stderr bytes.Buffer
+	stderr lockedBuffer
 	clock  clock
+}
+
+// lockedBuffer is a bytes.Buffer that the process's standard error is copied
+// into while the campaign reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // mode is the helper's -mode for the campaign's kind.
