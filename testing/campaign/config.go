@@ -90,14 +90,14 @@ func (k LockKind) String() string {
 func (k LockKind) settles() bool { return k == Discovery || k == Cache }
 
 // freezable reports whether the campaign runs PauseClientProcess: a
-// contender process of the kind (a mutex or write-lock holder, a leader, an
-// incrementer of the long) frozen mid-section and woken, whose late write
-// the campaign's checker judges. A frozen lease holder, registrant, group
-// member, cache or barrier member writes nothing the checkers could judge,
-// and the TTL mutex's holder is not run as a process yet (docs/campaign.md).
+// contender process of the kind (a mutex, TTL mutex or write-lock holder, a
+// leader, an incrementer of the long) frozen mid-section and woken, whose
+// late write the campaign's checker judges. A frozen lease holder,
+// registrant, group member, cache or barrier member writes nothing the
+// checkers could judge (docs/campaign.md).
 func (k LockKind) freezable() bool {
 	switch k {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
+	case MutexLock, TTLMutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
 		return true
 	}
 	return false

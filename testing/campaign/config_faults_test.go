@@ -16,7 +16,7 @@ func TestConfigFaultsDefaultAndRefusals(t *testing.T) {
 	if slices.Contains(cfg.Faults, PauseClientProcess) || !slices.Contains(cfg.Faults, PartitionBridge) {
 		t.Errorf("semaphore campaign's default faults %v: want every kind but the frozen client process", cfg.Faults)
 	}
-	for _, k := range []LockKind{MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter} {
+	for _, k := range []LockKind{MutexLock, TTLMutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter} {
 		if cfg, err := (Config{Duration: time.Second, Kind: k}).withDefaults(); err != nil || !slices.Contains(cfg.Faults, PauseClientProcess) {
 			t.Errorf("%s campaign's default faults %v, %v: want the frozen client process among them", k, cfg.Faults, err)
 		}

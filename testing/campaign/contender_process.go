@@ -21,8 +21,8 @@ import (
 // contenderPackage is the helper binary a PauseClientProcess fault runs.
 const contenderPackage = "github.com/zkcurator/zkcurator/testing/campaign/internal/contender"
 
-// contenders runs contenders (of a mutex, a write lock, an election or a
-// counter) as OS processes of their own, one per PauseClientProcess fault,
+// contenders runs contenders (of a mutex, a TTL mutex, a write lock, an
+// election or a counter) as OS processes of their own, one per PauseClientProcess fault,
 // connected straight to the ensemble.
 type contenders struct {
 	bin     string // the built helper
@@ -108,6 +108,8 @@ func (cs *contenders) mode() string {
 		return "selector"
 	case Counter:
 		return "long"
+	case TTLMutexLock:
+		return "ttl"
 	}
 	return "mutex"
 }
@@ -118,7 +120,7 @@ func (cs *contenders) start(id int) (*proc, error) {
 	p := &proc{lines: make(chan line, 64), clock: cs.clock}
 	p.cmd = exec.Command(cs.bin, "-mode", cs.mode(),
 		"-connect", cs.connect, "-lock", cs.paths.lock, "-fence", cs.paths.fence, "-counter", cs.paths.counter,
-		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long,
+		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long, "-ttl", lockTTL.String(),
 		"-session", cs.session.String(), "-acquire", acquire.String())
 	p.cmd.Stderr = &p.stderr
 	var err error
@@ -281,4 +283,4 @@ func lastLine(s string) string {
 	return s
 }
 
-var errNoContenders = errors.New("campaign: paused client processes need the mutex, read/write, election or counter campaign")
+var errNoContenders = errors.New("campaign: paused client processes need the mutex, TTL mutex, read/write, election or counter campaign")

@@ -46,11 +46,11 @@ const (
 	PauseFollower
 	// PauseClientProcess runs a contender as an OS process of its own,
 	// stops it (SIGSTOP) past its session timeout and continues it: a holder
-	// of the mutex or the write lock, or a leader of an election, stopped
+	// of the mutex, the TTL mutex or the write lock, or a leader, stopped
 	// once it has read the fence, wakes believing it holds and writes with
 	// its old fencing token; an incrementer of the counter campaign's long,
 	// stopped with an increment in flight, finishes it with what it read
-	// before. The mutex, read/write, election and counter campaigns only.
+	// before. The mutex, TTL, read/write, election and counter campaigns only.
 	PauseClientProcess
 
 	numFaultKinds = iota

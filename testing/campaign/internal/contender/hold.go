@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
@@ -65,13 +66,7 @@ func take(ctx context.Context, c *framework.Client, cfg config) (held, error) {
 	case "selector":
 		return selected(ctx, c, cfg)
 	}
-	m, err := locks.NewInterProcessMutex(c, cfg.lock)
-	if cfg.mode == "rwlock" {
-		var rw *locks.InterProcessReadWriteLock
-		if rw, err = locks.NewInterProcessReadWriteLock(c, cfg.lock); err == nil {
-			m = rw.WriteLock()
-		}
-	}
+	m, err := mutex(c, cfg)
 	if err != nil {
 		return held{}, err
 	}
@@ -83,6 +78,25 @@ func take(ctx context.Context, c *framework.Client, cfg config) (held, error) {
 		return held{}, fmt.Errorf("acquire %s: not within %v", cfg.lock, cfg.acquire)
 	}
 	return held{token: m.FencingToken(), lost: m.Lost(), release: m.Release}, nil
+}
+
+// mutex is the mutex, the TTL mutex or the write lock at cfg.lock.
+func mutex(c *framework.Client, cfg config) (*locks.InterProcessMutex, error) {
+	switch cfg.mode {
+	case "rwlock":
+		rw, err := locks.NewInterProcessReadWriteLock(c, cfg.lock)
+		if err != nil {
+			return nil, err
+		}
+		return rw.WriteLock(), nil
+	case "ttl":
+		d, err := locks.NewPersistentTTLLockInternalsDriver(cfg.ttl, locks.WithProtectedID(protection.NewID()))
+		if err != nil {
+			return nil, err
+		}
+		return locks.NewInterProcessMutex(c, cfg.lock, locks.WithDriver(d))
+	}
+	return locks.NewInterProcessMutex(c, cfg.lock)
 }
 
 // lead joins the LeaderLatch election at cfg.lock and awaits a term.

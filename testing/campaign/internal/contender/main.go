@@ -4,8 +4,10 @@
 // or incrementer that really wakes up and carries on with what it read
 // before it froze.
 //
-// With -mode mutex, rwlock (the write lock of a read/write lock), latch
-// (a LeaderLatch term) or selector (a LeaderSelector term) it takes the
+// With -mode mutex, ttl (the mutex under the persistent TTL driver, with a
+// lease of -ttl and a protected id of its own), rwlock (the write lock of a
+// read/write lock), latch (a LeaderLatch term) or selector (a LeaderSelector
+// term) it takes the
 // lock or wins the term at -lock, reads the fence and the counter, and
 // reports on standard output, one line each:
 //
@@ -45,12 +47,12 @@ import (
 // config is what the flags say.
 type config struct {
 	mode, connect, lock, fence, counter, ack, long string
-	session, acquire                               time.Duration
+	session, acquire, ttl                          time.Duration
 }
 
 func main() {
 	var c config
-	flag.StringVar(&c.mode, "mode", "mutex", "mutex, rwlock, latch, selector or long")
+	flag.StringVar(&c.mode, "mode", "mutex", "mutex, ttl, rwlock, latch, selector or long")
 	flag.StringVar(&c.connect, "connect", "", "the ensemble's connect string")
 	flag.StringVar(&c.lock, "lock", "", "the lock's or the election's path")
 	flag.StringVar(&c.fence, "fence", "", "the fence node")
@@ -58,6 +60,7 @@ func main() {
 	flag.StringVar(&c.ack, "ack", "", "the acknowledgement node to create with the write")
 	flag.StringVar(&c.long, "long", "", "the DistributedAtomicLong to increment (mode long)")
 	flag.DurationVar(&c.session, "session", 1500*time.Millisecond, "the session timeout")
+	flag.DurationVar(&c.ttl, "ttl", time.Second, "the lease of the lock's nodes (mode ttl)")
 	flag.DurationVar(&c.acquire, "acquire", 20*time.Second, "how long to contend for the lock or the term")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -71,9 +74,9 @@ func run(c config) error {
 	switch c.mode {
 	case "long":
 		required = map[string]string{"connect": c.connect, "long": c.long}
-	case "mutex", "rwlock", "latch", "selector":
+	case "mutex", "ttl", "rwlock", "latch", "selector":
 	default:
-		return fmt.Errorf("-mode %q: want mutex, rwlock, latch, selector or long", c.mode)
+		return fmt.Errorf("-mode %q: want mutex, ttl, rwlock, latch, selector or long", c.mode)
 	}
 	for name, v := range required {
 		if v == "" {
