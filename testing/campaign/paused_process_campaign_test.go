@@ -26,7 +26,7 @@ func TestCampaignPausedClientProcesses(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			rep, err := campaign.Run(ctx, cluster, campaign.Config{Kind: kind, Seed: seed, Duration: 20 * time.Second,
-				Faults: []campaign.FaultKind{campaign.PauseClientProcess}, Rounds: 1, Logf: t.Logf})
+				Faults: []campaign.FaultKind{campaign.PauseClientProcess}, Rounds: 1, SessionTimeout: 800 * time.Millisecond, Logf: t.Logf})
 			if err != nil {
 				t.Fatalf("campaign %s seed=%d could not be carried out: %v", kind, seed, err)
 			}
