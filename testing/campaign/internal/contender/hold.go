@@ -112,7 +112,9 @@ func lead(ctx context.Context, c *framework.Client, cfg config) (held, error) {
 	defer cancel()
 	t, err := l.Await(actx)
 	if err != nil {
-		_ = l.Close(ctx)
+		cctx, cancel := context.WithTimeout(context.Background(), 2*cfg.session)
+		defer cancel()
+		_ = l.Close(cctx)
 		return held{}, fmt.Errorf("lead %s: %w", cfg.lock, err)
 	}
 	return held{token: t.Token, lost: t.Done(), release: l.Close}, nil
@@ -145,7 +147,9 @@ func selected(ctx context.Context, c *framework.Client, cfg config) (held, error
 	case t := <-terms:
 		return held{token: t.Token, lost: t.Done(), release: leave}, nil
 	case <-ctx.Done():
-		_ = leave(context.WithoutCancel(ctx))
+		cctx, cancel := context.WithTimeout(context.Background(), 2*cfg.session)
+		defer cancel()
+		_ = leave(cctx)
 		return held{}, fmt.Errorf("lead %s: not within %v", cfg.lock, cfg.acquire)
 	}
 }

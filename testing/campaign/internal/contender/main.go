@@ -7,9 +7,8 @@
 // With -mode mutex, ttl (the mutex under the persistent TTL driver, with a
 // lease of -ttl and a protected id of its own), rwlock (the write lock of a
 // read/write lock), latch (a LeaderLatch term) or selector (a LeaderSelector
-// term) it takes the
-// lock or wins the term at -lock, reads the fence and the counter, and
-// reports on standard output, one line each:
+// term) it takes the lock or wins the term at -lock, reads the fence and the
+// counter, and reports on standard output, one line each:
 //
 //	HOLD <token> <fence> <counter>   holding; the values read
 //	LOST                             the hold's Lost (the term's Done) closed
@@ -26,7 +25,7 @@
 // standard input closes):
 //
 //	INC <seq>                                     an increment begins
-//	INCED <seq> <outcome> <pre> <post> [error]   it ended: accepted, failed or unknown
+//	INCED <seq> <outcome> <pre> <post> [error]   it ended: accepted, rejected-conflict, no-write or unknown
 //	DONE                                          no more increments
 //
 // It exits after DONE, or at once when standard input closes.
