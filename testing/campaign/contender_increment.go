@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,7 @@ const maxFreezeDelay = 4 * time.Millisecond
 func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) error {
 	id := f.Client
 	first, ok := p.next(ctx, 14*cs.session)
-	if !ok || first.words[0] != "INC" {
+	if !ok || first.words[0] != "INC" || len(first.words) != 2 {
 		f.Note = "the contender began no increment: " + lastLine(p.stderr.String())
 		return nil
 	}
@@ -61,9 +62,7 @@ func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) er
 			h.Exit, h.Outcome = l.at, outcomeNamed(l.words[2])
 			h.Counter, _ = strconv.ParseInt(l.words[3], 10, 64)
 			h.Post, _ = strconv.ParseInt(l.words[4], 10, 64)
-			for _, w := range l.words[5:] {
-				h.Err += w + " "
-			}
+			h.Err = strings.Join(l.words[5:], " ")
 		}
 	}
 	frozen := "none in flight"
@@ -77,6 +76,6 @@ func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) er
 		}
 		cs.history.add(*h)
 	}
-	f.Note = fmt.Sprintf("%d increments; the one frozen in flight: %s", len(order), frozen)
+	f.Note = fmt.Sprintf("increments begun: %d; the one frozen in flight: %s", len(order), frozen)
 	return nil
 }
