@@ -126,7 +126,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	history := &recorder{}
 	var procs *contenders // the paused client processes' helper, built before any client runs
 	if slices.Contains(cfg.Faults, PauseClientProcess) {
-		if procs, err = buildContenders(ctx, cluster.ConnectString(), p, cfg.SessionTimeout, cfg.Clients, history, clk); err != nil {
+		if procs, err = buildContenders(ctx, cfg.Kind, cluster.ConnectString(), p, cfg.SessionTimeout, cfg.Clients, history, clk); err != nil {
 			return nil, err
 		}
 		defer procs.close()

@@ -89,6 +89,20 @@ func (k LockKind) String() string {
 // until every client's cache has agreed with the server (churnGate).
 func (k LockKind) settles() bool { return k == Discovery || k == Cache }
 
+// freezable reports whether the campaign runs PauseClientProcess: a
+// contender process of the kind (a mutex, TTL mutex or write-lock holder, a
+// leader, an incrementer of the long) frozen mid-section and woken, whose
+// late write the campaign's checker judges. A frozen lease holder,
+// registrant, group member, cache or barrier member writes nothing the
+// checkers could judge (docs/campaign.md).
+func (k LockKind) freezable() bool {
+	switch k {
+	case MutexLock, TTLMutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
+		return true
+	}
+	return false
+}
+
 // leases reports whether k is a semaphore, whose holds are leases.
 func (k LockKind) leases() bool { return k == Semaphore || k == SemaphoreMutex }
 
@@ -163,7 +177,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if len(c.Faults) == 0 {
 		for k := range FaultKind(numFaultKinds) {
-			if k != PauseClientProcess || c.Kind == MutexLock {
+			if k != PauseClientProcess || c.Kind.freezable() {
 				c.Faults = append(c.Faults, k)
 			}
 		}
@@ -172,7 +186,7 @@ func (c Config) withDefaults() (Config, error) {
 		if k < 0 || k >= numFaultKinds {
 			return c, fmt.Errorf("campaign: fault kind %d: unknown", int(k))
 		}
-		if k == PauseClientProcess && c.Kind != MutexLock {
+		if k == PauseClientProcess && !c.Kind.freezable() {
 			return c, fmt.Errorf("campaign: fault %s with lock %s: %w", k, c.Kind, errNoContenders)
 		}
 	}

@@ -9,12 +9,17 @@ import (
 )
 
 func TestConfigFaultsDefaultAndRefusals(t *testing.T) {
-	cfg, err := Config{Duration: time.Second, Kind: Counter}.withDefaults()
+	cfg, err := Config{Duration: time.Second, Kind: Semaphore}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if slices.Contains(cfg.Faults, PauseClientProcess) || !slices.Contains(cfg.Faults, PartitionBridge) {
-		t.Errorf("counter campaign's default faults %v: want every kind but the frozen client process", cfg.Faults)
+		t.Errorf("semaphore campaign's default faults %v: want every kind but the frozen client process", cfg.Faults)
+	}
+	for _, k := range []LockKind{MutexLock, TTLMutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter} {
+		if cfg, err := (Config{Duration: time.Second, Kind: k}).withDefaults(); err != nil || !slices.Contains(cfg.Faults, PauseClientProcess) {
+			t.Errorf("%s campaign's default faults %v, %v: want the frozen client process among them", k, cfg.Faults, err)
+		}
 	}
 	cfg, err = Config{Duration: time.Second, Kind: MutexLock}.withDefaults()
 	if err != nil || len(cfg.Faults) != numFaultKinds {

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,8 +21,9 @@ import (
 // contenderPackage is the helper binary a PauseClientProcess fault runs.
 const contenderPackage = "github.com/zkcurator/zkcurator/testing/campaign/internal/contender"
 
-// contenders runs mutex contenders as OS processes of their own, one per
-// PauseClientProcess fault, connected straight to the ensemble.
+// contenders runs contenders (of a mutex, a TTL mutex, a write lock, an
+// election or a counter) as OS processes of their own, one per PauseClientProcess fault,
+// connected straight to the ensemble.
 type contenders struct {
 	bin     string // the built helper
 	dir     string // holds bin; removed by close
@@ -31,11 +33,12 @@ type contenders struct {
 	firstID int // the client id of fault #1's contender; ids below are workers
 	history *recorder
 	clock   clock
+	kind    LockKind // what the helper contends for (contenders.mode)
 }
 
 // buildContenders compiles the helper with the go command that built this
 // program.
-func buildContenders(ctx context.Context, connect string, p paths, session time.Duration, firstID int, h *recorder, clk clock) (*contenders, error) {
+func buildContenders(ctx context.Context, kind LockKind, connect string, p paths, session time.Duration, firstID int, h *recorder, clk clock) (*contenders, error) {
 	dir, err := os.MkdirTemp("", "campaign-contender-")
 	if err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
@@ -50,7 +53,7 @@ func buildContenders(ctx context.Context, connect string, p paths, session time.
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("campaign: build %s: %w\n%s", contenderPackage, err, out)
 	}
-	return &contenders{bin: bin, dir: dir, connect: connect, paths: p, session: session, firstID: firstID, history: h, clock: clk}, nil
+	return &contenders{bin: bin, dir: dir, connect: connect, paths: p, session: session, firstID: firstID, history: h, clock: clk, kind: kind}, nil
 }
 
 func (cs *contenders) close() {
@@ -65,73 +68,158 @@ type line struct {
 	words []string
 }
 
-// freeze runs fault f: a contender process (client firstID+f.N-1) takes the
-// mutex and reads the fence and the counter; the process is stopped for
-// f.Hold, continued, told to write with what it read, and released. Its
-// hold is recorded with the freeze.
-func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
-	id := cs.firstID + f.N - 1
-	f.Client = id
+// proc is a running contender: its report lines, its standard input and
+// standard error.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan line
+	stderr lockedBuffer
+	clock  clock
+}
+
+// lockedBuffer is a bytes.Buffer that the process's standard error is copied
+// into while the campaign reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// mode is the helper's -mode for the campaign's kind.
+func (cs *contenders) mode() string {
+	switch cs.kind {
+	case ReadWriteLock:
+		return "rwlock"
+	case ElectionLatch:
+		return "latch"
+	case ElectionSelector:
+		return "selector"
+	case Counter:
+		return "long"
+	case TTLMutexLock:
+		return "ttl"
+	}
+	return "mutex"
+}
+
+// start runs the helper as client id.
+func (cs *contenders) start(id int) (*proc, error) {
 	acquire := 10 * cs.session
-	cmd := exec.Command(cs.bin,
+	p := &proc{lines: make(chan line, 64), clock: cs.clock}
+	p.cmd = exec.Command(cs.bin, "-mode", cs.mode(),
 		"-connect", cs.connect, "-lock", cs.paths.lock, "-fence", cs.paths.fence, "-counter", cs.paths.counter,
-		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-session", cs.session.String(), "-acquire", acquire.String())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long, "-ttl", lockTTL.String(),
+		"-session", cs.session.String(), "-acquire", acquire.String())
+	p.cmd.Stderr = &p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("contender %d: %w", id, err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("contender %d: %w", id, err)
+		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("contender %d: %w", id, err)
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("contender %d: %w", id, err)
-	}
-	lines := make(chan line, 8)
 	go func() {
-		defer close(lines)
+		defer close(p.lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if words := strings.Fields(sc.Text()); len(words) > 0 {
-				lines <- line{at: cs.clock.now(), words: words}
+				p.lines <- line{at: cs.clock.now(), words: words}
 			}
 		}
 	}()
-	defer func() {
-		stdin.Close()
-		_ = cmd.Process.Signal(syscall.SIGCONT) // a contender left stopped could not exit
-		done := make(chan struct{})
-		go func() {
-			for range lines { // drain until the process closes its output
-			}
-			_ = cmd.Wait()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-time.After(4 * cs.session):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}()
+	return p, nil
+}
 
-	rec := Hold{Client: id, Mode: Exclusive, Write: never, LostAt: never, Frozen: true, FrozenAt: never, ThawedAt: never}
-	next := func(within time.Duration) (line, bool) {
-		select {
-		case l, ok := <-lines:
-			return l, ok
-		case <-time.After(within):
-			return line{}, false
-		case <-ctx.Done():
-			return line{}, false
+// end closes the contender's standard input, continues it if it is stopped
+// and waits for it to exit, killing it after within.
+func (p *proc) end(within time.Duration) {
+	p.stdin.Close()
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a contender left stopped could not exit
+	done := make(chan struct{})
+	go func() {
+		for range p.lines { // drain until the process closes its output
 		}
+		_ = p.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(within):
+		_ = p.cmd.Process.Kill()
+		<-done
 	}
+}
+
+// next returns the next report line, or false when none came within the
+// bound, the output ended or ctx ended.
+func (p *proc) next(ctx context.Context, within time.Duration) (line, bool) {
+	select {
+	case l, ok := <-p.lines:
+		return l, ok
+	case <-time.After(within):
+		return line{}, false
+	case <-ctx.Done():
+		return line{}, false
+	}
+}
+
+// pause stops the contender for hold and continues it, reporting when.
+func (p *proc) pause(ctx context.Context, hold time.Duration) (frozenAt, thawedAt time.Duration, err error) {
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return never, never, fmt.Errorf("stop: %w", err)
+	}
+	frozenAt = p.clock.now()
+	sleepCtx(ctx, hold)
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		return frozenAt, never, fmt.Errorf("continue: %w", err)
+	}
+	return frozenAt, p.clock.now(), nil
+}
+
+// freeze runs fault f with a contender process as client firstID+f.N-1:
+// in the counter campaign it freezes an increment in flight
+// (freezeIncrement), in the others a holder or leader (freezeHolder).
+func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
+	id := cs.firstID + f.N - 1
+	f.Client = id
+	p, err := cs.start(id)
+	if err != nil {
+		return err
+	}
+	defer p.end(4 * cs.session)
+	if cs.kind == Counter {
+		return cs.freezeIncrement(ctx, f, p)
+	}
+	return cs.freezeHolder(ctx, f, p)
+}
+
+// freezeHolder: the contender takes the lock (or wins a term) and reads the
+// fence and the counter; the process is stopped for f.Hold, continued, told
+// to write with what it read, and released. Its hold is recorded with the
+// freeze.
+func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error {
+	id := f.Client
+	rec := Hold{Client: id, Mode: Exclusive, Write: never, LostAt: never, Frozen: true, FrozenAt: never, ThawedAt: never}
 	for held := false; !held; {
-		l, ok := next(acquire + 4*cs.session)
+		l, ok := p.next(ctx, 10*cs.session+4*cs.session)
 		if !ok {
-			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(stderr.String()))
+			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(p.stderr.String()))
 			return nil
 		}
 		switch l.words[0] {
@@ -148,22 +236,17 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 		}
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		return fmt.Errorf("contender %d: stop: %w", id, err)
+	var err error
+	if rec.FrozenAt, rec.ThawedAt, err = p.pause(ctx, f.Hold); err != nil {
+		return fmt.Errorf("contender %d: %w", id, err)
 	}
-	rec.FrozenAt = cs.clock.now()
-	sleepCtx(ctx, f.Hold)
-	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		return fmt.Errorf("contender %d: continue: %w", id, err)
-	}
-	rec.ThawedAt = cs.clock.now()
-	if _, err := io.WriteString(stdin, "WRITE\n"); err != nil {
+	if _, err := io.WriteString(p.stdin, "WRITE\n"); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
 	for reported := false; !reported; {
-		l, ok := next(8 * cs.session)
+		l, ok := p.next(ctx, 8*cs.session)
 		if !ok {
-			rec.Exit, rec.Err = cs.clock.now(), "no report of the write: "+lastLine(stderr.String())
+			rec.Exit, rec.Err = cs.clock.now(), "no report of the write: "+lastLine(p.stderr.String())
 			break
 		}
 		switch l.words[0] {
@@ -184,7 +267,7 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 
 // outcomeNamed is the Outcome whose String is name (Unknown for any other).
 func outcomeNamed(name string) Outcome {
-	for _, o := range []Outcome{Accepted, Stale, Conflict} {
+	for _, o := range []Outcome{NoWrite, Accepted, Stale, Conflict} {
 		if o.String() == name {
 			return o
 		}
@@ -200,4 +283,4 @@ func lastLine(s string) string {
 	return s
 }
 
-var errNoContenders = errors.New("campaign: paused client processes need the mutex campaign")
+var errNoContenders = errors.New("campaign: paused client processes need the mutex, TTL mutex, read/write, election or counter campaign")

@@ -81,14 +81,18 @@
 // each past the ensemble's sync limit, a client sometimes pinned to the cut
 // off member), freezes the leader or a follower (SIGSTOP past the sync
 // limit, then SIGCONT: the old leader wakes believing it leads) and, in the
-// mutex campaign, freezes a contender that runs as an OS process of its own
-// (internal/contender, built by the campaign) after it took the mutex and
-// read the fence, past its session timeout: it wakes and writes with its old
-// token, conditional on what it read before it froze, and the fence must
-// refuse it. Such a hold is clean until it froze (no lock can keep a stopped
-// process from believing it still holds); the fencing check judges the rest
-// and counts any stale write that applied. docs/campaign.md lists the rules
-// and the measured runs.
+// mutex, TTL mutex, read/write, election and counter campaigns, freezes a
+// contender that runs as an OS process of its own (internal/contender, built
+// by the campaign) past its session timeout. A holder of the mutex or the
+// write lock, or a leader, frozen after it read the fence, wakes and writes
+// with its old token, conditional on what it read before it froze, and the
+// fence must refuse it; such a hold or term is clean until it froze (no lock
+// can keep a stopped process from believing it still holds); the fencing
+// and terms checks judge the rest and count any stale write that applied.
+// An incrementer of the long, frozen with an increment in flight, finishes
+// it after waking; the counter check judges it as any increment (applied
+// once or not at all, unknown when its caller could not learn which).
+// docs/campaign.md lists the rules and the measured runs.
 //
 // A campaign is reproducible in its fault schedule: the seed (with the lock
 // kind) fixes which faults come, in which order, against whom and for how

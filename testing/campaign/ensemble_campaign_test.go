@@ -20,7 +20,8 @@ var pauseAndPartitionFaults = []campaign.FaultKind{
 // a paused follower (each past the sync limit) and a contender process
 // frozen past its session timeout while it holds the mutex, so that a short
 // run meets each kind once; every other campaign draws them too (the frozen
-// process only the mutex campaign), among the client and kill faults.
+// process only the mutex, TTL, read/write, election and counter campaigns), among
+// the client and kill faults.
 func TestCampaignPartitionsAndPauses(t *testing.T) {
 	rep := runCampaignConfig(t, campaign.Config{Kind: campaign.MutexLock, Duration: 60 * time.Second,
 		Faults: pauseAndPartitionFaults, Rounds: 1})

@@ -45,9 +45,12 @@ const (
 	// continues it.
 	PauseFollower
 	// PauseClientProcess runs a contender as an OS process of its own,
-	// stops it (SIGSTOP) once it holds the mutex and has read the fence,
-	// past its session timeout, and continues it: it wakes believing it holds
-	// and writes with its old fencing token. The mutex campaign only.
+	// stops it (SIGSTOP) past its session timeout and continues it: a holder
+	// of the mutex, the TTL mutex or the write lock, or a leader, stopped
+	// once it has read the fence, wakes believing it holds and writes with
+	// its old fencing token; an incrementer of the counter campaign's long,
+	// stopped with an increment in flight, finishes it with what it read
+	// before. The mutex, TTL, read/write, election and counter campaigns only.
 	PauseClientProcess
 
 	numFaultKinds = iota

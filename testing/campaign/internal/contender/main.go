@@ -1,55 +1,101 @@
 // Command contender is one campaign contender in an OS process of its own,
-// so that the campaign's nemesis can freeze it (SIGSTOP) while it holds the
-// mutex and wake it (SIGCONT) after its session has expired: a stale holder
-// that really wakes up and writes with its old fencing token.
+// so that the campaign's nemesis can freeze it (SIGSTOP) mid-section and
+// wake it (SIGCONT) after its session has expired: a stale holder, leader
+// or incrementer that really wakes up and carries on with what it read
+// before it froze.
 //
-// It acquires the InterProcessMutex at -lock, reads the fence and the
+// With -mode mutex, ttl (the mutex under the persistent TTL driver, with a
+// lease of -ttl and a protected id of its own), rwlock (the write lock of a
+// read/write lock), latch (a LeaderLatch term) or selector (a LeaderSelector
+// term) it takes the lock or wins the term at -lock, reads the fence and the
 // counter, and reports on standard output, one line each:
 //
 //	HOLD <token> <fence> <counter>   holding; the values read
-//	LOST                             the hold's Lost channel closed
+//	LOST                             the hold's Lost (the term's Done) closed
 //	WROTE <outcome> [error]          after a WRITE line on standard input
 //	DONE                             released
 //
 // On WRITE it sets the fence to its token and the counter to counter+1 and
 // creates its acknowledgement node, in one transaction conditional on the
 // versions it read before it was frozen; the fence is what must refuse it
-// when another holder wrote meanwhile. It exits after DONE, or at once when
-// standard input closes.
+// when another holder wrote meanwhile.
+//
+// With -mode long it increments the DistributedAtomicLong at -long, one
+// increment after another, until it has been continued after a stop (or
+// standard input closes):
+//
+//	INC <seq>                                     an increment begins
+//	INCED <seq> <outcome> <pre> <post> [error]   it ended: accepted, rejected-conflict, no-write or unknown
+//	DONE                                          no more increments
+//
+// It exits after DONE, or at once when standard input closes.
 package main
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 )
 
+// config is what the flags say.
+type config struct {
+	mode, connect, lock, fence, counter, ack, long string
+	session, acquire, ttl                          time.Duration
+}
+
 func main() {
-	connect := flag.String("connect", "", "the ensemble's connect string")
-	lock := flag.String("lock", "", "the mutex's path")
-	fence := flag.String("fence", "", "the fence node")
-	counter := flag.String("counter", "", "the counter node")
-	ack := flag.String("ack", "", "the acknowledgement node to create with the write")
-	session := flag.Duration("session", 1500*time.Millisecond, "the session timeout")
-	acquire := flag.Duration("acquire", 20*time.Second, "how long to contend for the mutex")
+	var c config
+	flag.StringVar(&c.mode, "mode", "mutex", "mutex, ttl, rwlock, latch, selector or long")
+	flag.StringVar(&c.connect, "connect", "", "the ensemble's connect string")
+	flag.StringVar(&c.lock, "lock", "", "the lock's or the election's path")
+	flag.StringVar(&c.fence, "fence", "", "the fence node")
+	flag.StringVar(&c.counter, "counter", "", "the counter node")
+	flag.StringVar(&c.ack, "ack", "", "the acknowledgement node to create with the write")
+	flag.StringVar(&c.long, "long", "", "the DistributedAtomicLong to increment (mode long)")
+	flag.DurationVar(&c.session, "session", 1500*time.Millisecond, "the session timeout")
+	flag.DurationVar(&c.ttl, "ttl", time.Second, "the lease of the lock's nodes (mode ttl)")
+	flag.DurationVar(&c.acquire, "acquire", 20*time.Second, "how long to contend for the lock or the term")
 	flag.Parse()
-	if err := run(*connect, *lock, *fence, *counter, *ack, *session, *acquire); err != nil {
+	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "contender:", err)
 		os.Exit(1)
 	}
+}
+
+func run(c config) error {
+	required := map[string]string{"connect": c.connect, "lock": c.lock, "fence": c.fence, "counter": c.counter, "ack": c.ack}
+	switch c.mode {
+	case "long":
+		required = map[string]string{"connect": c.connect, "long": c.long}
+	case "mutex", "ttl", "rwlock", "latch", "selector":
+	default:
+		return fmt.Errorf("-mode %q: want mutex, ttl, rwlock, latch, selector or long", c.mode)
+	}
+	for name, v := range required {
+		if v == "" {
+			return fmt.Errorf("-%s is required with -mode %s", name, c.mode)
+		}
+	}
+	client, err := framework.NewClient(c.connect, locktest.TestRetryPolicy,
+		framework.WithSessionTimeout(c.session), framework.WithConnectionTimeout(2*c.session))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	if err := client.Start(); err != nil {
+		return err
+	}
+	var o out
+	if c.mode == "long" {
+		return increment(&o, client, c)
+	}
+	return holdAndWrite(&o, client, c)
 }
 
 // out serializes the report lines.
@@ -59,98 +105,6 @@ func (o *out) say(format string, args ...any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	fmt.Printf(format+"\n", args...)
-}
-
-func run(connect, lockPath, fencePath, counterPath, ackPath string, session, acquire time.Duration) error {
-	for name, v := range map[string]string{"connect": connect, "lock": lockPath, "fence": fencePath, "counter": counterPath, "ack": ackPath} {
-		if v == "" {
-			return fmt.Errorf("-%s is required", name)
-		}
-	}
-	c, err := framework.NewClient(connect, locktest.TestRetryPolicy,
-		framework.WithSessionTimeout(session), framework.WithConnectionTimeout(2*session))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.Start(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), acquire+4*session)
-	defer cancel()
-	m, err := locks.NewInterProcessMutex(c, lockPath)
-	if err != nil {
-		return err
-	}
-	ok, err := m.TryAcquire(ctx, acquire)
-	if err != nil {
-		return fmt.Errorf("acquire %s: %w", lockPath, err)
-	}
-	if !ok {
-		return fmt.Errorf("acquire %s: not within %v", lockPath, acquire)
-	}
-	var o out
-	go func() {
-		<-m.Lost()
-		o.say("LOST")
-	}()
-	token := m.FencingToken()
-	fence, fenceStat, err := readInt(ctx, c, fencePath)
-	if err == nil {
-		var count int64
-		var countStat *zk.Stat
-		count, countStat, err = readInt(ctx, c, counterPath)
-		if err == nil {
-			o.say("HOLD %d %d %d", token, fence, count)
-			err = awaitWrite(ctx, &o, c, token, fence, fenceStat, count, countStat, fencePath, counterPath, ackPath)
-		}
-	}
-	relCtx, relCancel := context.WithTimeout(context.Background(), 2*session)
-	defer relCancel()
-	if rerr := m.Release(relCtx); rerr != nil && err == nil {
-		err = fmt.Errorf("release: %w", rerr)
-	}
-	o.say("DONE")
-	return err
-}
-
-// awaitWrite waits for WRITE on standard input and then writes, conditional
-// on the versions read before.
-func awaitWrite(ctx context.Context, o *out, c *framework.Client, token, fence int64, fenceStat *zk.Stat, count int64, countStat *zk.Stat, fencePath, counterPath, ackPath string) error {
-	in := bufio.NewScanner(os.Stdin)
-	if !in.Scan() || strings.TrimSpace(in.Text()) != "WRITE" {
-		return errors.New("standard input ended before WRITE")
-	}
-	if token <= fence {
-		o.say("WROTE rejected-stale")
-		return nil
-	}
-	_, err := c.Transaction(ctx,
-		&zk.SetDataRequest{Path: fencePath, Data: []byte(strconv.FormatInt(token, 10)), Version: fenceStat.Version},
-		&zk.SetDataRequest{Path: counterPath, Data: []byte(strconv.FormatInt(count+1, 10)), Version: countStat.Version},
-		&zk.CreateRequest{Path: ackPath, Data: []byte(fmt.Sprintf("%d %d", token, count+1))},
-	)
-	switch {
-	case err == nil:
-		o.say("WROTE accepted")
-	case errors.Is(err, zk.ErrBadVersion):
-		o.say("WROTE rejected-conflict %s", oneLine(err))
-	default:
-		o.say("WROTE unknown %s", oneLine(err))
-	}
-	return nil
-}
-
-func readInt(ctx context.Context, c *framework.Client, p string) (int64, *zk.Stat, error) {
-	data, stat, err := c.GetData(ctx, p)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: data %q: %w", p, data, err)
-	}
-	return v, stat, nil
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
