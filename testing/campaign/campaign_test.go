@@ -102,7 +102,7 @@ func runCampaignConfig(t *testing.T, cfg campaign.Config, opts ...zktest.ServerO
 		if !rep.Verdict.Diverged || run == maxVoidRuns {
 			break
 		}
-		t.Logf("VOID RUN %d of %s: ZooKeeper's replicas diverged, so the run judges nothing; again on a fresh ensemble:\n%s",
+		t.Logf("VOID RUN %d of %s: ZooKeeper's replicas diverged, or it reported its own state inconsistent, so the run judges nothing; again on a fresh ensemble:\n%s",
 			run, kind, strings.Join(rep.Verdict.Violations, "\n"))
 		if err := cluster.Close(); err != nil {
 			t.Logf("close the diverged ensemble: %v", err)

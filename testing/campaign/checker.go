@@ -20,6 +20,9 @@ type endState struct {
 	// Replicas describes how the members' trees differ when they disagree
 	// (nil when they agree).
 	Replicas []string
+	// Alarms are the members' own reports, in their logs, that their state
+	// lost consistency (serverAlarms).
+	Alarms []string
 	// Long and Count are the counter campaign's final values.
 	Long, Count int64
 }
@@ -131,13 +134,18 @@ func resolveWrites(v *Verdict, holds []Hold, acks []ack) {
 }
 
 // checkReplicas reports an ensemble whose members disagree on the campaign's
-// outcome after each synced with the leader: ZooKeeper lost its own
-// consistency, and what the recipes did can no longer be judged from the
-// state.
+// outcome after each synced with the leader, or whose members reported in
+// their logs that they lost consistency in a run with violations: ZooKeeper
+// lost its own consistency, and what the recipes did can no longer be
+// judged from the state. Alarms in a run without violations change nothing.
 func checkReplicas(v *Verdict, final endState) {
-	if final.Replicas != nil {
+	switch {
+	case final.Replicas != nil:
 		v.Diverged = true
 		v.violate("ensemble: the members disagree after syncing with the leader (ZooKeeper's replicas diverged): %s", strings.Join(final.Replicas, "; "))
+	case final.Alarms != nil && len(v.Violations) > 0:
+		v.Diverged = true
+		v.violate("ensemble: ZooKeeper reported its own state inconsistent during the run, so the violations above judge it, not the recipes: %s", strings.Join(final.Alarms, "; "))
 	}
 }
 

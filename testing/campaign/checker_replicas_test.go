@@ -33,3 +33,26 @@ func TestCheckReplicasVoidsADivergedRun(t *testing.T) {
 		t.Errorf("diverged members: %+v", v)
 	}
 }
+
+// A run whose members reported their own inconsistency is void only when it
+// has violations: the alarm explains them, and changes nothing in a clean run.
+func TestCheckReplicasVoidsAnAlarmedRunWithViolations(t *testing.T) {
+	alarm := endState{Alarms: []string{`member 0 logged 3 line(s) like "Digests are not matching"`}}
+	var clean Verdict
+	checkReplicas(&clean, alarm)
+	if clean.Diverged || !clean.OK() {
+		t.Errorf("an alarmed run without violations: %+v", clean)
+	}
+	var v Verdict
+	v.violate("long: two applied increments both wrote 7")
+	checkReplicas(&v, alarm)
+	if !v.Diverged || v.OK() || !strings.Contains(v.Violations[len(v.Violations)-1], "Digests are not matching") {
+		t.Errorf("an alarmed run with violations: %+v", v)
+	}
+	var quiet Verdict
+	quiet.violate("long: two applied increments both wrote 7")
+	checkReplicas(&quiet, endState{})
+	if quiet.Diverged {
+		t.Errorf("a run with violations and no alarm was voided: %+v", quiet)
+	}
+}

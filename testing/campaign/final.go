@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -101,7 +102,39 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		f.Acks = append(f.Acks, a)
 	}
 	f.Replicas, err = replicaViews(ctx, cluster, p)
+	f.Alarms = serverAlarms(cluster)
 	return f, err
+}
+
+// consistencyAlarms are what a ZooKeeper 3.8 member logs when it finds its
+// own state inconsistent: a data tree whose digest differs from the one the
+// leader computed for the same zxid, or a transaction log written out of
+// zxid order (seen after a DIFF sync that lost acknowledged writes).
+var consistencyAlarms = []string{"Digests are not matching", "is <= "}
+
+// serverAlarms returns, per member whose log holds any, how many lines
+// raised each consistency alarm and the first such line.
+func serverAlarms(cluster *zktest.Cluster) []string {
+	var out []string
+	for i := range cluster.Size() {
+		log := cluster.Server(i).LogTail(math.MaxInt32)
+		for _, alarm := range consistencyAlarms {
+			var first string
+			n := 0
+			for _, line := range strings.Split(log, "\n") {
+				if strings.Contains(line, alarm) && (alarm != "is <= " || strings.Contains(line, "FileTxnLog")) {
+					if n == 0 {
+						first = strings.TrimSpace(line)
+					}
+					n++
+				}
+			}
+			if n > 0 {
+				out = append(out, fmt.Sprintf("member %d logged %d line(s) like %q", i, n, first))
+			}
+		}
+	}
+	return out
 }
 
 // replicaViews reads the campaign's outcome (the acknowledgement nodes and
