@@ -7,6 +7,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/campaign/internal/ensemble"
 )
 
 // elector wins one term of an election, waiting at most wait; ok is false
@@ -67,37 +68,21 @@ type selectorElector struct {
 // tryLead runs a selector whose function hands its term to the worker and
 // returns when the worker steps down or the term ends.
 func (e selectorElector) tryLead(ctx context.Context, wait time.Duration) (leadHold, bool, error) {
-	terms := make(chan leader.Term, 1)
-	stepDown := make(chan struct{})
-	s, err := leader.NewLeaderSelector(e.c, e.path, e.id, func(ctx context.Context, t leader.Term) error {
-		terms <- t
-		select {
-		case <-stepDown:
-		case <-ctx.Done():
-		}
-		return nil
-	})
+	s, err := ensemble.StartSelector(e.c, e.path, e.id)
 	if err != nil {
 		return leadHold{}, false, err
-	}
-	if err := s.Start(); err != nil {
-		return leadHold{}, false, err
-	}
-	leave := func(ctx context.Context) error {
-		close(stepDown)
-		return s.Close(ctx)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
-	case t := <-terms:
-		return leadHold{lost: t.Done(), token: t.Token, stepDown: leave}, true, nil
+	case t := <-s.Terms:
+		return leadHold{lost: t.Done(), token: t.Token, stepDown: s.StepDown}, true, nil
 	case <-timer.C:
 	case <-ctx.Done():
 	}
 	cctx, done := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer done()
-	_ = leave(cctx)
+	_ = s.StepDown(cctx)
 	return leadHold{}, false, ctx.Err()
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/campaign/internal/ensemble"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -77,10 +78,10 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		}
 	}
 
-	if f.Counter, _, err = readInt(ctx, c, p.counter); err != nil {
+	if f.Counter, _, err = ensemble.ReadInt(ctx, c, p.counter); err != nil {
 		return f, fmt.Errorf("campaign: %w", err)
 	}
-	if f.Fence, _, err = readInt(ctx, c, p.fence); err != nil {
+	if f.Fence, _, err = ensemble.ReadInt(ctx, c, p.fence); err != nil {
 		return f, fmt.Errorf("campaign: %w", err)
 	}
 	if f.Long, f.Count, err = counterValues(ctx, c, p); err != nil {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"path"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/campaign/internal/ensemble"
 )
 
 // maxDwell bounds the simulated work inside a critical section.
@@ -289,12 +289,12 @@ func (w *worker) write(ctx context.Context, token int64, lost <-chan struct{}, r
 		rec.Err = "no fencing token"
 		return
 	}
-	fence, fenceStat, err := readInt(ctx, w.client, w.paths.fence)
+	fence, fenceStat, err := ensemble.ReadInt(ctx, w.client, w.paths.fence)
 	if err != nil {
 		rec.Err = err.Error()
 		return
 	}
-	counter, counterStat, err := readInt(ctx, w.client, w.paths.counter)
+	counter, counterStat, err := ensemble.ReadInt(ctx, w.client, w.paths.counter)
 	if err != nil {
 		rec.Err = err.Error()
 		return
@@ -329,7 +329,7 @@ func (w *worker) write(ctx context.Context, token int64, lost <-chan struct{}, r
 
 // read is a reader's work under the read lock.
 func (w *worker) read(ctx context.Context, rec *Hold) {
-	counter, _, err := readInt(ctx, w.client, w.paths.counter)
+	counter, _, err := ensemble.ReadInt(ctx, w.client, w.paths.counter)
 	if err != nil {
 		rec.Err = err.Error()
 		return
@@ -344,19 +344,6 @@ func (w *worker) dwell(ctx context.Context) {
 	if w.maxDwell > 0 {
 		sleepCtx(ctx, time.Duration(w.rng.Int64N(int64(w.maxDwell))))
 	}
-}
-
-// readInt reads a node holding a decimal number, and its Stat.
-func readInt(ctx context.Context, c *framework.Client, p string) (int64, *zk.Stat, error) {
-	data, stat, err := c.GetData(ctx, p)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: data %q: %w", p, data, err)
-	}
-	return v, stat, nil
 }
 
 func isClosed(ch <-chan struct{}) bool {

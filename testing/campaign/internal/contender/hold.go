@@ -15,6 +15,7 @@ import (
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/campaign/internal/ensemble"
 )
 
 // held is a lock hold or an election term: its fencing token, the channel
@@ -38,11 +39,11 @@ func holdAndWrite(o *out, c *framework.Client, cfg config) error {
 		<-h.lost
 		o.say("LOST")
 	}()
-	fence, fenceStat, err := readInt(ctx, c, cfg.fence)
+	fence, fenceStat, err := ensemble.ReadInt(ctx, c, cfg.fence)
 	if err == nil {
 		var count int64
 		var countStat *zk.Stat
-		count, countStat, err = readInt(ctx, c, cfg.counter)
+		count, countStat, err = ensemble.ReadInt(ctx, c, cfg.counter)
 		if err == nil {
 			o.say("HOLD %d %d %d", h.token, fence, count)
 			err = awaitWrite(ctx, o, c, h.token, fence, fenceStat, count, countStat, cfg)
@@ -123,33 +124,17 @@ func lead(ctx context.Context, c *framework.Client, cfg config) (held, error) {
 // selected runs a LeaderSelector at cfg.lock whose function hands its term
 // over and returns once the term is given up or ends.
 func selected(ctx context.Context, c *framework.Client, cfg config) (held, error) {
-	terms := make(chan leader.Term, 1)
-	stepDown := make(chan struct{})
-	s, err := leader.NewLeaderSelector(c, cfg.lock, "frozen", func(ctx context.Context, t leader.Term) error {
-		terms <- t
-		select {
-		case <-stepDown:
-		case <-ctx.Done():
-		}
-		return nil
-	})
+	s, err := ensemble.StartSelector(c, cfg.lock, "frozen")
 	if err != nil {
 		return held{}, err
 	}
-	if err := s.Start(); err != nil {
-		return held{}, err
-	}
-	leave := func(ctx context.Context) error {
-		close(stepDown)
-		return s.Close(ctx)
-	}
 	select {
-	case t := <-terms:
-		return held{token: t.Token, lost: t.Done(), release: leave}, nil
+	case t := <-s.Terms:
+		return held{token: t.Token, lost: t.Done(), release: s.StepDown}, nil
 	case <-ctx.Done():
 		cctx, cancel := context.WithTimeout(context.Background(), 2*cfg.session)
 		defer cancel()
-		_ = leave(cctx)
+		_ = s.StepDown(cctx)
 		return held{}, fmt.Errorf("lead %s: not within %v", cfg.lock, cfg.acquire)
 	}
 }
@@ -179,16 +164,4 @@ func awaitWrite(ctx context.Context, o *out, c *framework.Client, token, fence i
 		o.say("WROTE unknown %s", oneLine(err))
 	}
 	return nil
-}
-
-func readInt(ctx context.Context, c *framework.Client, p string) (int64, *zk.Stat, error) {
-	data, stat, err := c.GetData(ctx, p)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return 0, nil, fmt.Errorf("read %s: data %q: %w", p, data, err)
-	}
-	return v, stat, nil
 }
