@@ -118,6 +118,9 @@ func TestFlagsRejectBadValues(t *testing.T) {
 		if !strings.Contains(stderr.String(), args[1]) && !strings.Contains(stderr.String(), args[0]) {
 			t.Errorf("%q: the error does not name the value: %s", args, stderr.String())
 		}
+		if strings.Count(stderr.String(), "recipebench: ") != 1 {
+			t.Errorf("%q: want the program's name once: %s", args, stderr.String())
+		}
 	}
 }
 
@@ -136,5 +139,18 @@ func TestReportNotesACuratorCacheThatDidNotLoad(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// An error from deep in a run names the program once: with no java to find,
+// the message was "recipebench: recipebench: java not found ...".
+func TestRunErrorNamesTheProgramOnce(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-connect", "127.0.0.1:1", "-only", "atomic"}, &bytes.Buffer{}, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "java") || strings.Count(stderr.String(), "recipebench: ") != 1 {
+		t.Errorf("want one error naming java, with the program's name once: %s", stderr.String())
 	}
 }

@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parse(args, stderr)
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "recipebench:", err)
+			report(stderr, err)
 		}
 		return 2
 	}
@@ -173,17 +173,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	stopProfile, err := startCPUProfile(cfg.cpuProfile)
 	if err != nil {
-		fmt.Fprintln(stderr, "recipebench:", err)
+		report(stderr, err)
 		return 1
 	}
 	rows, err := measureAll(ctx, cfg, stderr)
 	stopProfile()
 	if err != nil {
-		fmt.Fprintln(stderr, "recipebench:", err)
+		report(stderr, err)
 		return 1
 	}
 	writeReport(ctx, stdout, cfg, rows)
 	return 0
+}
+
+// report prints err on stderr behind the program's name, once: most errors
+// already begin with it.
+func report(stderr io.Writer, err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "recipebench: ") {
+		msg = "recipebench: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 }
 
 // measureAll starts the Curator helper and a checking client, and measures
