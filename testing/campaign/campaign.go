@@ -228,7 +228,33 @@ func awaitProgress(ctx context.Context, h *recorder, cfg Config, healedAt time.D
 // adminClient connects straight to the ensemble, past the proxies, for
 // setting up and inspecting a campaign.
 func adminClient(ctx context.Context, cluster *zktest.Cluster) (*framework.Client, error) {
-	return dialAdmin(ctx, cluster.ConnectString())
+	c, err := dialAdmin(ctx, cluster.ConnectString())
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, membersStatus(ctx, cluster))
+	}
+	return c, nil
+}
+
+// membersStatus says what each member answers to "srvr" now: its mode, or
+// why it does not serve; for errors of a connection that did not come.
+func membersStatus(ctx context.Context, cluster *zktest.Cluster) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var out []string
+	for i := range cluster.Size() {
+		reply, err := cluster.Server(i).FourLetter(ctx, "srvr")
+		status := "no answer: " + fmt.Sprint(err)
+		if err == nil {
+			status = strings.TrimSpace(reply)
+			for _, line := range strings.Split(reply, "\n") {
+				if strings.HasPrefix(line, "Mode:") {
+					status = line
+				}
+			}
+		}
+		out = append(out, fmt.Sprintf("member %d %s", i, status))
+	}
+	return strings.Join(out, "; ")
 }
 
 // dialAdmin connects to the members in connect and awaits the session.

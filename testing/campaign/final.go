@@ -147,7 +147,7 @@ func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]stri
 	for i, addr := range cluster.Addrs() {
 		c, err := dialAdmin(ctx, addr)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("campaign: member %d: %w (%s)", i, err, membersStatus(ctx, cluster))
 		}
 		if err = synced(c); err == nil {
 			trees[i], err = treeOf(ctx, c, p.acks, p.counter, p.fence, p.long, p.count)
