@@ -56,3 +56,21 @@ func TestCheckReplicasVoidsAnAlarmedRunWithViolations(t *testing.T) {
 		t.Errorf("a run with violations and no alarm was voided: %+v", quiet)
 	}
 }
+
+// The alarms are read from the lines ZooKeeper 3.8.0 logged in a run that
+// lost acknowledged writes; other lines with some of the words raise none.
+func TestAlarmsInReadsZooKeepersOwnConsistencyWarnings(t *testing.T) {
+	log := `21:02:11.101 [QuorumPeer] WARN org.apache.zookeeper.server.DataTree - [1472 times] Message: Digests are not matching. Value is Zxid. Last value:34359740233
+21:02:12.300 [SyncThread:2] WARN org.apache.zookeeper.server.persistence.FileTxnLog - Current zxid 34359760113 is <= 34359760135 for setData
+21:02:12.301 [SyncThread:2] WARN org.apache.zookeeper.server.persistence.FileTxnLog - Current zxid 34359760114 is <= 34359760135 for setData
+21:02:13.000 [main] INFO org.apache.zookeeper.server.Other - a value is <= its bound
+`
+	got := alarmsIn(2, log)
+	if len(got) != 2 || !strings.Contains(got[0], "member 2 logged 1 line(s)") || !strings.Contains(got[0], "Digests are not matching") ||
+		!strings.Contains(got[1], "member 2 logged 2 line(s)") || !strings.Contains(got[1], "FileTxnLog") {
+		t.Errorf("alarms = %q, want the digest line once and the two FileTxnLog lines", got)
+	}
+	if got := alarmsIn(0, "INFO org.apache.zookeeper.server.Other - a value is <= its bound\n"); got != nil {
+		t.Errorf("alarms of a quiet log = %q, want none", got)
+	}
+}

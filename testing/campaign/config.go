@@ -96,11 +96,8 @@ func (k LockKind) settles() bool { return k == Discovery || k == Cache }
 // registrant, group member, cache or barrier member writes nothing the
 // checkers could judge (docs/campaign.md).
 func (k LockKind) freezable() bool {
-	switch k {
-	case MutexLock, TTLMutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter:
-		return true
-	}
-	return false
+	_, ok := contenderModes[k]
+	return ok
 }
 
 // leases reports whether k is a semaphore, whose holds are leases.

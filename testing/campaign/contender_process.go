@@ -97,31 +97,28 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// mode is the helper's -mode for the campaign's kind.
-func (cs *contenders) mode() string {
-	switch cs.kind {
-	case ReadWriteLock:
-		return "rwlock"
-	case ElectionLatch:
-		return "latch"
-	case ElectionSelector:
-		return "selector"
-	case Counter:
-		return "long"
-	case TTLMutexLock:
-		return "ttl"
-	}
-	return "mutex"
+// contenderModes is the helper's -mode for each campaign that runs
+// PauseClientProcess (LockKind.freezable).
+var contenderModes = map[LockKind]string{
+	MutexLock:        "mutex",
+	TTLMutexLock:     "ttl",
+	ReadWriteLock:    "rwlock",
+	ElectionLatch:    "latch",
+	ElectionSelector: "selector",
+	Counter:          "long",
 }
+
+// acquireWait bounds how long the helper tries to take the lock or win a
+// term.
+func (cs *contenders) acquireWait() time.Duration { return 10 * cs.session }
 
 // start runs the helper as client id.
 func (cs *contenders) start(id int) (*proc, error) {
-	acquire := 10 * cs.session
 	p := &proc{lines: make(chan line, 64), clock: cs.clock}
-	p.cmd = exec.Command(cs.bin, "-mode", cs.mode(),
+	p.cmd = exec.Command(cs.bin, "-mode", contenderModes[cs.kind],
 		"-connect", cs.connect, "-lock", cs.paths.lock, "-fence", cs.paths.fence, "-counter", cs.paths.counter,
 		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long, "-ttl", lockTTL.String(),
-		"-session", cs.session.String(), "-acquire", acquire.String())
+		"-session", cs.session.String(), "-acquire", cs.acquireWait().String())
 	p.cmd.Stderr = &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -217,7 +214,7 @@ func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error
 	id := f.Client
 	rec := Hold{Client: id, Mode: Exclusive, Write: never, LostAt: never, Frozen: true, FrozenAt: never, ThawedAt: never}
 	for held := false; !held; {
-		l, ok := p.next(ctx, 10*cs.session+4*cs.session)
+		l, ok := p.next(ctx, cs.acquireWait()+4*cs.session)
 		if !ok {
 			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(p.stderr.String()))
 			return nil

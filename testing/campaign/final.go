@@ -108,34 +108,55 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 }
 
 // consistencyAlarms are what a ZooKeeper 3.8 member logs when it finds its
-// own state inconsistent: a data tree whose digest differs from the one the
-// leader computed for the same zxid, or a transaction log written out of
-// zxid order (seen after a DIFF sync that lost acknowledged writes).
-var consistencyAlarms = []string{"Digests are not matching", "is <= "}
+// own state inconsistent, each the words one log line holds: a data tree
+// whose digest differs from the one the leader computed for the same zxid,
+// or a transaction log written out of zxid order (seen after a DIFF sync
+// that lost acknowledged writes).
+var consistencyAlarms = [][]string{
+	{"Digests are not matching"},
+	{"FileTxnLog", "is <= "},
+}
 
-// serverAlarms returns, per member whose log holds any, how many lines
-// raised each consistency alarm and the first such line.
+// serverAlarms returns, per member and alarm its log holds, how many lines
+// raised it and the first such line.
 func serverAlarms(cluster *zktest.Cluster) []string {
 	var out []string
 	for i := range cluster.Size() {
-		log := cluster.Server(i).LogTail(math.MaxInt32)
-		for _, alarm := range consistencyAlarms {
-			var first string
-			n := 0
-			for _, line := range strings.Split(log, "\n") {
-				if strings.Contains(line, alarm) && (alarm != "is <= " || strings.Contains(line, "FileTxnLog")) {
-					if n == 0 {
-						first = strings.TrimSpace(line)
-					}
-					n++
+		out = append(out, alarmsIn(i, cluster.Server(i).LogTail(math.MaxInt32))...)
+	}
+	return out
+}
+
+// alarmsIn is serverAlarms for the log of member i.
+func alarmsIn(i int, log string) []string {
+	var out []string
+	lines := strings.Split(log, "\n")
+	for _, alarm := range consistencyAlarms {
+		var first string
+		n := 0
+		for _, line := range lines {
+			if containsAll(line, alarm) {
+				if n == 0 {
+					first = strings.TrimSpace(line)
 				}
+				n++
 			}
-			if n > 0 {
-				out = append(out, fmt.Sprintf("member %d logged %d line(s) like %q", i, n, first))
-			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("member %d logged %d line(s) like %q", i, n, first))
 		}
 	}
 	return out
+}
+
+// containsAll reports whether s holds every one of words.
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // replicaViews reads the campaign's outcome (the acknowledgement nodes and
