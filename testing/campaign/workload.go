@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -77,8 +76,6 @@ type ack struct {
 	Client, Seq  int
 	Token, Value int64
 }
-
-func (a ack) data() []byte { return []byte(fmt.Sprintf("%d %d", a.Token, a.Value)) }
 
 func parseAck(name string, data []byte) (ack, error) {
 	var a ack
@@ -307,12 +304,8 @@ func (w *worker) write(ctx context.Context, token int64, lost <-chan struct{}, r
 		rec.Outcome = Stale
 		return
 	}
-	a := ack{Client: w.id, Seq: rec.Seq, Token: rec.Token, Value: counter + 1}
-	_, err = w.client.Transaction(ctx,
-		&zk.SetDataRequest{Path: w.paths.fence, Data: []byte(strconv.FormatInt(rec.Token, 10)), Version: fenceStat.Version},
-		&zk.SetDataRequest{Path: w.paths.counter, Data: []byte(strconv.FormatInt(a.Value, 10)), Version: counterStat.Version},
-		&zk.CreateRequest{Path: w.paths.acks + "/" + ackName(w.id, rec.Seq), Data: a.data()},
-	)
+	err = ensemble.FencedWrite(ctx, w.client, w.paths.fence, w.paths.counter, w.paths.acks+"/"+ackName(w.id, rec.Seq),
+		rec.Token, fenceStat, counter, counterStat)
 	switch {
 	case err == nil:
 		rec.Outcome = Accepted

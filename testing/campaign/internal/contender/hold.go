@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -150,11 +149,7 @@ func awaitWrite(ctx context.Context, o *out, c *framework.Client, token, fence i
 		o.say("WROTE rejected-stale")
 		return nil
 	}
-	_, err := c.Transaction(ctx,
-		&zk.SetDataRequest{Path: cfg.fence, Data: []byte(strconv.FormatInt(token, 10)), Version: fenceStat.Version},
-		&zk.SetDataRequest{Path: cfg.counter, Data: []byte(strconv.FormatInt(count+1, 10)), Version: countStat.Version},
-		&zk.CreateRequest{Path: cfg.ack, Data: []byte(fmt.Sprintf("%d %d", token, count+1))},
-	)
+	err := ensemble.FencedWrite(ctx, c, cfg.fence, cfg.counter, cfg.ack, token, fenceStat, count, countStat)
 	switch {
 	case err == nil:
 		o.say("WROTE accepted")

@@ -1,6 +1,6 @@
 // Package ensemble holds what the campaign and its contender process both
-// do on the ensemble: read the fence and counter nodes, and lead through a
-// LeaderSelector whose term the caller holds.
+// do on the ensemble: read the fence and counter nodes, write through the
+// fence, and lead through a LeaderSelector whose term the caller holds.
 package ensemble
 
 import (
@@ -27,6 +27,20 @@ func ReadInt(ctx context.Context, c *framework.Client, p string) (int64, *zk.Sta
 		return 0, nil, fmt.Errorf("read %s: data %q: %w", p, data, err)
 	}
 	return v, stat, nil
+}
+
+// FencedWrite is the campaign's fenced increment: in one transaction,
+// conditional on the versions read, it sets the fence to token and the
+// counter to count+1 and creates the acknowledgement node ack holding
+// "token count+1". zk.ErrBadVersion says the fence or the counter changed
+// since they were read.
+func FencedWrite(ctx context.Context, c *framework.Client, fence, counter, ack string, token int64, fenceStat *zk.Stat, count int64, counterStat *zk.Stat) error {
+	_, err := c.Transaction(ctx,
+		&zk.SetDataRequest{Path: fence, Data: []byte(strconv.FormatInt(token, 10)), Version: fenceStat.Version},
+		&zk.SetDataRequest{Path: counter, Data: []byte(strconv.FormatInt(count+1, 10)), Version: counterStat.Version},
+		&zk.CreateRequest{Path: ack, Data: []byte(fmt.Sprintf("%d %d", token, count+1))},
+	)
+	return err
 }
 
 // Selector is a started LeaderSelector whose function hands each term to
