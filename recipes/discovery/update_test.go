@@ -12,6 +12,7 @@ import (
 	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // expireSession pauses p until c reports its session lost (the server
@@ -19,14 +20,7 @@ import (
 // lets c connect again with a new session.
 func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client, meanwhile func()) {
 	t.Helper()
-	lost := make(chan struct{})
-	var once bool
-	stop := c.Listen(func(s framework.ConnectionState) {
-		if s == framework.Lost && !once {
-			once = true
-			close(lost)
-		}
-	})
+	lost, stop := zkclient.LostSignal(c)
 	defer stop()
 	before := c.SessionID()
 	p.Pause()

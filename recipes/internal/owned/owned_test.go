@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
@@ -39,14 +40,7 @@ func newGivingUpClient(t *testing.T, p *zktest.Proxy) *framework.Client {
 // server, and lets c connect again with a new session.
 func giveUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client) {
 	t.Helper()
-	lost := make(chan struct{})
-	var once bool
-	stop := c.Listen(func(s framework.ConnectionState) {
-		if s == framework.Lost && !once {
-			once = true
-			close(lost)
-		}
-	})
+	lost, stop := zkclient.LostSignal(c)
 	defer stop()
 	p.Pause()
 	select {
