@@ -42,6 +42,7 @@ type Proxy struct {
 	lost    int
 	counts  map[Op]int64
 	notifs  int64 // watch notifications forwarded to clients
+	trace   func(Frame)
 }
 
 // arming is one LoseNextReply call not yet bound to a request.

@@ -39,6 +39,7 @@ type link struct {
 	ended   int   // directions whose end has been forwarded
 	losing  bool  // the reply to lostXid is to be lost
 	lostXid int32
+	session int64 // from the server's handshake reply
 }
 
 type queue struct {
@@ -126,6 +127,7 @@ func (l *link) readClient() {
 				l.losing, l.lostXid = true, xid
 				p.arming = nil
 			}
+			l.traceLocked(chunk, false)
 		}
 		handshake = handshake && !framed
 		l.pushLocked(&l.up, item{kind: itemData, data: chunk})
@@ -153,6 +155,7 @@ func (l *link) readServer() {
 			if xid == xidNotification {
 				p.notifs++
 			}
+			l.traceLocked(chunk, true)
 			if l.losing && xid == l.lostXid {
 				l.losing = false
 				p.lost++
@@ -160,6 +163,9 @@ func (l *link) readServer() {
 				p.mu.Unlock()
 				return
 			}
+		}
+		if handshake && framed {
+			l.noteHandshakeLocked(chunk)
 		}
 		handshake = handshake && !framed
 		l.pushLocked(&l.down, item{kind: itemData, data: chunk})

@@ -315,3 +315,59 @@ func TestProxyLatencyDelaysEveryRoundTrip(t *testing.T) {
 		t.Errorf("a round trip took %v after SetLatency(0); want under %v", rtt, 2*oneWay)
 	}
 }
+
+// Trace reports each request with its opcode, its reply with the same xid
+// and the watch notification, all under the session the server gave the
+// connection, in the order read.
+func TestProxyTraceReportsFramesOfTheSession(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	watcher := connect(t, p.Addr(), 10*time.Second)
+	writer := connect(t, s.Addr(), 10*time.Second)
+
+	frames := make(chan Frame, 64)
+	p.Trace(func(f Frame) {
+		if f.Xid != -2 { // pings come when they come
+			frames <- f
+		}
+	})
+	_, _, events, err := watcher.ExistsW("/traced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Create("/traced", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-events:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification within 10 s")
+	}
+	p.Trace(nil)
+	close(frames)
+	var got []Frame
+	for f := range frames {
+		got = append(got, f)
+	}
+	if len(got) != 3 {
+		t.Fatalf("traced %d frames, want 3 (exists, its reply, the notification): %+v", len(got), got)
+	}
+	req, reply, notif := got[0], got[1], got[2]
+	if req.FromServer || req.Op != OpExists {
+		t.Errorf("first frame %+v, want the exists request", req)
+	}
+	if !reply.FromServer || reply.Xid != req.Xid || reply.Notification() {
+		t.Errorf("second frame %+v, want the reply to xid %d", reply, req.Xid)
+	}
+	if !notif.Notification() {
+		t.Errorf("third frame %+v, want a watch notification", notif)
+	}
+	for _, f := range got {
+		if f.Session != watcher.SessionID() {
+			t.Errorf("frame %+v has session %#x, want the watcher's %#x", f, f.Session, watcher.SessionID())
+		}
+	}
+	if !(req.Read.Before(reply.Read) || req.Read.Equal(reply.Read)) || reply.Read.After(notif.Read) {
+		t.Errorf("frames read out of order: %v, %v, %v", req.Read, reply.Read, notif.Read)
+	}
+}
