@@ -134,6 +134,40 @@ grid() {
 	echo "notification, what any ZooKeeper lock's hand-off costs on this server and link:"
 	echo
 	handoffs
+	if [[ " ${extra[*]} " == *" -trace-handoffs "* ]]; then
+		echo
+		echo "Where a hand-off's time goes, each hand-off followed through the proxy (medians): from the"
+		echo "release call to the releasing request reaching the server (out), from there to the server"
+		echo "sending the next holder its watch notification (server), and from there to that holder's"
+		echo "acquire returning (back); each way includes the $rtt_half emulated one-way delay. Ahead: other"
+		echo "requests in the server when the releasing one arrived; after: requests the next holder sent"
+		echo "between its notification and holding (means):"
+		echo
+		splits
+	fi
+}
+
+# splits: the hand-off split of the traced results, medians, one row per
+# implementation and client count with more than one client.
+splits() {
+	awk "$medians_awk"'
+function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
+END {
+	print "| clients | lock | hand-off ms | out ms | server ms | back ms | requests ahead | requests after notification |"
+	print "|---:|---|---:|---:|---:|---:|---:|---:|"
+	n = split("zkcurator gozk floor", impls, " ")
+	for (r = 1; r <= rows; r++) {
+		c = order[r]
+		for (i = 1; i <= n; i++) {
+			k = impls[i] SUBSEP c
+			if (median(k SUBSEP "traced_handoffs") <= 0) continue
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c, impls[i],
+				cell(median(k SUBSEP "handoff_p50_ms"), "%.2f"), cell(median(k SUBSEP "handoff_out_ms"), "%.2f"),
+				cell(median(k SUBSEP "handoff_server_ms"), "%.2f"), cell(median(k SUBSEP "handoff_back_ms"), "%.2f"),
+				cell(median(k SUBSEP "handoff_reqs_ahead"), "%.2f"), cell(median(k SUBSEP "handoff_reqs_after_notif"), "%.2f")
+		}
+	}
+}' "$tmp/results"
 }
 
 # handoffs: the hand-off table of the results against the measured floor, medians.
@@ -212,7 +246,8 @@ END {
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 grid local "127.0.0.1, no added latency" "$ops" "$warmup"
 if [[ -n $rtt ]]; then
-	grid rtt "every session through a proxy emulating a $rtt round trip (lockbench -rtt $rtt)" "$rtt_ops" "$((rtt_ops / 10))" -rtt "$rtt"
+	rtt_half="half of $rtt"
+	grid rtt "every session through a proxy emulating a $rtt round trip (lockbench -rtt $rtt)" "$rtt_ops" "$((rtt_ops / 10))" -rtt "$rtt" -trace-handoffs
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 echo

@@ -19,7 +19,13 @@ type section struct {
 	inside     atomic.Int64
 	violations atomic.Int64
 	counter    atomic.Int64
-	released   atomic.Int64 // when the last holder called release, in Unix nanoseconds; 0 before
+	released   atomic.Pointer[release] // the last holder's release call; nil before
+}
+
+// release is a holder's release call: when, and in which session.
+type release struct {
+	at      time.Time
+	session int64
 }
 
 func (s *section) enter() {
@@ -36,30 +42,30 @@ type worker struct {
 	mu      mutex
 	acq     []time.Duration // measured cycles only
 	cycle   []time.Duration
-	handoff []time.Duration // from the last holder's release call to our acquire's return
-	entered int64           // critical sections entered, warm-up included
-	err     error           // the first failure; the worker stops there
+	handoff []handoff // from the last holder's release call to our acquire's return
+	entered int64     // critical sections entered, warm-up included
+	err     error     // the first failure; the worker stops there
 }
 
-// run does one acquire, critical section, release cycle. Its hand-off is
-// the time from the previous holder's release call (its own, uncontended)
-// to this acquire's return; 0 for the first cycle of the run.
-func (w *worker) run(ctx context.Context, sec *section) (acq, cycle, handoff time.Duration, err error) {
+// run does one acquire, critical section, release cycle. Its hand-off runs
+// from the previous holder's release call (its own, uncontended) to this
+// acquire's return; its from is zero for the first cycle of the run.
+func (w *worker) run(ctx context.Context, sec *section) (acq, cycle time.Duration, h handoff, err error) {
 	start := time.Now()
 	if err := w.mu.acquire(ctx); err != nil {
-		return 0, 0, 0, fmt.Errorf("acquire: %w", err)
+		return 0, 0, h, fmt.Errorf("acquire: %w", err)
 	}
-	acquired := time.Now()
-	if prev := sec.released.Load(); prev != 0 {
-		handoff = acquired.Sub(time.Unix(0, prev))
+	h.to, h.acquirer = time.Now(), w.sess.id()
+	if prev := sec.released.Load(); prev != nil {
+		h.from, h.releaser = prev.at, prev.session
 	}
 	sec.enter()
 	w.entered++
-	sec.released.Store(time.Now().UnixNano())
+	sec.released.Store(&release{at: time.Now(), session: h.acquirer})
 	if err := w.mu.release(ctx); err != nil {
-		return 0, 0, 0, fmt.Errorf("release: %w", err)
+		return 0, 0, h, fmt.Errorf("release: %w", err)
 	}
-	return acquired.Sub(start), time.Since(start), handoff, nil
+	return h.to.Sub(start), time.Since(start), h, nil
 }
 
 // bench runs the workload of cfg against connect and measures it.
@@ -122,13 +128,14 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 				return
 			}
 			for range cfg.n {
-				var acq, cycle, handoff time.Duration
-				if acq, cycle, handoff, w.err = w.run(ctx, &sec); w.err != nil {
+				var acq, cycle time.Duration
+				var h handoff
+				if acq, cycle, h, w.err = w.run(ctx, &sec); w.err != nil {
 					return
 				}
 				w.acq = append(w.acq, acq)
 				w.cycle = append(w.cycle, cycle)
-				w.handoff = append(w.handoff, handoff)
+				w.handoff = append(w.handoff, h)
 			}
 		}()
 	}
@@ -141,12 +148,18 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 	cost := probe.end(log)
 
 	res := result{impl: cfg.impl, clients: cfg.clients, iterations: cfg.n, secs: elapsed.Seconds()}
-	var acq, cycle, handoff []time.Duration
+	var acq, cycle, gaps []time.Duration
+	var handoffs []handoff
 	var entered int64
 	for i, w := range workers {
 		acq = append(acq, w.acq...)
 		cycle = append(cycle, w.cycle...)
-		handoff = append(handoff, w.handoff...)
+		for _, h := range w.handoff {
+			if !h.from.IsZero() {
+				gaps = append(gaps, h.to.Sub(h.from))
+			}
+		}
+		handoffs = append(handoffs, w.handoff...)
 		entered += w.entered
 		if w.err != nil {
 			res.errors++
@@ -157,7 +170,8 @@ func bench(ctx context.Context, cfg config, connect string, probe *costProbe, lo
 	res.cost = cost.perCycle(res.ops)
 	res.acqP50, res.acqP99 = percentile(acq, 50), percentile(acq, 99)
 	res.cycleP50, res.cycleP99 = percentile(cycle, 50), percentile(cycle, 99)
-	res.handoffP50 = percentile(handoff, 50)
+	res.handoffP50 = percentile(gaps, 50)
+	res.trace = probe.trace(handoffs, log)
 	res.violations = sec.violations.Load()
 	res.counterOK = sec.counter.Load() == entered
 	if !res.counterOK {
@@ -195,7 +209,7 @@ func dialAll(ctx context.Context, cfg config, connect string) ([]*worker, error)
 				mu:      mu,
 				acq:     make([]time.Duration, 0, capacity),
 				cycle:   make([]time.Duration, 0, capacity),
-				handoff: make([]time.Duration, 0, capacity),
+				handoff: make([]handoff, 0, capacity),
 			}
 		}()
 	}

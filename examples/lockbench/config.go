@@ -36,6 +36,7 @@ type config struct {
 	sessionTimeout time.Duration
 	timeout        time.Duration
 	rtt            time.Duration
+	traceHandoffs  bool
 	serverPID      int
 	serve          bool
 }
@@ -58,6 +59,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 10*time.Second, "session timeout each client asks for")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "bound on the whole run; operations still under way then count as errors")
 	fs.DurationVar(&cfg.rtt, "rtt", 0, "round-trip time to emulate: every session goes through a proxy on 127.0.0.1 that delays each direction by half of it (needs a single-server -connect)")
+	fs.BoolVar(&cfg.traceHandoffs, "trace-handoffs", false, "with -rtt: follow every hand-off through the proxy and split its time into the way to the server, the server and the way back (handoff_*_ms on the RESULT line)")
 	fs.IntVar(&cfg.serverPID, "server-pid", 0, "process id of the ZooKeeper server whose CPU time per cycle to report (Linux); 0: the embedded server's, else none")
 	fs.BoolVar(&cfg.serve, "serve", false, "only start an embedded ZooKeeper, print \"CONNECT <host:port>\" and serve until interrupted")
 	if err := fs.Parse(args); err != nil {
@@ -100,6 +102,8 @@ func (cfg config) validate() error {
 		return fmt.Errorf("-server-pid %d: want a process id, or 0", cfg.serverPID)
 	case cfg.rtt < 0:
 		return fmt.Errorf("-rtt %v: want 0 or a positive duration", cfg.rtt)
+	case cfg.traceHandoffs && cfg.rtt == 0:
+		return errors.New("-trace-handoffs follows hand-offs through the -rtt proxy: give -rtt too")
 	case cfg.rtt > 0 && strings.Contains(cfg.connect, ","):
 		return fmt.Errorf("-rtt %v: the proxy serves one server; -connect %q names several", cfg.rtt, cfg.connect)
 	case cfg.path == "/":

@@ -12,8 +12,9 @@ import (
 // server: the requests and watch notifications that cross the -rtt proxy,
 // and the ZooKeeper server's CPU time when its process is known.
 type costProbe struct {
-	proxy *zktest.Proxy // nil without -rtt
-	pid   int           // 0: unknown
+	proxy  *zktest.Proxy // nil without -rtt
+	pid    int           // 0: unknown
+	tracer *tracer       // with -trace-handoffs
 
 	cpuBefore time.Duration
 	cpuOK     bool
@@ -29,6 +30,9 @@ type cost struct {
 func (p *costProbe) begin(log io.Writer) {
 	if p.proxy != nil {
 		p.proxy.ResetCounts()
+		if p.tracer != nil {
+			p.proxy.Trace(p.tracer.record)
+		}
 	}
 	if p.pid != 0 {
 		var err error
@@ -42,6 +46,7 @@ func (p *costProbe) begin(log io.Writer) {
 func (p *costProbe) end(log io.Writer) cost {
 	c := cost{requests: -1, notifications: -1, serverCPU: -1}
 	if p.proxy != nil {
+		p.proxy.Trace(nil)
 		c.requests = float64(p.proxy.RequestTotal())
 		c.notifications = float64(p.proxy.NotificationCount())
 	}
@@ -54,6 +59,20 @@ func (p *costProbe) end(log io.Writer) cost {
 		}
 	}
 	return c
+}
+
+// trace splits the hand-offs by the frames traced during the phase; empty
+// without -trace-handoffs.
+func (p *costProbe) trace(hs []handoff, log io.Writer) trace {
+	if p.tracer == nil {
+		return trace{}
+	}
+	if p.tracer.dropped > 0 {
+		fmt.Fprintf(log, "lockbench: the trace kept the first %d frames and dropped %d\n", len(p.tracer.frames), p.tracer.dropped)
+	}
+	tr := p.tracer.analyze(hs)
+	fmt.Fprintf(log, "lockbench: followed %d of %d hand-offs through the proxy\n", tr.n, len(hs))
+	return tr
 }
 
 // perCycle divides the measured fields by cycles.

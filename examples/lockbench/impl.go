@@ -21,6 +21,8 @@ const closeTimeout = 10 * time.Second
 type session interface {
 	// newMutex returns a lock handle on path for this session.
 	newMutex(path string) (mutex, error)
+	// id is the session's id, 0 while it has none.
+	id() int64
 	// close ends the session; it is idempotent and safe to call concurrently
 	// with operations, which then fail.
 	close()
@@ -77,6 +79,8 @@ func (s *curatorSession) newMutex(path string) (mutex, error) {
 	return curatorMutex{m}, err
 }
 
+func (s *curatorSession) id() int64 { return s.client.SessionID() }
+
 func (s *curatorSession) close() { s.once.Do(func() { _ = s.client.Close() }) }
 
 type curatorMutex struct{ m *locks.InterProcessMutex }
@@ -121,6 +125,8 @@ func (s *gozkSession) newMutex(path string) (mutex, error) {
 	}
 	return gozkMutex{zk.NewLock(s.conn, path, zk.WorldACL(zk.PermAll))}, nil
 }
+
+func (s *gozkSession) id() int64 { return s.conn.SessionID() }
 
 // close closes the connection and waits (bounded) until go-zookeeper's
 // goroutines have ended, which it signals by closing the event channel.

@@ -17,7 +17,15 @@
 // next holder's acquire returning. When they are measured, the line ends with reqs_per_op and notifs_per_op
 // (the requests and watch notifications per cycle through the -rtt proxy,
 // pings left out) and server_cpu_ms_per_op (the CPU time per cycle of the
-// server process -server-pid, or of the embedded server).
+// server process -server-pid, or of the embedded server). With
+// -trace-handoffs it follows each hand-off between two clients through the
+// proxy (trace.go) and adds where its time went, as medians:
+// handoff_out_ms (the release call to the releasing request reaching the
+// server), handoff_server_ms (to the server sending the next holder its
+// notification) and handoff_back_ms (to that holder's acquire returning),
+// and, as means, handoff_reqs_ahead (other requests in the server when the
+// releasing one arrived) and handoff_reqs_after_notif (requests the next
+// holder sent after its notification).
 //
 // Progress and diagnostics go to stderr. The exit status is 1 when the lock
 // failed to exclude (violations > 0 or a counter mismatch) or an operation

@@ -27,8 +27,13 @@ var resultKeys = []string{
 	"violations", "counter_ok", "errors",
 }
 
-// costKeys may follow resultKeys, in this order, when they were measured.
-var costKeys = []string{"reqs_per_op", "notifs_per_op", "server_cpu_ms_per_op"}
+// costKeys may follow resultKeys, in this order, when they were measured
+// (the handoff ones with -trace-handoffs).
+var costKeys = []string{
+	"reqs_per_op", "notifs_per_op", "server_cpu_ms_per_op",
+	"traced_handoffs", "handoff_out_ms", "handoff_server_ms", "handoff_back_ms",
+	"handoff_reqs_ahead", "handoff_reqs_after_notif",
+}
 
 // parseResult checks that out is exactly one RESULT line with every field,
 // in order, and returns the fields.
@@ -243,6 +248,42 @@ func TestCostPerCycle(t *testing.T) {
 	}
 }
 
+// -trace-handoffs follows hand-offs between clients through the proxy (those
+// where the next holder was waiting, so that a notification handed over):
+// each way to and from the server takes at least the emulated one-way
+// delay, and the next holder's requests after its notification tell the
+// locks apart: go-zookeeper's lists the children again, zkcurator's and the
+// floor's hold on the event.
+func TestTraceSplitsEachHandoff(t *testing.T) {
+	srv := zktest.StartServer(t)
+	const oneWay = 2 * time.Millisecond
+	for _, tc := range []struct {
+		impl      string
+		listsMore bool
+	}{{implCurator, false}, {implGozk, true}, {implFloor, false}} {
+		t.Run(tc.impl, func(t *testing.T) {
+			code, out, errOut := runLockbench(t, "-connect", srv.ConnectString(), "-path", "/lockbench-trace-"+tc.impl,
+				"-impl", tc.impl, "-clients", "3", "-n", "20", "-warmup", "2", "-rtt", (2 * oneWay).String(), "-trace-handoffs")
+			if code != 0 {
+				t.Fatalf("lockbench exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			kv := parseResult(t, out)
+			// Of 60 cycles among 3 clients, some hand over to a waiter.
+			if n := num(t, kv, "traced_handoffs"); n < 3 || n > 60 {
+				t.Errorf("traced_handoffs=%v, want between 3 and 60", n)
+			}
+			outMs, server, back := num(t, kv, "handoff_out_ms"), num(t, kv, "handoff_server_ms"), num(t, kv, "handoff_back_ms")
+			if lat := ms(oneWay); outMs < lat || back < lat || server <= 0 {
+				t.Errorf("out %v ms, server %v ms, back %v ms: want each way at least %v ms and a positive server time", outMs, server, back, lat)
+			}
+			after := num(t, kv, "handoff_reqs_after_notif")
+			if tc.listsMore != (after >= 0.5) {
+				t.Errorf("handoff_reqs_after_notif=%v; want about %v", after, map[bool]int{true: 1, false: 0}[tc.listsMore])
+			}
+		})
+	}
+}
+
 // A run that outlives -timeout stops: clients blocked in Acquire (or in
 // go-zookeeper's Lock, which takes no context) give up, and the result
 // reports them as errors with exit status 1.
@@ -341,6 +382,7 @@ func TestBadFlagsExitTwoNamingTheValue(t *testing.T) {
 		{[]string{"-serve", "-connect", "127.0.0.1:2181"}, `"127.0.0.1:2181"`},
 		{[]string{"-rtt", "-1ms"}, "-rtt -1ms"},
 		{[]string{"-server-pid", "-3"}, "-server-pid -3"},
+		{[]string{"-trace-handoffs"}, "-trace-handoffs"},
 		{[]string{"-rtt", "1ms", "-connect", "127.0.0.1:2181,127.0.0.1:2182"}, `"127.0.0.1:2181,127.0.0.1:2182"`},
 		{[]string{"extra"}, `"extra"`},
 		{[]string{"-clients", "many"}, `"many"`},

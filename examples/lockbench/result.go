@@ -19,7 +19,8 @@ type result struct {
 	violations          int64
 	counterOK           bool
 	errors              int
-	cost                cost // per cycle; fields not measured are negative
+	cost                cost  // per cycle; fields not measured are negative
+	trace               trace // with -trace-handoffs
 }
 
 // ok reports whether the lock excluded and every operation succeeded.
@@ -38,7 +39,7 @@ func (r result) String() string {
 		" violations=%d counter_ok=%t errors=%d",
 		r.impl, r.clients, r.iterations, r.ops, r.secs, r.opsPerSec(),
 		ms(r.acqP50), ms(r.acqP99), ms(r.cycleP50), ms(r.cycleP99), ms(r.handoffP50),
-		r.violations, r.counterOK, r.errors) + r.cost.String()
+		r.violations, r.counterOK, r.errors) + r.cost.String() + r.trace.String()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

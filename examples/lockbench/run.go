@@ -48,6 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer p.Close()
 		p.SetLatency(cfg.rtt / 2)
 		probe.proxy = p
+		if cfg.traceHandoffs {
+			probe.tracer = &tracer{latency: cfg.rtt / 2}
+		}
 		connect = p.Addr()
 		fmt.Fprintf(stderr, "lockbench: every session through a proxy at %s adding %v each way\n", connect, cfg.rtt/2)
 	}
