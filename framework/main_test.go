@@ -25,7 +25,7 @@ var shared struct {
 	err  error
 }
 
-func sharedServer(t *testing.T) *zktest.Server {
+func sharedServer(t testing.TB) *zktest.Server {
 	t.Helper()
 	shared.once.Do(func() { shared.srv, shared.err = zktest.NewServer() })
 	if shared.err != nil {
@@ -63,7 +63,7 @@ var testPolicy = retry.NTimes{N: 5, Sleep: 100 * time.Millisecond}
 
 // newClient starts a client on connect and waits until it is connected. Close runs at
 // the end of the test.
-func newClient(t *testing.T, connect string, opts ...framework.Option) *framework.Client {
+func newClient(t testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	t.Helper()
 	c := newUnstartedClient(t, connect, opts...)
 	if err := c.Start(); err != nil {
@@ -77,13 +77,13 @@ func newClient(t *testing.T, connect string, opts ...framework.Option) *framewor
 	return c
 }
 
-func newUnstartedClient(t *testing.T, connect string, opts ...framework.Option) *framework.Client {
+func newUnstartedClient(t testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	t.Helper()
 	return newUnstartedClientPolicy(t, connect, testPolicy, opts...)
 }
 
 // newUnstartedClientPolicy is newUnstartedClient with a retry policy of its own.
-func newUnstartedClientPolicy(t *testing.T, connect string, policy retry.Policy, opts ...framework.Option) *framework.Client {
+func newUnstartedClientPolicy(t testing.TB, connect string, policy retry.Policy, opts ...framework.Option) *framework.Client {
 	t.Helper()
 	base := []framework.Option{
 		framework.WithSessionTimeout(testSessionTimeout),

@@ -261,6 +261,11 @@ echo "on one embedded server (metrics/prometheus BenchmarkLockCycle; prometheus/
 echo "allocations per cycle of each show it allocates nothing per cycle):"
 (cd metrics/prometheus && "$GO" test -count=1 -run '^$' -bench BenchmarkLockCycle -benchtime=2000x . | grep '^Benchmark')
 echo
+echo "What honouring ctx costs a request: one exists through a zkcurator Client beside the same request straight"
+echo "through go-zookeeper, alternately, on one embedded server (framework BenchmarkRequestOverhead; medians, and"
+echo "their ratio): a Client runs each go-zookeeper call on a goroutine of its own so that ctx can end the wait:"
+"$GO" test -count=1 -run '^$' -bench BenchmarkRequestOverhead -benchtime=5000x ./framework/ | grep '^Benchmark'
+echo
 echo "TreeCache of 10,000 nodes (recipes/cache BenchmarkTreeCache, its own embedded server): load time against"
 echo "plain go-zookeeper reads of the same tree one after the other (load/plain), then changes followed per second:"
 "$GO" test -count=1 -run '^$' -bench BenchmarkTreeCache -benchtime=1x ./recipes/cache/ | grep '^Benchmark'
