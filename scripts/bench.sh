@@ -124,8 +124,9 @@ grid() {
 	table
 	echo
 	echo "Medians of $repeat runs each, $ops measured cycles per run. Per cycle, the server's CPU time"
-	echo "(its JVM's user and system time over the measured phase, divided by cycles) and, through the"
-	echo "-rtt proxy, the requests sent (pings left out) and watch notifications received:"
+	echo "(its JVM's user and system time over the measured phase, divided by cycles), through the"
+	echo "-rtt proxy, the requests sent (pings left out) and watch notifications received, and the"
+	echo "CPU time of the benchmark process (all its clients, and the proxy with -rtt):"
 	echo
 	costs
 	echo
@@ -214,16 +215,17 @@ costs() {
 	awk "$medians_awk"'
 function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
 END {
-	print "| clients | zkcurator req + notif / cycle | gozk req + notif / cycle | zkcurator server CPU ms / cycle | gozk server CPU ms / cycle | server CPU ratio |"
-	print "|---:|---:|---:|---:|---:|---:|"
+	print "| clients | zkcurator req + notif / cycle | gozk req + notif / cycle | zkcurator server CPU ms / cycle | gozk server CPU ms / cycle | server CPU ratio | zkcurator client CPU ms / cycle | gozk client CPU ms / cycle |"
+	print "|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (r = 1; r <= rows; r++) {
 		c = order[r]; z = "zkcurator" SUBSEP c; g = "gozk" SUBSEP c
 		zr = median(z SUBSEP "reqs_per_op"); zn = median(z SUBSEP "notifs_per_op")
 		gr = median(g SUBSEP "reqs_per_op"); gn = median(g SUBSEP "notifs_per_op")
 		zc = median(z SUBSEP "server_cpu_ms_per_op"); gc = median(g SUBSEP "server_cpu_ms_per_op")
-		printf "| %s | %s | %s | %s | %s | %s |\n", c,
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c,
 			(zr < 0 ? "-" : sprintf("%.2f + %.2f", zr, zn)), (gr < 0 ? "-" : sprintf("%.2f + %.2f", gr, gn)),
-			cell(zc, "%.3f"), cell(gc, "%.3f"), (zc > 0 && gc > 0 ? sprintf("%.2f", zc / gc) : "-")
+			cell(zc, "%.3f"), cell(gc, "%.3f"), (zc > 0 && gc > 0 ? sprintf("%.2f", zc / gc) : "-"),
+			cell(median(z SUBSEP "client_cpu_ms_per_op"), "%.3f"), cell(median(g SUBSEP "client_cpu_ms_per_op"), "%.3f")
 	}
 }' "$tmp/results"
 }

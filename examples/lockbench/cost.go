@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -18,6 +19,8 @@ type costProbe struct {
 
 	cpuBefore time.Duration
 	cpuOK     bool
+	ownBefore time.Duration // this process's CPU time: the clients (and the proxy)
+	ownOK     bool
 }
 
 // cost is what a phase cost, in total or per cycle; a negative field was
@@ -25,6 +28,7 @@ type costProbe struct {
 type cost struct {
 	requests, notifications float64
 	serverCPU               time.Duration
+	clientCPU               time.Duration // the benchmark process's, with its clients and proxy
 }
 
 func (p *costProbe) begin(log io.Writer) {
@@ -41,10 +45,13 @@ func (p *costProbe) begin(log io.Writer) {
 			fmt.Fprintln(log, "lockbench: no server CPU time:", err)
 		}
 	}
+	var err error
+	p.ownBefore, err = zktest.ProcessCPUTime(os.Getpid())
+	p.ownOK = err == nil
 }
 
 func (p *costProbe) end(log io.Writer) cost {
-	c := cost{requests: -1, notifications: -1, serverCPU: -1}
+	c := cost{requests: -1, notifications: -1, serverCPU: -1, clientCPU: -1}
 	if p.proxy != nil {
 		p.proxy.Trace(nil)
 		c.requests = float64(p.proxy.RequestTotal())
@@ -56,6 +63,11 @@ func (p *costProbe) end(log io.Writer) cost {
 			fmt.Fprintln(log, "lockbench: no server CPU time:", err)
 		} else {
 			c.serverCPU = after - p.cpuBefore
+		}
+	}
+	if p.ownOK {
+		if after, err := zktest.ProcessCPUTime(os.Getpid()); err == nil {
+			c.clientCPU = after - p.ownBefore
 		}
 	}
 	return c
@@ -78,7 +90,7 @@ func (p *costProbe) trace(hs []handoff, log io.Writer) trace {
 // perCycle divides the measured fields by cycles.
 func (c cost) perCycle(cycles int) cost {
 	if cycles <= 0 {
-		return cost{requests: -1, notifications: -1, serverCPU: -1}
+		return cost{requests: -1, notifications: -1, serverCPU: -1, clientCPU: -1}
 	}
 	n := float64(cycles)
 	if c.requests >= 0 {
@@ -88,11 +100,15 @@ func (c cost) perCycle(cycles int) cost {
 	if c.serverCPU >= 0 {
 		c.serverCPU = time.Duration(float64(c.serverCPU) / n)
 	}
+	if c.clientCPU >= 0 {
+		c.clientCPU = time.Duration(float64(c.clientCPU) / n)
+	}
 	return c
 }
 
 // String renders the measured fields for the RESULT line, each with a
-// leading space: reqs_per_op and notifs_per_op (with -rtt), server_cpu_ms_per_op.
+// leading space: reqs_per_op and notifs_per_op (with -rtt), server_cpu_ms_per_op
+// and client_cpu_ms_per_op.
 func (c cost) String() string {
 	var s string
 	if c.requests >= 0 {
@@ -100,6 +116,9 @@ func (c cost) String() string {
 	}
 	if c.serverCPU >= 0 {
 		s += fmt.Sprintf(" server_cpu_ms_per_op=%.3f", ms(c.serverCPU))
+	}
+	if c.clientCPU >= 0 {
+		s += fmt.Sprintf(" client_cpu_ms_per_op=%.3f", ms(c.clientCPU))
 	}
 	return s
 }

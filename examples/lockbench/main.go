@@ -16,8 +16,9 @@
 // handoff_p50_ms is the median time from one holder's release call to the
 // next holder's acquire returning. When they are measured, the line ends with reqs_per_op and notifs_per_op
 // (the requests and watch notifications per cycle through the -rtt proxy,
-// pings left out) and server_cpu_ms_per_op (the CPU time per cycle of the
-// server process -server-pid, or of the embedded server). With
+// pings left out), server_cpu_ms_per_op (the CPU time per cycle of the
+// server process -server-pid, or of the embedded server) and
+// client_cpu_ms_per_op (this process's, its clients' and proxy's). With
 // -trace-handoffs it follows each hand-off between two clients through the
 // proxy (trace.go) and adds where its time went, as medians:
 // handoff_out_ms (the release call to the releasing request reaching the

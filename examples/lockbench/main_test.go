@@ -30,7 +30,7 @@ var resultKeys = []string{
 // costKeys may follow resultKeys, in this order, when they were measured
 // (the handoff ones with -trace-handoffs).
 var costKeys = []string{
-	"reqs_per_op", "notifs_per_op", "server_cpu_ms_per_op",
+	"reqs_per_op", "notifs_per_op", "server_cpu_ms_per_op", "client_cpu_ms_per_op",
 	"traced_handoffs", "handoff_out_ms", "handoff_server_ms", "handoff_back_ms",
 	"handoff_reqs_ahead", "handoff_reqs_after_notif",
 }
@@ -237,14 +237,16 @@ func TestCostPerCycle(t *testing.T) {
 			if kv["reqs_per_op"] != "3.00" || kv["notifs_per_op"] != "0.00" {
 				t.Errorf("reqs_per_op=%s notifs_per_op=%s, want 3.00 and 0.00", kv["reqs_per_op"], kv["notifs_per_op"])
 			}
-			if cpu := num(t, kv, "server_cpu_ms_per_op"); cpu < 0 {
-				t.Errorf("server_cpu_ms_per_op=%v, want at least 0", cpu)
+			for _, key := range []string{"server_cpu_ms_per_op", "client_cpu_ms_per_op"} {
+				if cpu := num(t, kv, key); cpu < 0 {
+					t.Errorf("%s=%v, want at least 0", key, cpu)
+				}
 			}
 		})
 	}
 	code, out, _ := runLockbench(t, "-connect", srv.ConnectString(), "-n", "2", "-warmup", "0")
 	if kv := parseResult(t, out); code != 0 || kv["reqs_per_op"] != "" || kv["server_cpu_ms_per_op"] != "" {
-		t.Errorf("without -rtt or -server-pid: status %d, fields %v; want no cost fields", code, kv)
+		t.Errorf("without -rtt or -server-pid: status %d, fields %v; want neither requests nor server CPU", code, kv)
 	}
 }
 
