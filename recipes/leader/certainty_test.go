@@ -140,12 +140,13 @@ func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 	}
 	old := c.SessionID()
 
+	ends := proxy.ClientEnds()
 	proxy.Pause()
 	awaitStalled(t, stalled, 10*time.Second)
 	zktest.Eventually(t, 10*time.Second, "the client gives its session up", func() bool { return c.State() == framework.Lost })
-	// As in TestLatchNeverLeadsThroughAGivenUpSessionsNode: let the old
-	// connection's Close begin, and discard what the pause held.
-	time.Sleep(200 * time.Millisecond)
+	// As in TestLatchNeverLeadsThroughAGivenUpSessionsNode: await the old
+	// connection's close, and discard what the pause held.
+	zktest.Eventually(t, 10*time.Second, "the client closes its given-up connection", func() bool { return proxy.ClientEnds() > ends })
 	proxy.Sever()
 	proxy.Resume()
 	// Until the term has ended and the new session is up, HasLeadership

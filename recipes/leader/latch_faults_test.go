@@ -130,17 +130,18 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 		}
 	})
 	defer stop()
+	ends := proxy.ClientEnds()
 	proxy.Pause()
 	select {
 	case <-lost:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client did not give its session up")
 	}
-	// The client closes its old connection on a goroutine of its own; give
-	// that Close a moment to begin, or go-zookeeper may resume the old
-	// session on Resume and hit its lastZxid data race (see the report of
-	// issue 16: a framework matter this test stays clear of).
-	time.Sleep(200 * time.Millisecond)
+	// The client closes its old connection on a goroutine of its own; await
+	// that, or go-zookeeper may resume the old session on Resume and hit its
+	// lastZxid data race (see the report of issue 16: a framework matter
+	// this test stays clear of).
+	zktest.Eventually(t, 10*time.Second, "the client closes its given-up connection", func() bool { return proxy.ClientEnds() > ends })
 	// Discard what the pause held, so that the old session's close never
 	// reaches the server, and let the leader go meanwhile.
 	proxy.Sever()

@@ -42,6 +42,7 @@ type Proxy struct {
 	lost    int
 	counts  map[Op]int64
 	notifs  int64 // watch notifications forwarded to clients
+	ends    int64 // connections their client closed
 	trace   func(Frame)
 }
 
@@ -181,6 +182,16 @@ func (p *Proxy) NotificationCount() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.notifs
+}
+
+// ClientEnds returns how many connections their client has closed since the
+// proxy started: read as it happens, even while the proxy is paused, so a
+// test can await a client giving a connection up without waiting for the
+// pause to end.
+func (p *Proxy) ClientEnds() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ends
 }
 
 // ResetCounts sets every request and notification count to zero.

@@ -115,7 +115,12 @@ func (l *link) readClient() {
 	for l.awaitRoom(&l.up) {
 		chunk, framed, err := fr.next()
 		if err != nil {
-			l.push(&l.up, item{kind: itemEnd})
+			p.mu.Lock()
+			if !l.closed { // the client ended it, not the proxy
+				p.ends++
+			}
+			l.pushLocked(&l.up, item{kind: itemEnd})
+			p.mu.Unlock()
 			return
 		}
 		p.mu.Lock()

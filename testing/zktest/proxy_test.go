@@ -371,3 +371,23 @@ func TestProxyTraceReportsFramesOfTheSession(t *testing.T) {
 		t.Errorf("frames read out of order: %v, %v, %v", req.Read, reply.Read, notif.Read)
 	}
 }
+
+// ClientEnds counts a connection its client closes, at once even while the
+// proxy is paused, and not one the proxy severs.
+func TestProxyClientEndsCountsOnlyWhatClientsClose(t *testing.T) {
+	s := StartServer(t)
+	p := startProxy(t, s)
+	severed := connect(t, p.Addr(), 10*time.Second)
+	p.Sever()
+	Eventually(t, 10*time.Second, "the severed client is connected again", func() bool {
+		return severed.State() == zk.StateHasSession
+	})
+	if n := p.ClientEnds(); n != 0 {
+		t.Fatalf("ClientEnds = %d after a sever, want 0", n)
+	}
+	closing := connect(t, p.Addr(), 10*time.Second)
+	p.Pause()
+	defer p.Resume()
+	closing.Close()
+	Eventually(t, 10*time.Second, "the closed connection is counted while paused", func() bool { return p.ClientEnds() == 1 })
+}
