@@ -34,29 +34,36 @@ func (p *PersistentNode) SetData(ctx context.Context, data []byte) error {
 }
 
 // applyData writes the latest data on the node when the node does not hold
-// it yet. Writes are serialized and always write the latest data, so that
-// the last write carries the last SetData.
+// it yet. One write runs at a time and writes the latest data, again until
+// the node holds it, so that the last write carries the last SetData; a
+// caller whose ctx ends while another write runs returns with ctx's error
+// and leaves its data to that write.
 func (p *PersistentNode) applyData(ctx context.Context) error {
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	p.mu.Lock()
-	path, data, gen, applied := p.path, p.data, p.gen, p.applied
-	p.mu.Unlock()
-	if path == "" || applied >= gen {
-		return nil
+	select {
+	case p.writing <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("nodes: set data of %s: %w (waiting for the write under way, which writes this data too)", p.base, ctx.Err())
 	}
-	_, err := p.c.SetData(ctx, path, data, -1)
-	if errors.Is(err, zk.ErrNoNode) {
-		p.poke() // it is made again with this data
-		return nil
+	defer func() { <-p.writing }()
+	for {
+		p.mu.Lock()
+		path, data, gen, applied := p.path, p.data, p.gen, p.applied
+		p.mu.Unlock()
+		if path == "" || applied >= gen {
+			return nil
+		}
+		_, err := p.c.SetData(ctx, path, data, -1)
+		if errors.Is(err, zk.ErrNoNode) {
+			p.poke() // it is made again with this data
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("nodes: set data of %s: %w", path, err)
+		}
+		p.mu.Lock()
+		if p.path == path && p.applied < gen {
+			p.applied = gen
+		}
+		p.mu.Unlock()
 	}
-	if err != nil {
-		return fmt.Errorf("nodes: set data of %s: %w", path, err)
-	}
-	p.mu.Lock()
-	if p.path == path && p.applied < gen {
-		p.applied = gen
-	}
-	p.mu.Unlock()
-	return nil
 }

@@ -39,7 +39,7 @@ type PersistentNode struct {
 	cancel   context.CancelFunc
 	unlisten func()
 
-	writeMu sync.Mutex // orders data writes
+	writing chan struct{} // a token held by the one data write under way
 
 	mu      sync.Mutex
 	state   lifecycle
@@ -73,6 +73,7 @@ func NewPersistentNode(c *framework.Client, path string, mode framework.CreateMo
 		created: make(chan struct{}),
 		stopped: make(chan struct{}),
 		kick:    make(chan struct{}, 1),
+		writing: make(chan struct{}, 1),
 		data:    bytes.Clone(data),
 		gen:     1,
 	}
