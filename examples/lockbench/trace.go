@@ -74,7 +74,8 @@ func (tr trace) String() string {
 // analyze follows each hand-off from one session to another through the
 // frames: the releaser's first request after its release call (its delete,
 // or the transaction that deletes), and the first watch notification the
-// next holder got after that request reached the server. A hand-off within
+// next holder got after that request reached the server (the proxy's read
+// plus its delay). A hand-off within
 // one session, or one whose frames are not all there, is left out.
 func (t *tracer) analyze(hs []handoff) trace {
 	bySession := make(map[int64][]int) // indexes into frames, in read order
@@ -104,7 +105,8 @@ func (t *tracer) follow(h handoff, bySession map[int64][]int, replies map[[2]int
 	}
 	req := t.frames[at]
 	arrived := req.Read.Add(t.latency)
-	n, ok := t.first(bySession[h.acquirer], req.Read, zktest.Frame.Notification)
+	// What the releasing request set off comes after the server had it.
+	n, ok := t.first(bySession[h.acquirer], arrived, zktest.Frame.Notification)
 	if !ok || t.frames[n].Read.After(h.to) {
 		return split{}, false
 	}
