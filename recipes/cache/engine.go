@@ -118,7 +118,7 @@ func (e *engine) start(ctx context.Context) error {
 	defer cancel()
 	stopLink := context.AfterFunc(e.ctx, cancel)
 	defer stopLink()
-	err := e.refresh(loadCtx, e.root, true)
+	err := e.refresh(loadCtx, []top{{path: e.root}}, true)
 
 	e.life.Lock()
 	defer e.life.Unlock()
@@ -215,7 +215,7 @@ func (e *engine) step(resync bool) (bool, error) {
 		e.interrupt.Store(nil)
 		cancel()
 	}()
-	dirty := make(map[string]bool)
+	dirty := make(map[string]fired)
 	for _, in := range e.inbox.TakeAll() {
 		if in.isState {
 			resync = e.onState(in.state) || resync
@@ -242,25 +242,57 @@ func (e *engine) onConnection(inbox *queue.Queue[input], s framework.ConnectionS
 	}
 }
 
-// apply reads again the whole tree (resync) or the dirty nodes.
-func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]bool) error {
+// apply reads again the whole tree (resync) or the dirty nodes, in
+// batches (see batches): the nodes of one batch are read together and
+// applied in order of their paths, and a batch is read only once the one
+// before it is applied. A node whose data watch alone fired, and whose
+// child watch is still armed, has only its data read again.
+func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]fired) error {
 	if resync {
-		return e.refresh(ctx, e.root, true)
+		return e.refresh(ctx, []top{{path: e.root}}, true)
 	}
-	paths := make([]string, 0, len(dirty))
-	for p := range dirty {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths) // parents before children
-	for _, p := range paths {
-		if p != e.root && !e.holds(p) {
-			continue // not ours: its parent's child watch reports it
+	for _, batch := range e.batches(dirty) {
+		tops := make([]top, 0, len(batch))
+		for _, p := range batch {
+			if p != e.root && !e.holds(p) {
+				continue // not ours: its parent's child watch reports it
+			}
+			dataOnly := dirty[p] == firedData && e.watches.childrenWatched(p)
+			tops = append(tops, top{path: p, dataOnly: dataOnly})
 		}
-		if err := e.refresh(ctx, p, false); err != nil {
+		if err := e.refresh(ctx, tops, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batches splits the dirty paths by how many dirty ancestors each has, each
+// batch sorted: no path of a batch is an ancestor of another, so applying
+// the read of one never changes what is held at or below another (only its
+// own subtree, and its parent's set of children, a parent not in the
+// batch). A path below a dirty one comes in a later batch, read after
+// that ancestor's read was applied, when whether the cache holds it is
+// known again.
+func (e *engine) batches(dirty map[string]fired) [][]string {
+	var out [][]string
+	for p := range dirty {
+		level := 0
+		for q := p; q != e.root && q != "/"; {
+			q = parentOf(q)
+			if _, ok := dirty[q]; ok {
+				level++
+			}
+		}
+		for len(out) <= level {
+			out = append(out, nil)
+		}
+		out[level] = append(out[level], p)
+	}
+	for _, batch := range out {
+		slices.Sort(batch)
+	}
+	return out
 }
 
 // onState reports a connection change and whether the tree must be read
@@ -286,10 +318,18 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	return false
 }
 
+// fired is which of a node's watches fired during one step.
+type fired uint8
+
+const (
+	firedData  fired = 1 << iota // the data watch: the data changed
+	firedOther                   // children changed, or the node was created or deleted
+)
+
 // onEvent notes which watch fired and marks the node to read again. It
 // reports whether every watch was dropped (the session ended), so that the
 // whole tree must be read again.
-func (e *engine) onEvent(ev zk.Event, dirty map[string]bool) bool {
+func (e *engine) onEvent(ev zk.Event, dirty map[string]fired) bool {
 	if ev.Type == zk.EventNotWatching {
 		e.watches.reset()
 		return true
@@ -298,7 +338,11 @@ func (e *engine) onEvent(ev zk.Event, dirty map[string]bool) bool {
 		return false
 	}
 	e.watches.notified(ev)
-	dirty[ev.Path] = true
+	if ev.Type == zk.EventNodeDataChanged {
+		dirty[ev.Path] |= firedData
+	} else {
+		dirty[ev.Path] |= firedOther
+	}
 	return false
 }
 

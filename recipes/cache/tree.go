@@ -12,16 +12,31 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// refresh reads p (and, with deep, every node held below it) and brings the
-// cache in line with what it read, reporting the differences. It arms the
-// watches p needs through the engine's transport. The reads run ahead,
-// several at once (fetch); what they found is applied here, in the order of
-// a depth-first walk by name, so that the events are those of reading one
-// node after the other.
-func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
+// top is a node a refresh reads again, with its subtree as needed.
+// dataOnly: only its data, if the node read is the one held (the same
+// czxid); its children held stay as they are, its child watch reporting
+// their changes.
+type top struct {
+	path     string
+	dataOnly bool
+}
+
+// refresh reads the tops (and, with deep, every node held below them) and
+// brings the cache in line with what it read, reporting the differences.
+// No top may be an ancestor of another (see batches). It arms the watches
+// the nodes need through the engine's transport. The reads run ahead,
+// several at once (fetch); what they found is applied here, top after top,
+// each in the order of a depth-first walk by name, so that the events are
+// those of reading one node after the other.
+func (e *engine) refresh(ctx context.Context, tops []top, deep bool) error {
 	for {
-		f, top := e.fetch(ctx, p, deep)
-		err := e.applyRead(f, top)
+		f, reads := e.fetch(ctx, tops, deep)
+		var err error
+		for _, r := range reads {
+			if err = e.applyRead(f, r); err != nil {
+				break
+			}
+		}
 		f.stop()
 		if !errors.Is(err, errRootCreated) {
 			return err
@@ -155,12 +170,16 @@ func (e *engine) parentEntryLocked(p string) *entry {
 	if p == e.root {
 		return nil
 	}
-	i := strings.LastIndex(p, "/")
-	parent := p[:i]
-	if parent == "" {
-		parent = "/"
+	return e.nodes[parentOf(p)]
+}
+
+// parentOf returns the path of p's parent ("/" for a child of the root
+// node, and for "/" itself).
+func parentOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i > 0 {
+		return p[:i]
 	}
-	return e.nodes[parent]
+	return "/"
 }
 
 // holds reports whether p is in the cache.
