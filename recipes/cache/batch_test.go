@@ -1,0 +1,185 @@
+package cache_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
+)
+
+// A burst of data changes on distinct leaves costs the cache one getData
+// per change and no children listing: the data watch alone fired, and the
+// child watch each leaf carries is still armed.
+func TestBurstOfDataChangesCostsOneGetDataEach(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
+	ctx := testCtx(t)
+	const parents, leaves = 4, 50
+	must(t, buildTreeOf(ctx, writer, "/burst", parents, leaves))
+	tc, err := cache.NewTreeCache(c, "/burst")
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	events := tc.Events()
+	for ev := next(t, events); ev.Type != cache.Initialized; ev = next(t, events) {
+	}
+
+	p.ResetCounts()
+	updated := map[string]bool{}
+	for i := range parents {
+		for j := range leaves {
+			path := fmt.Sprintf("/burst/p%03d/c%03d", i, j)
+			_, err := writer.SetData(ctx, path, []byte("changed"), -1)
+			must(t, err)
+		}
+	}
+	for len(updated) < parents*leaves {
+		ev := next(t, events)
+		if ev.Type != cache.NodeUpdated {
+			t.Fatalf("event %v during the burst, want only updates", ev)
+		}
+		updated[ev.Node.Path] = true
+	}
+	if got, want := p.RequestCount(zktest.OpGetData), int64(parents*leaves); got != want {
+		t.Errorf("%d getData for %d data changes, want one each", got, want)
+	}
+	if got := p.RequestCount(zktest.OpGetChildren) + p.RequestCount(zktest.OpGetChildren2); got != 0 {
+		t.Errorf("%d children listings for data changes alone, want none", got)
+	}
+	if other := p.RequestTotal() - p.RequestCount(zktest.OpGetData); other != 0 {
+		t.Errorf("%d requests besides the getData (pings not counted), want none", other)
+	}
+}
+
+// A child added right after a data change of its parent is reported: the
+// parent's data alone is read again, and the parent's child watch, still
+// armed, reports the child.
+func TestChildAddedRightAfterADataChangeIsReported(t *testing.T) {
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const root = "/after"
+	_, err := writer.Create(ctx, root+"/x", []byte("v0"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	tc, err := cache.NewTreeCache(c, root)
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	events := replay(tc.Events())
+
+	for i := range 20 {
+		_, err := writer.SetData(ctx, root+"/x", []byte(fmt.Sprint(i)), -1)
+		must(t, err)
+		_, err = writer.Create(ctx, fmt.Sprintf("%s/x/k%02d", root, i), nil)
+		must(t, err)
+		if i%2 == 1 { // and a child of the child: a data change, then a new grandchild
+			_, err = writer.SetData(ctx, fmt.Sprintf("%s/x/k%02d", root, i-1), []byte("v1"), -1)
+			must(t, err)
+			_, err = writer.Create(ctx, fmt.Sprintf("%s/x/k%02d/g", root, i-1), nil)
+			must(t, err)
+		}
+	}
+	want := serverTree(t, writer, root)
+	zktest.Eventually(t, 20*time.Second, "the cache to hold every child", func() bool {
+		return sameTree(nodesByPath(tc.Snapshot()), want)
+	})
+	zktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
+		return events.matches(t, want)
+	})
+	must(t, tc.Close())
+	must(t, events.wait())
+}
+
+// When a node and one below it are both changed in one step (the cache's
+// connection held while the writer works, so that the notifications come
+// together), the cache ends holding the server's tree, and its events
+// replay to it in a valid order: no update of a node after its removal
+// without an addition between.
+func TestParentAndChildChangedTogether(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
+	ctx := testCtx(t)
+	const root = "/together"
+	for _, n := range []string{"/p/c/g", "/q/c"} {
+		_, err := writer.Create(ctx, root+n, []byte("v0"), framework.CreatingParentsIfNeeded())
+		must(t, err)
+	}
+	tc, err := cache.NewTreeCache(c, root)
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	events := replay(tc.Events())
+
+	rounds := []struct {
+		name  string
+		write func(i int) error
+	}{
+		{"a child's data and its parent's children", func(i int) error {
+			if _, err := writer.SetData(ctx, root+"/p/c", []byte(fmt.Sprint(i)), -1); err != nil {
+				return err
+			}
+			_, err := writer.Create(ctx, fmt.Sprintf("%s/p/n%02d", root, i), nil)
+			return err
+		}},
+		{"a parent deleted and created again with a child of the same name", func(i int) error {
+			if err := writer.Delete(ctx, root+"/q", framework.DeletingChildrenIfNeeded()); err != nil {
+				return err
+			}
+			_, err := writer.Transaction(ctx,
+				&zk.CreateRequest{Path: root + "/q", Data: []byte(fmt.Sprint(i))},
+				&zk.CreateRequest{Path: root + "/q/c", Data: []byte("v0")})
+			return err
+		}},
+		{"a grandchild's data, its parent's data and the root's children", func(i int) error {
+			for _, n := range []string{"/p/c/g", "/p/c"} {
+				if _, err := writer.SetData(ctx, root+n, []byte(fmt.Sprint(i)), -1); err != nil {
+					return err
+				}
+			}
+			_, err := writer.Create(ctx, fmt.Sprintf("%s/r%02d", root, i), nil)
+			return err
+		}},
+		{"a child's data set, then its parent deleted and created again", func(i int) error {
+			if _, err := writer.SetData(ctx, root+"/q/c", []byte("x"), -1); err != nil {
+				return err
+			}
+			if err := writer.Delete(ctx, root+"/q", framework.DeletingChildrenIfNeeded()); err != nil {
+				return err
+			}
+			_, err := writer.Transaction(ctx,
+				&zk.CreateRequest{Path: root + "/q", Data: []byte(fmt.Sprint(i))},
+				&zk.CreateRequest{Path: root + "/q/c", Data: []byte("v0")})
+			return err
+		}},
+	}
+	for i := range 5 {
+		for _, r := range rounds {
+			p.Pause()
+			err := r.write(i)
+			p.Resume()
+			if err != nil {
+				t.Fatalf("%s, round %d: %v", r.name, i, err)
+			}
+			want := serverTree(t, writer, root)
+			zktest.Eventually(t, 20*time.Second, r.name+": the cache to match the server", func() bool {
+				return sameTree(nodesByPath(tc.Snapshot()), want)
+			})
+			zktest.Eventually(t, 20*time.Second, r.name+": the events to replay to the server's tree", func() bool {
+				return events.matches(t, want)
+			})
+		}
+	}
+	must(t, tc.Close())
+	must(t, events.wait())
+}
