@@ -20,10 +20,12 @@ import (
 // after a read failed (the connection was down, say).
 const retryEvery = time.Second
 
-// entry is a node the cache holds.
+// entry is a node the cache holds: the Node as read last, never changed
+// once held (a change holds a new one, so that the consumer's view can
+// share it), and the names of the children held, nil for none.
 type entry struct {
-	node     Node
-	children map[string]struct{} // names of the children held
+	node     *Node
+	children map[string]struct{}
 }
 
 // input is what the loop reacts to: a watch notification or a connection
@@ -44,7 +46,7 @@ type engine struct {
 	hideRoot bool // the root's own changes are not reported (PathChildrenCache)
 
 	mu    sync.RWMutex
-	nodes map[string]*entry // written only by the goroutine that owns the engine
+	nodes map[string]entry // written only by the goroutine that owns the engine
 
 	watches transport           // used by that goroutine and its refresh's readers
 	down    bool                // a suspension or loss was reported, and no reconnect since
@@ -81,7 +83,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
-		nodes:   make(map[string]*entry),
+		nodes:   make(map[string]entry),
 		watches: newOneShot(c),
 		inbox:   queue.New[input](),
 		outbox:  newOutbox(),
@@ -138,7 +140,7 @@ func (e *engine) start(ctx context.Context) error {
 	e.started = true
 	e.inbox = inbox
 	e.stopInput = []func(){stopEvents, stopStates}
-	e.outbox.Push(Event{Type: Initialized})
+	e.outbox.Push(queued{t: Initialized})
 	e.loaded.Store(true)
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.pump() }()
@@ -302,17 +304,17 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
 		e.down = true
-		e.outbox.Push(Event{Type: ConnectionSuspended})
+		e.outbox.Push(queued{t: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
 		e.watches.reset() // the session's watches are gone
-		e.outbox.Push(Event{Type: ConnectionLost})
+		e.outbox.Push(queued{t: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
 			return false
 		}
 		e.down = false
-		e.outbox.Push(Event{Type: ConnectionReconnected})
+		e.outbox.Push(queued{t: ConnectionReconnected})
 		return true
 	}
 	return false

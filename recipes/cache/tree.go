@@ -96,27 +96,29 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 		data = nil
 	}
 	e.mu.RLock()
-	old := e.nodes[p]
+	old, held := e.nodes[p]
 	e.mu.RUnlock()
-	if old != nil && old.node.Stat.Czxid != stat.Czxid {
+	if held && old.node.Stat.Czxid != stat.Czxid {
 		e.remove(p)
-		old = nil
+		held = false
 	}
-	n := Node{Path: p, Data: data, Stat: *stat}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if old == nil {
-		e.nodes[p] = &entry{node: n, children: make(map[string]struct{})}
-		if parent := e.parentEntryLocked(p); parent != nil {
-			parent.children[lastElem(p)] = struct{}{}
-		}
+	if !held {
+		n := &Node{Path: p, Data: data, Stat: *stat}
+		e.nodes[p] = entry{node: n}
+		e.linkLocked(p, true)
 		e.reportLocked(NodeAdded, n)
 		return
 	}
 	was := old.node.Stat
-	old.node = n
+	if was == *stat {
+		return // nothing new: the Node held stays, shared with the consumer's view
+	}
+	old.node = &Node{Path: old.node.Path, Data: data, Stat: *stat}
+	e.nodes[p] = old
 	if was.Mzxid != stat.Mzxid || was.Version != stat.Version {
-		e.reportLocked(NodeUpdated, n)
+		e.reportLocked(NodeUpdated, old.node)
 	}
 }
 
@@ -130,17 +132,44 @@ func (e *engine) remove(p string) {
 	defer e.mu.Unlock()
 	if old, ok := e.nodes[p]; ok {
 		delete(e.nodes, p)
-		if parent := e.parentEntryLocked(p); parent != nil {
-			delete(parent.children, lastElem(p))
-		}
+		e.linkLocked(p, false)
 		e.reportLocked(NodeRemoved, old.node)
+	}
+}
+
+// linkLocked adds p to (or, without add, drops it from) the children its
+// parent's entry holds; a parent left without children holds no set.
+// e.mu is held.
+func (e *engine) linkLocked(p string, add bool) {
+	if p == e.root {
+		return
+	}
+	parent := parentOf(p)
+	en, ok := e.nodes[parent]
+	switch {
+	case !ok:
+		return
+	case add && en.children == nil:
+		en.children = make(map[string]struct{}, 1)
+		e.nodes[parent] = en
+	case !add && len(en.children) == 1:
+		if _, only := en.children[lastElem(p)]; only {
+			en.children = nil
+			e.nodes[parent] = en
+			return
+		}
+	}
+	if add {
+		en.children[lastElem(p)] = struct{}{}
+	} else {
+		delete(en.children, lastElem(p))
 	}
 }
 
 // reportLocked queues a node event for the consumer, in the same step as
 // the change of the nodes it reports (e.mu is held): a catch-up of a
 // consumer that fell behind sees both or neither.
-func (e *engine) reportLocked(t EventType, n Node) {
+func (e *engine) reportLocked(t EventType, n *Node) {
 	if e.hideRoot && n.Path == e.root {
 		return
 	}
@@ -148,7 +177,7 @@ func (e *engine) reportLocked(t EventType, n Node) {
 	if e.loaded.Load() {
 		limit = slack + len(e.nodes) + int(e.viewLen.Load())
 	}
-	e.outbox.pushNode(Event{Type: t, Node: n}, limit)
+	e.outbox.pushNode(queued{t: t, n: n}, limit)
 }
 
 // childrenOf returns a copy of the names held below p.
@@ -156,7 +185,7 @@ func (e *engine) childrenOf(p string) map[string]struct{} {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	en := e.nodes[p]
-	if en == nil {
+	if len(en.children) == 0 {
 		return nil
 	}
 	out := make(map[string]struct{}, len(en.children))
@@ -164,13 +193,6 @@ func (e *engine) childrenOf(p string) map[string]struct{} {
 		out[name] = struct{}{}
 	}
 	return out
-}
-
-func (e *engine) parentEntryLocked(p string) *entry {
-	if p == e.root {
-		return nil
-	}
-	return e.nodes[parentOf(p)]
 }
 
 // parentOf returns the path of p's parent ("/" for a child of the root
@@ -198,7 +220,7 @@ func (e *engine) current(p string) (Node, bool) {
 	if !ok || (e.hideRoot && p == e.root) {
 		return Node{}, false
 	}
-	return en.node, true
+	return *en.node, true
 }
 
 // snapshot returns every node held (but a hidden root), sorted by path.
@@ -216,7 +238,7 @@ func (e *engine) heldLocked() []Node {
 	out := make([]Node, 0, len(e.nodes))
 	for p, en := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			out = append(out, en.node)
+			out = append(out, *en.node)
 		}
 	}
 	return out
