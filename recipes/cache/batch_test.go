@@ -183,3 +183,82 @@ func TestParentAndChildChangedTogether(t *testing.T) {
 	must(t, tc.Close())
 	must(t, events.wait())
 }
+
+// A burst of changes across a tree while a fault strikes the cache's
+// connection in the middle of its batched reads: the reply to one of them
+// lost, the connection severed, or the session expired. The cache ends
+// holding the server's tree, and its events replay to it.
+func TestBatchedReadsThroughFaults(t *testing.T) {
+	faults := []struct {
+		name   string
+		strike func(t *testing.T, p *zktest.Proxy, c *framework.Client)
+	}{
+		{"a lost getData reply", func(t *testing.T, p *zktest.Proxy, _ *framework.Client) {
+			lost := p.LostReplies()
+			p.LoseNextReply(zktest.OpGetData)
+			zktest.Eventually(t, 20*time.Second, "a getData reply lost", func() bool { return p.LostReplies() > lost })
+		}},
+		{"a severed connection", func(_ *testing.T, p *zktest.Proxy, _ *framework.Client) { p.Sever() }},
+		{"an expired session", func(t *testing.T, p *zktest.Proxy, c *framework.Client) {
+			p.Pause()
+			zktest.Eventually(t, 20*time.Second, "the cache's session lost", func() bool { return c.State() == framework.Lost })
+			p.Resume()
+		}},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			srv := zktest.StartServer(t)
+			p := zktest.StartProxy(t, srv.ConnectString())
+			writer := zkclient.New(t, srv.ConnectString())
+			c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(2*time.Second))
+			ctx := testCtx(t)
+			const root, parents, leaves = "/faulty", 4, 30
+			must(t, buildTreeOf(ctx, writer, root, parents, leaves))
+			tc, err := cache.NewTreeCache(c, root)
+			must(t, err)
+			defer tc.Close()
+			must(t, tc.Start(ctx))
+			events := replay(tc.Events())
+			p.SetLatency(2 * time.Millisecond) // the reads of a batch stay in flight a while
+
+			const writes = 600
+			for i := range writes {
+				if i == writes/2 {
+					reads := p.RequestCount(zktest.OpGetData)
+					zktest.Eventually(t, 20*time.Second, "the cache reading the burst", func() bool {
+						return p.RequestCount(zktest.OpGetData) > reads
+					})
+					f.strike(t, p, c)
+				}
+				parent := fmt.Sprintf("%s/p%03d", root, i%parents)
+				leaf := fmt.Sprintf("%s/c%03d", parent, (i/parents)%leaves)
+				var err error
+				switch i % 10 {
+				case 3: // a parent's data and its children change together
+					if _, err = writer.SetData(ctx, parent, []byte(fmt.Sprint(i)), -1); err == nil {
+						_, err = writer.Create(ctx, fmt.Sprintf("%s/n%03d", parent, i), nil)
+					}
+				case 7: // a leaf deleted and created again, with its data
+					if err = writer.Delete(ctx, leaf, framework.DeletingChildrenIfNeeded()); err == nil {
+						_, err = writer.Create(ctx, leaf, []byte(fmt.Sprint(i)))
+					}
+				default:
+					_, err = writer.SetData(ctx, leaf, []byte(fmt.Sprint(i)), -1)
+				}
+				if err != nil {
+					t.Fatalf("write %d: %v", i, err)
+				}
+			}
+			p.SetLatency(0)
+			want := serverTree(t, writer, root)
+			zktest.Eventually(t, 30*time.Second, "the cache to match the server", func() bool {
+				return sameTree(nodesByPath(tc.Snapshot()), want)
+			})
+			zktest.Eventually(t, 30*time.Second, "the events to replay to the server's tree", func() bool {
+				return events.matches(t, want)
+			})
+			must(t, tc.Close())
+			must(t, events.wait())
+		})
+	}
+}
