@@ -262,3 +262,82 @@ func TestBatchedReadsThroughFaults(t *testing.T) {
 		})
 	}
 }
+
+// Every update's Old is the node as the consumer was told of it last (its
+// Stat too, although the parent's Stat changes without an event when its
+// children do), whether the consumer keeps up or falls so far behind that
+// it is caught up by differences.
+func TestOldIsTheNodeLastReported(t *testing.T) {
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const root = "/old"
+	_, err := writer.Create(ctx, root+"/p/k", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	tc, err := cache.NewTreeCache(c, root)
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	events := tc.Events()
+
+	told := map[string]cache.Node{}
+	check := func(ev cache.Event) {
+		t.Helper()
+		switch ev.Type {
+		case cache.NodeAdded:
+			told[ev.Node.Path] = ev.Node
+		case cache.NodeUpdated:
+			was := told[ev.Node.Path]
+			if ev.Old.Path != was.Path || string(ev.Old.Data) != string(was.Data) || ev.Old.Stat != was.Stat {
+				t.Fatalf("%v: Old is %+v, want the node last reported, %+v", ev, ev.Old, was)
+			}
+			told[ev.Node.Path] = ev.Node
+		case cache.NodeRemoved:
+			delete(told, ev.Node.Path)
+		}
+	}
+	write := func(i int) {
+		t.Helper()
+		var err error
+		switch i % 4 {
+		case 0: // the parent's Stat changes, without an event
+			_, err = writer.Create(ctx, fmt.Sprintf("%s/p/n%04d", root, i), nil)
+		case 1:
+			err = writer.Delete(ctx, fmt.Sprintf("%s/p/n%04d", root, i-1))
+		case 2:
+			_, err = writer.SetData(ctx, root+"/p", []byte(fmt.Sprint(i)), -1)
+		default:
+			_, err = writer.SetData(ctx, root+"/p/k", []byte(fmt.Sprint(i)), -1)
+		}
+		must(t, err)
+	}
+	drain := func() {
+		t.Helper()
+		want := serverTree(t, writer, root)
+		for i := 0; !sameTree(told, want); i++ {
+			if i > 10000 {
+				t.Fatal("the events never gave the server's tree")
+			}
+			check(next(t, events))
+		}
+	}
+
+	// A consumer that keeps up.
+	for i := range 200 {
+		write(i)
+		if i%4 == 3 {
+			drain()
+		}
+	}
+	// One that reads nothing until the cache has dropped its events.
+	for i := 200; i < 200+4*cache.Slack; i++ {
+		write(i)
+	}
+	drain()
+	// And keeps up again.
+	for i := range 40 {
+		write(10000 + i)
+		drain()
+	}
+}

@@ -55,9 +55,16 @@ type engine struct {
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
 	viewLen   atomic.Int64 // how many nodes the consumer has been told of
-	loaded    atomic.Bool  // Initialized is queued: the queue's bound applies
-	met       eventMetrics
-	events    chan Event
+	// unreported holds, under e.mu, the node as last reported of each held
+	// node replaced since without an event (a new Stat, the same data
+	// version): an update's Old.
+	unreported map[string]*Node
+	// told is, under e.mu, what the consumer will have been told when node
+	// events were dropped: the catch-up reports the differences from it.
+	told   map[string]*Node
+	loaded atomic.Bool // Initialized is queued: the queue's bound applies
+	met    eventMetrics
+	events chan Event
 
 	life      sync.Mutex
 	loading   bool // a Start is loading the tree
@@ -83,13 +90,14 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
-		nodes:   make(map[string]entry),
-		watches: newOneShot(c),
-		inbox:   queue.New[input](),
-		outbox:  newOutbox(),
-		events:  make(chan Event),
-		stop:    make(chan struct{}),
-		met:     newEventMetrics(c, kind),
+		nodes:      make(map[string]entry),
+		unreported: make(map[string]*Node),
+		watches:    newOneShot(c),
+		inbox:      queue.New[input](),
+		outbox:     newOutbox(),
+		events:     make(chan Event),
+		stop:       make(chan struct{}),
+		met:        newEventMetrics(c, kind),
 	}, nil
 }
 
@@ -155,6 +163,8 @@ func (e *engine) forget() {
 	e.watches.reset()
 	e.mu.Lock()
 	clear(e.nodes)
+	clear(e.unreported)
+	e.told = nil
 	e.mu.Unlock()
 	e.outbox.reset()
 }

@@ -29,14 +29,16 @@ func newOutbox() *outbox { return &outbox{Queue: queue.New[queued]()} }
 // event, the Node the cache held (shared with the engine's entry and then
 // with the consumer's view, never changed).
 type queued struct {
-	t EventType
-	n *Node // nil for the connection events and Initialized
+	t   EventType
+	n   *Node // nil for the connection events and Initialized
+	was *Node // for an update, the node as last reported: its Old
 }
 
 // pushNode queues a node event unless the consumer is already behind. When
-// more than limit events wait, the queued node events are dropped and the
-// consumer will be caught up by differences.
-func (o *outbox) pushNode(ev queued, limit int) {
+// more than limit events wait, the queued node events are dropped and
+// returned (the consumer will be caught up by differences); otherwise it
+// returns nil.
+func (o *outbox) pushNode(ev queued, limit int) (dropped []queued) {
 	added := false
 	o.Edit(func(items []queued) []queued {
 		if o.behind {
@@ -46,13 +48,22 @@ func (o *outbox) pushNode(ev queued, limit int) {
 		items = append(items, ev)
 		if len(items) > limit {
 			o.behind = true
-			items = slices.DeleteFunc(items, func(ev queued) bool { return ev.n != nil })
+			kept := items[:0:0]
+			for _, q := range items {
+				if q.n != nil {
+					dropped = append(dropped, q)
+				} else {
+					kept = append(kept, q)
+				}
+			}
+			items = kept
 		}
 		return items
 	})
 	if added {
 		o.Wake()
 	}
+	return dropped
 }
 
 // reset drops every event waiting.
@@ -88,29 +99,25 @@ func (o *outbox) takeCaughtUp() []queued {
 }
 
 // pump sends the outbox's events on e.events, in order, until e.stop is
-// closed; then it closes e.events (what was not received is dropped). It
-// keeps the nodes as the consumer knows them (view), to catch it up: the
-// Nodes the engine held when it queued them, shared, not copied.
+// closed; then it closes e.events (what was not received is dropped).
 func (e *engine) pump() {
 	defer close(e.events)
-	view := make(map[string]*Node)
+	told := int64(0) // the nodes the consumer has been told of
 	for {
 		select {
 		case <-e.stop:
 			return
 		case <-e.outbox.Ready():
 		}
-		for batch := e.take(view); len(batch) > 0; batch = e.take(view) {
+		for batch := e.take(); len(batch) > 0; batch = e.take() {
 			for _, q := range batch {
 				e.met[q.t].Add(1)
 				ev := Event{Type: q.t}
 				if q.n != nil {
 					ev.Node = *q.n
 				}
-				if q.t == NodeUpdated {
-					if was := view[q.n.Path]; was != nil {
-						ev.Old = *was
-					}
+				if q.was != nil {
+					ev.Old = *q.was
 				}
 				select {
 				case e.events <- ev:
@@ -118,42 +125,46 @@ func (e *engine) pump() {
 					return
 				}
 				switch q.t {
-				case NodeAdded, NodeUpdated:
-					view[q.n.Path] = q.n
+				case NodeAdded:
+					told++
 				case NodeRemoved:
-					delete(view, q.n.Path)
+					told--
 				}
-				e.viewLen.Store(int64(len(view)))
+				e.viewLen.Store(told)
 			}
 		}
 	}
 }
 
 // take returns the events waiting and, when node events were dropped, the
-// differences between view and the nodes the cache holds.
-func (e *engine) take(view map[string]*Node) []queued {
+// differences between what the consumer was told and the nodes the cache
+// holds.
+func (e *engine) take() []queued {
 	if items, behind := e.outbox.takeUnlessBehind(); !behind {
 		return items
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return append(e.outbox.takeCaughtUp(), e.differencesLocked(view)...)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	told := e.told
+	e.told = nil
+	clear(e.unreported) // the differences bring the consumer to the nodes held
+	return append(e.outbox.takeCaughtUp(), e.differencesLocked(told)...)
 }
 
-// differencesLocked returns the events that take a consumer from view to the
+// differencesLocked returns the events that take a consumer from told to the
 // nodes held: removals children first, then additions and updates parents
 // first. A node whose czxid changed is removed and added. e.mu is held.
-func (e *engine) differencesLocked(view map[string]*Node) []queued {
+func (e *engine) differencesLocked(told map[string]*Node) []queued {
 	var out []queued
 	gone := make([]string, 0)
-	for p, was := range view {
+	for p, was := range told {
 		if en, ok := e.nodes[p]; !ok || en.node.Stat.Czxid != was.Stat.Czxid {
 			gone = append(gone, p)
 		}
 	}
 	slices.SortFunc(gone, func(a, b string) int { return strings.Compare(b, a) })
 	for _, p := range gone {
-		out = append(out, queued{t: NodeRemoved, n: view[p]})
+		out = append(out, queued{t: NodeRemoved, n: told[p]})
 	}
 	held := make([]*Node, 0, len(e.nodes))
 	for p, en := range e.nodes {
@@ -163,12 +174,12 @@ func (e *engine) differencesLocked(view map[string]*Node) []queued {
 	}
 	slices.SortFunc(held, func(a, b *Node) int { return strings.Compare(a.Path, b.Path) })
 	for _, n := range held {
-		was, known := view[n.Path]
+		was, known := told[n.Path]
 		switch {
 		case !known || was.Stat.Czxid != n.Stat.Czxid:
 			out = append(out, queued{t: NodeAdded, n: n})
 		case was.Stat.Mzxid != n.Stat.Mzxid || was.Stat.Version != n.Stat.Version:
-			out = append(out, queued{t: NodeUpdated, n: n})
+			out = append(out, queued{t: NodeUpdated, n: n, was: was})
 		}
 	}
 	return out

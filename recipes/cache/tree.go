@@ -108,17 +108,19 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 		n := &Node{Path: p, Data: data, Stat: *stat}
 		e.nodes[p] = entry{node: n}
 		e.linkLocked(p, true)
-		e.reportLocked(NodeAdded, n)
+		e.reportLocked(NodeAdded, n, nil)
 		return
 	}
-	was := old.node.Stat
-	if was == *stat {
-		return // nothing new: the Node held stays, shared with the consumer's view
+	was := old.node
+	if was.Stat == *stat {
+		return // nothing new: the Node held stays
 	}
-	old.node = &Node{Path: old.node.Path, Data: data, Stat: *stat}
+	old.node = &Node{Path: was.Path, Data: data, Stat: *stat}
 	e.nodes[p] = old
-	if was.Mzxid != stat.Mzxid || was.Version != stat.Version {
-		e.reportLocked(NodeUpdated, old.node)
+	if was.Stat.Mzxid != stat.Mzxid || was.Stat.Version != stat.Version {
+		e.reportLocked(NodeUpdated, old.node, was)
+	} else if _, ok := e.unreported[p]; !ok {
+		e.unreported[p] = was // the node as last reported, for the next Old
 	}
 }
 
@@ -133,7 +135,7 @@ func (e *engine) remove(p string) {
 	if old, ok := e.nodes[p]; ok {
 		delete(e.nodes, p)
 		e.linkLocked(p, false)
-		e.reportLocked(NodeRemoved, old.node)
+		e.reportLocked(NodeRemoved, old.node, nil)
 	}
 }
 
@@ -168,8 +170,14 @@ func (e *engine) linkLocked(p string, add bool) {
 
 // reportLocked queues a node event for the consumer, in the same step as
 // the change of the nodes it reports (e.mu is held): a catch-up of a
-// consumer that fell behind sees both or neither.
-func (e *engine) reportLocked(t EventType, n *Node) {
+// consumer that fell behind sees both or neither. was is, for an update,
+// the node held before it. When the queue overflows, it records what the
+// consumer will have been told (e.told) for the catch-up.
+func (e *engine) reportLocked(t EventType, n, was *Node) {
+	if told, ok := e.unreported[n.Path]; ok {
+		was = told
+		delete(e.unreported, n.Path)
+	}
 	if e.hideRoot && n.Path == e.root {
 		return
 	}
@@ -177,7 +185,38 @@ func (e *engine) reportLocked(t EventType, n *Node) {
 	if e.loaded.Load() {
 		limit = slack + len(e.nodes) + int(e.viewLen.Load())
 	}
-	e.outbox.pushNode(queued{t: t, n: n}, limit)
+	if dropped := e.outbox.pushNode(queued{t: t, n: n, was: was}, limit); dropped != nil {
+		e.told = e.toldLocked(dropped)
+	}
+}
+
+// toldLocked returns the nodes the consumer will have been told of once it
+// received the events taken from the queue: the nodes held as last
+// reported, with the dropped events (the rest of the queue, in order)
+// undone. e.mu is held.
+func (e *engine) toldLocked(dropped []queued) map[string]*Node {
+	told := make(map[string]*Node, len(e.nodes))
+	for p, en := range e.nodes {
+		if !(e.hideRoot && p == e.root) {
+			told[p] = en.node
+		}
+	}
+	for p, n := range e.unreported {
+		if _, ok := told[p]; ok {
+			told[p] = n
+		}
+	}
+	for i := len(dropped) - 1; i >= 0; i-- {
+		switch q := dropped[i]; q.t {
+		case NodeAdded:
+			delete(told, q.n.Path)
+		case NodeUpdated:
+			told[q.n.Path] = q.was
+		case NodeRemoved:
+			told[q.n.Path] = q.n
+		}
+	}
+	return told
 }
 
 // childrenOf returns a copy of the names held below p.
