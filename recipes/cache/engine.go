@@ -20,14 +20,6 @@ import (
 // after a read failed (the connection was down, say).
 const retryEvery = time.Second
 
-// entry is a node the cache holds: the Node as read last, never changed
-// once held (a change holds a new one, so that the consumer's view can
-// share it), and the names of the children held, nil for none.
-type entry struct {
-	node     *Node
-	children map[string]struct{}
-}
-
 // input is what the loop reacts to: a watch notification or a connection
 // state.
 type input struct {
@@ -45,8 +37,13 @@ type engine struct {
 	cfg      config
 	hideRoot bool // the root's own changes are not reported (PathChildrenCache)
 
-	mu    sync.RWMutex
-	nodes map[string]entry // written only by the goroutine that owns the engine
+	mu sync.RWMutex
+	// nodes are the nodes held, each as read last and never changed once
+	// held (a change holds a new Node, so that the events queued can share
+	// it), and kids the names of the children held of each node that has
+	// any; both written only by the goroutine that owns the engine.
+	nodes map[string]*Node
+	kids  map[string]map[string]struct{}
 
 	watches transport           // used by that goroutine and its refresh's readers
 	down    bool                // a suspension or loss was reported, and no reconnect since
@@ -90,7 +87,8 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
-		nodes:      make(map[string]entry),
+		nodes:      make(map[string]*Node),
+		kids:       make(map[string]map[string]struct{}),
 		unreported: make(map[string]*Node),
 		watches:    newOneShot(c),
 		inbox:      queue.New[input](),
@@ -163,6 +161,7 @@ func (e *engine) forget() {
 	e.watches.reset()
 	e.mu.Lock()
 	clear(e.nodes)
+	clear(e.kids)
 	clear(e.unreported)
 	e.told = nil
 	e.mu.Unlock()

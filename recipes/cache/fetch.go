@@ -227,6 +227,6 @@ func (f *fetcher) heldChildren(p string, czxid int64) map[string]struct{} {
 func (f *fetcher) isHeld(p string, czxid int64) bool {
 	f.e.mu.RLock()
 	defer f.e.mu.RUnlock()
-	en, ok := f.e.nodes[p]
-	return ok && en.node.Stat.Czxid == czxid
+	n, ok := f.e.nodes[p]
+	return ok && n.Stat.Czxid == czxid
 }

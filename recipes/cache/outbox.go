@@ -26,8 +26,8 @@ type outbox struct {
 func newOutbox() *outbox { return &outbox{Queue: queue.New[queued]()} }
 
 // queued is an event on its way to the consumer: its type and, for a node
-// event, the Node the cache held (shared with the engine's entry and then
-// with the consumer's view, never changed).
+// event, the Node the cache held (shared with the engine's nodes, never
+// changed).
 type queued struct {
 	t   EventType
 	n   *Node // nil for the connection events and Initialized
@@ -158,7 +158,7 @@ func (e *engine) differencesLocked(told map[string]*Node) []queued {
 	var out []queued
 	gone := make([]string, 0)
 	for p, was := range told {
-		if en, ok := e.nodes[p]; !ok || en.node.Stat.Czxid != was.Stat.Czxid {
+		if n, ok := e.nodes[p]; !ok || n.Stat.Czxid != was.Stat.Czxid {
 			gone = append(gone, p)
 		}
 	}
@@ -167,9 +167,9 @@ func (e *engine) differencesLocked(told map[string]*Node) []queued {
 		out = append(out, queued{t: NodeRemoved, n: told[p]})
 	}
 	held := make([]*Node, 0, len(e.nodes))
-	for p, en := range e.nodes {
+	for p, n := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			held = append(held, en.node)
+			held = append(held, n)
 		}
 	}
 	slices.SortFunc(held, func(a, b *Node) int { return strings.Compare(a.Path, b.Path) })

@@ -96,9 +96,9 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 		data = nil
 	}
 	e.mu.RLock()
-	old, held := e.nodes[p]
+	was, held := e.nodes[p]
 	e.mu.RUnlock()
-	if held && old.node.Stat.Czxid != stat.Czxid {
+	if held && was.Stat.Czxid != stat.Czxid {
 		e.remove(p)
 		held = false
 	}
@@ -106,19 +106,18 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 	defer e.mu.Unlock()
 	if !held {
 		n := &Node{Path: p, Data: data, Stat: *stat}
-		e.nodes[p] = entry{node: n}
+		e.nodes[p] = n
 		e.linkLocked(p, true)
 		e.reportLocked(NodeAdded, n, nil)
 		return
 	}
-	was := old.node
 	if was.Stat == *stat {
 		return // nothing new: the Node held stays
 	}
-	old.node = &Node{Path: was.Path, Data: data, Stat: *stat}
-	e.nodes[p] = old
+	n := &Node{Path: was.Path, Data: data, Stat: *stat}
+	e.nodes[p] = n
 	if was.Stat.Mzxid != stat.Mzxid || was.Stat.Version != stat.Version {
-		e.reportLocked(NodeUpdated, old.node, was)
+		e.reportLocked(NodeUpdated, n, was)
 	} else if _, ok := e.unreported[p]; !ok {
 		e.unreported[p] = was // the node as last reported, for the next Old
 	}
@@ -135,36 +134,34 @@ func (e *engine) remove(p string) {
 	if old, ok := e.nodes[p]; ok {
 		delete(e.nodes, p)
 		e.linkLocked(p, false)
-		e.reportLocked(NodeRemoved, old.node, nil)
+		e.reportLocked(NodeRemoved, old, nil)
 	}
 }
 
-// linkLocked adds p to (or, without add, drops it from) the children its
-// parent's entry holds; a parent left without children holds no set.
+// linkLocked adds p to (or, without add, drops it from) the names of the
+// children its parent holds; a parent left without children holds no set.
 // e.mu is held.
 func (e *engine) linkLocked(p string, add bool) {
 	if p == e.root {
 		return
 	}
 	parent := parentOf(p)
-	en, ok := e.nodes[parent]
-	switch {
-	case !ok:
+	if _, ok := e.nodes[parent]; !ok {
 		return
-	case add && en.children == nil:
-		en.children = make(map[string]struct{}, 1)
-		e.nodes[parent] = en
-	case !add && len(en.children) == 1:
-		if _, only := en.children[lastElem(p)]; only {
-			en.children = nil
-			e.nodes[parent] = en
-			return
-		}
 	}
-	if add {
-		en.children[lastElem(p)] = struct{}{}
-	} else {
-		delete(en.children, lastElem(p))
+	names := e.kids[parent]
+	switch {
+	case add && names == nil:
+		names = make(map[string]struct{}, 1)
+		e.kids[parent] = names
+		fallthrough
+	case add:
+		names[lastElem(p)] = struct{}{}
+	default:
+		delete(names, lastElem(p))
+		if len(names) == 0 {
+			delete(e.kids, parent)
+		}
 	}
 }
 
@@ -196,9 +193,9 @@ func (e *engine) reportLocked(t EventType, n, was *Node) {
 // undone. e.mu is held.
 func (e *engine) toldLocked(dropped []queued) map[string]*Node {
 	told := make(map[string]*Node, len(e.nodes))
-	for p, en := range e.nodes {
+	for p, n := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			told[p] = en.node
+			told[p] = n
 		}
 	}
 	for p, n := range e.unreported {
@@ -223,12 +220,12 @@ func (e *engine) toldLocked(dropped []queued) map[string]*Node {
 func (e *engine) childrenOf(p string) map[string]struct{} {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	en := e.nodes[p]
-	if len(en.children) == 0 {
+	names := e.kids[p]
+	if len(names) == 0 {
 		return nil
 	}
-	out := make(map[string]struct{}, len(en.children))
-	for name := range en.children {
+	out := make(map[string]struct{}, len(names))
+	for name := range names {
 		out[name] = struct{}{}
 	}
 	return out
@@ -255,11 +252,11 @@ func (e *engine) holds(p string) bool {
 func (e *engine) current(p string) (Node, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	en, ok := e.nodes[p]
+	n, ok := e.nodes[p]
 	if !ok || (e.hideRoot && p == e.root) {
 		return Node{}, false
 	}
-	return *en.node, true
+	return *n, true
 }
 
 // snapshot returns every node held (but a hidden root), sorted by path.
@@ -275,9 +272,9 @@ func (e *engine) snapshot() []Node {
 // e.mu is held.
 func (e *engine) heldLocked() []Node {
 	out := make([]Node, 0, len(e.nodes))
-	for p, en := range e.nodes {
+	for p, n := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			out = append(out, *en.node)
+			out = append(out, *n)
 		}
 	}
 	return out
