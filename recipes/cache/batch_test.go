@@ -59,6 +59,19 @@ func TestBurstOfDataChangesCostsOneGetDataEach(t *testing.T) {
 	}
 }
 
+// awaitServerTree waits until tc holds the server's tree at root, as writer
+// reads it, and replaying tc's events gives the same.
+func awaitServerTree(t *testing.T, writer *framework.Client, root string, tc *cache.TreeCache, events *replayer, what string) {
+	t.Helper()
+	want := serverTree(t, writer, root)
+	zktest.Eventually(t, 30*time.Second, what+": the cache to match the server", func() bool {
+		return sameTree(nodesByPath(tc.Snapshot()), want)
+	})
+	zktest.Eventually(t, 30*time.Second, what+": the events to replay to the server's tree", func() bool {
+		return events.matches(t, want)
+	})
+}
+
 // A child added right after a data change of its parent is reported: the
 // parent's data alone is read again, and the parent's child watch, still
 // armed, reports the child.
@@ -88,13 +101,7 @@ func TestChildAddedRightAfterADataChangeIsReported(t *testing.T) {
 			must(t, err)
 		}
 	}
-	want := serverTree(t, writer, root)
-	zktest.Eventually(t, 20*time.Second, "the cache to hold every child", func() bool {
-		return sameTree(nodesByPath(tc.Snapshot()), want)
-	})
-	zktest.Eventually(t, 20*time.Second, "replaying the events to give the server's tree", func() bool {
-		return events.matches(t, want)
-	})
+	awaitServerTree(t, writer, root, tc, events, "every child added")
 	must(t, tc.Close())
 	must(t, events.wait())
 }
@@ -171,13 +178,7 @@ func TestParentAndChildChangedTogether(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, round %d: %v", r.name, i, err)
 			}
-			want := serverTree(t, writer, root)
-			zktest.Eventually(t, 20*time.Second, r.name+": the cache to match the server", func() bool {
-				return sameTree(nodesByPath(tc.Snapshot()), want)
-			})
-			zktest.Eventually(t, 20*time.Second, r.name+": the events to replay to the server's tree", func() bool {
-				return events.matches(t, want)
-			})
+			awaitServerTree(t, writer, root, tc, events, r.name)
 		}
 	}
 	must(t, tc.Close())
@@ -250,13 +251,7 @@ func TestBatchedReadsThroughFaults(t *testing.T) {
 				}
 			}
 			p.SetLatency(0)
-			want := serverTree(t, writer, root)
-			zktest.Eventually(t, 30*time.Second, "the cache to match the server", func() bool {
-				return sameTree(nodesByPath(tc.Snapshot()), want)
-			})
-			zktest.Eventually(t, 30*time.Second, "the events to replay to the server's tree", func() bool {
-				return events.matches(t, want)
-			})
+			awaitServerTree(t, writer, root, tc, events, f.name)
 			must(t, tc.Close())
 			must(t, events.wait())
 		})
