@@ -143,6 +143,7 @@ func (cc *CuratorCache) Close() error {
 	if !cc.e.cfg.keepOnClose {
 		cc.e.mu.Lock()
 		clear(cc.e.nodes)
+		clear(cc.e.kids)
 		cc.e.mu.Unlock()
 	}
 	return err

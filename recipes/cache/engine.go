@@ -20,12 +20,6 @@ import (
 // after a read failed (the connection was down, say).
 const retryEvery = time.Second
 
-// entry is a node the cache holds.
-type entry struct {
-	node     Node
-	children map[string]struct{} // names of the children held
-}
-
 // input is what the loop reacts to: a watch notification or a connection
 // state.
 type input struct {
@@ -43,8 +37,13 @@ type engine struct {
 	cfg      config
 	hideRoot bool // the root's own changes are not reported (PathChildrenCache)
 
-	mu    sync.RWMutex
-	nodes map[string]*entry // written only by the goroutine that owns the engine
+	mu sync.RWMutex
+	// nodes are the nodes held, each as read last and never changed once
+	// held (a change holds a new Node, so that the events queued can share
+	// it), and kids the names of the children held of each node that has
+	// any; both written only by the goroutine that owns the engine.
+	nodes map[string]*Node
+	kids  map[string]map[string]struct{}
 
 	watches transport           // used by that goroutine and its refresh's readers
 	down    bool                // a suspension or loss was reported, and no reconnect since
@@ -53,9 +52,16 @@ type engine struct {
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
 	viewLen   atomic.Int64 // how many nodes the consumer has been told of
-	loaded    atomic.Bool  // Initialized is queued: the queue's bound applies
-	met       eventMetrics
-	events    chan Event
+	// unreported holds, under e.mu, the node as last reported of each held
+	// node replaced since without an event (a new Stat, the same data
+	// version): an update's Old.
+	unreported map[string]*Node
+	// told is, under e.mu, what the consumer will have been told when node
+	// events were dropped: the catch-up reports the differences from it.
+	told   map[string]*Node
+	loaded atomic.Bool // Initialized is queued: the queue's bound applies
+	met    eventMetrics
+	events chan Event
 
 	life      sync.Mutex
 	loading   bool // a Start is loading the tree
@@ -81,13 +87,15 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
-		nodes:   make(map[string]*entry),
-		watches: newOneShot(c),
-		inbox:   queue.New[input](),
-		outbox:  newOutbox(),
-		events:  make(chan Event),
-		stop:    make(chan struct{}),
-		met:     newEventMetrics(c, kind),
+		nodes:      make(map[string]*Node),
+		kids:       make(map[string]map[string]struct{}),
+		unreported: make(map[string]*Node),
+		watches:    newOneShot(c),
+		inbox:      queue.New[input](),
+		outbox:     newOutbox(),
+		events:     make(chan Event),
+		stop:       make(chan struct{}),
+		met:        newEventMetrics(c, kind),
 	}, nil
 }
 
@@ -118,7 +126,7 @@ func (e *engine) start(ctx context.Context) error {
 	defer cancel()
 	stopLink := context.AfterFunc(e.ctx, cancel)
 	defer stopLink()
-	err := e.refresh(loadCtx, e.root, true)
+	err := e.refresh(loadCtx, []top{{path: e.root}}, true)
 
 	e.life.Lock()
 	defer e.life.Unlock()
@@ -138,7 +146,7 @@ func (e *engine) start(ctx context.Context) error {
 	e.started = true
 	e.inbox = inbox
 	e.stopInput = []func(){stopEvents, stopStates}
-	e.outbox.Push(Event{Type: Initialized})
+	e.outbox.Push(queued{t: Initialized})
 	e.loaded.Store(true)
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.pump() }()
@@ -153,6 +161,9 @@ func (e *engine) forget() {
 	e.watches.reset()
 	e.mu.Lock()
 	clear(e.nodes)
+	clear(e.kids)
+	clear(e.unreported)
+	e.told = nil
 	e.mu.Unlock()
 	e.outbox.reset()
 }
@@ -215,7 +226,7 @@ func (e *engine) step(resync bool) (bool, error) {
 		e.interrupt.Store(nil)
 		cancel()
 	}()
-	dirty := make(map[string]bool)
+	dirty := make(map[string]fired)
 	for _, in := range e.inbox.TakeAll() {
 		if in.isState {
 			resync = e.onState(in.state) || resync
@@ -242,25 +253,57 @@ func (e *engine) onConnection(inbox *queue.Queue[input], s framework.ConnectionS
 	}
 }
 
-// apply reads again the whole tree (resync) or the dirty nodes.
-func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]bool) error {
+// apply reads again the whole tree (resync) or the dirty nodes, in
+// batches (see batches): the nodes of one batch are read together and
+// applied in order of their paths, and a batch is read only once the one
+// before it is applied. A node whose data watch alone fired, and whose
+// child watch is still armed, has only its data read again.
+func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]fired) error {
 	if resync {
-		return e.refresh(ctx, e.root, true)
+		return e.refresh(ctx, []top{{path: e.root}}, true)
 	}
-	paths := make([]string, 0, len(dirty))
-	for p := range dirty {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths) // parents before children
-	for _, p := range paths {
-		if p != e.root && !e.holds(p) {
-			continue // not ours: its parent's child watch reports it
+	for _, batch := range e.batches(dirty) {
+		tops := make([]top, 0, len(batch))
+		for _, p := range batch {
+			if p != e.root && !e.holds(p) {
+				continue // not ours: its parent's child watch reports it
+			}
+			dataOnly := dirty[p] == firedData && e.watches.childrenWatched(p)
+			tops = append(tops, top{path: p, dataOnly: dataOnly})
 		}
-		if err := e.refresh(ctx, p, false); err != nil {
+		if err := e.refresh(ctx, tops, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batches splits the dirty paths by how many dirty ancestors each has, each
+// batch sorted: no path of a batch is an ancestor of another, so applying
+// the read of one never changes what is held at or below another (only its
+// own subtree, and its parent's set of children, a parent not in the
+// batch). A path below a dirty one comes in a later batch, read after
+// that ancestor's read was applied, when whether the cache holds it is
+// known again.
+func (e *engine) batches(dirty map[string]fired) [][]string {
+	var out [][]string
+	for p := range dirty {
+		level := 0
+		for q := p; q != e.root && q != "/"; {
+			q = parentOf(q)
+			if _, ok := dirty[q]; ok {
+				level++
+			}
+		}
+		for len(out) <= level {
+			out = append(out, nil)
+		}
+		out[level] = append(out[level], p)
+	}
+	for _, batch := range out {
+		slices.Sort(batch)
+	}
+	return out
 }
 
 // onState reports a connection change and whether the tree must be read
@@ -270,26 +313,34 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 	switch s {
 	case framework.Suspended:
 		e.down = true
-		e.outbox.Push(Event{Type: ConnectionSuspended})
+		e.outbox.Push(queued{t: ConnectionSuspended})
 	case framework.Lost:
 		e.down = true
 		e.watches.reset() // the session's watches are gone
-		e.outbox.Push(Event{Type: ConnectionLost})
+		e.outbox.Push(queued{t: ConnectionLost})
 	case framework.Reconnected, framework.Connected:
 		if !e.down {
 			return false
 		}
 		e.down = false
-		e.outbox.Push(Event{Type: ConnectionReconnected})
+		e.outbox.Push(queued{t: ConnectionReconnected})
 		return true
 	}
 	return false
 }
 
+// fired is which of a node's watches fired during one step.
+type fired uint8
+
+const (
+	firedData  fired = 1 << iota // the data watch: the data changed
+	firedOther                   // children changed, or the node was created or deleted
+)
+
 // onEvent notes which watch fired and marks the node to read again. It
 // reports whether every watch was dropped (the session ended), so that the
 // whole tree must be read again.
-func (e *engine) onEvent(ev zk.Event, dirty map[string]bool) bool {
+func (e *engine) onEvent(ev zk.Event, dirty map[string]fired) bool {
 	if ev.Type == zk.EventNotWatching {
 		e.watches.reset()
 		return true
@@ -298,7 +349,11 @@ func (e *engine) onEvent(ev zk.Event, dirty map[string]bool) bool {
 		return false
 	}
 	e.watches.notified(ev)
-	dirty[ev.Path] = true
+	if ev.Type == zk.EventNodeDataChanged {
+		dirty[ev.Path] |= firedData
+	} else {
+		dirty[ev.Path] |= firedOther
+	}
 	return false
 }
 

@@ -22,14 +22,15 @@ const readsInFlight = 32
 // read is what the reads of one node found. A reader fills it in and closes
 // done; only then does the engine's goroutine look at it.
 type read struct {
-	path string
-	done chan struct{}
+	path     string
+	dataOnly bool // only its data, when the node held is the one read (see top)
+	done     chan struct{}
 
 	err    error    // the reads failed: the refresh stops
 	absent bool     // the node does not exist
 	data   []byte   // the node's data (nil when it did not decompress)
 	stat   *zk.Stat // nil when absent
-	listed bool     // its children were listed (it is above maxDepth)
+	listed bool     // its children were listed (it is above maxDepth, and not dataOnly)
 	// vanished: the node was deleted between the reads of its data and of
 	// its children.
 	vanished bool
@@ -57,15 +58,20 @@ type fetcher struct {
 	err     error // the first read that failed
 }
 
-// fetch starts reading p (and, with deep, every node below it; without,
-// only the children the cache does not hold yet and what is below them).
-// The caller applies the reads through await and must call stop.
-func (e *engine) fetch(ctx context.Context, p string, deep bool) (*fetcher, *read) {
+// fetch starts reading the tops (and, with deep, every node below them;
+// without, only the children the cache does not hold yet and what is below
+// them), and returns the tops' reads, in the same order. The caller
+// applies the reads through await and must call stop.
+func (e *engine) fetch(ctx context.Context, tops []top, deep bool) (*fetcher, []*read) {
 	f := &fetcher{e: e, deep: deep}
 	f.ctx, f.cancel = context.WithCancel(ctx)
-	top := newRead(p)
-	f.push([]*read{top})
-	return f, top
+	reads := make([]*read, len(tops))
+	for i, t := range tops {
+		reads[i] = newRead(t.path)
+		reads[i].dataOnly = t.dataOnly && !deep
+	}
+	f.push(reads)
+	return f, reads
 }
 
 // stop ends the reads under way and returns once every reader has ended.
@@ -162,6 +168,9 @@ func (f *fetcher) read(r *read) error {
 	if e.cfg.maxDepth >= 0 && e.depth(r.path) >= e.cfg.maxDepth {
 		return nil
 	}
+	if r.dataOnly && f.isHeld(r.path, stat.Czxid) {
+		return nil // the children held stay; their child watch is armed
+	}
 	names, err := e.watches.readChildren(f.ctx, r.path)
 	if errors.Is(err, zk.ErrNoNode) {
 		r.vanished = true
@@ -199,20 +208,25 @@ func (f *fetcher) followed(p string, names []string) []string {
 }
 
 // heldChildren returns the children held below p when the node held there
-// is the one read (czxid): without deep, those are not read again. Only the
-// refresh's first node can have any (every other read is of a node not
-// held, or of one whose parent was replaced, so whose czxid differs), and
-// the engine's goroutine changes nothing until that first read is done: the
-// answer still holds when it applies the read.
+// is the one read (czxid): without deep, those are not read again. Only a
+// refresh's tops can have any (every other read is of a node not held, or
+// of one whose parent was replaced, so whose czxid differs), and the
+// engine's goroutine changes nothing at or below a top until that top's
+// read is applied (no top is below another, see batches): the answer still
+// holds when it applies the read.
 func (f *fetcher) heldChildren(p string, czxid int64) map[string]struct{} {
-	if f.deep {
-		return nil
-	}
-	f.e.mu.RLock()
-	en := f.e.nodes[p]
-	f.e.mu.RUnlock()
-	if en == nil || en.node.Stat.Czxid != czxid {
+	if f.deep || !f.isHeld(p, czxid) {
 		return nil // not held, or held and replaced: hold drops its children
 	}
 	return f.e.childrenOf(p)
+}
+
+// isHeld reports whether the node the cache holds at p is the one read
+// (czxid); for a top, the answer holds until its read is applied (see
+// heldChildren).
+func (f *fetcher) isHeld(p string, czxid int64) bool {
+	f.e.mu.RLock()
+	defer f.e.mu.RUnlock()
+	n, ok := f.e.nodes[p]
+	return ok && n.Stat.Czxid == czxid
 }

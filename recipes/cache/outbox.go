@@ -19,37 +19,56 @@ const slack = 1024
 // and dropped from the queue, or in neither. Connection and Initialized
 // events (push) are never dropped.
 type outbox struct {
-	*queue.Queue[Event]
+	*queue.Queue[queued]
 	behind bool // node events were dropped: the pump sends the differences; read and written only in Edit
 }
 
-func newOutbox() *outbox { return &outbox{Queue: queue.New[Event]()} }
+func newOutbox() *outbox { return &outbox{Queue: queue.New[queued]()} }
+
+// queued is an event on its way to the consumer: its type and, for a node
+// event, the Node the cache held (shared with the engine's nodes, never
+// changed).
+type queued struct {
+	t   EventType
+	n   *Node // nil for the connection events and Initialized
+	was *Node // for an update, the node as last reported: its Old
+}
 
 // pushNode queues a node event unless the consumer is already behind. When
-// more than limit events wait, the queued node events are dropped and the
-// consumer will be caught up by differences.
-func (o *outbox) pushNode(ev Event, limit int) {
-	queued := false
-	o.Edit(func(items []Event) []Event {
+// more than limit events wait, the queued node events are dropped and
+// returned (the consumer will be caught up by differences); otherwise it
+// returns nil.
+func (o *outbox) pushNode(ev queued, limit int) (dropped []queued) {
+	added := false
+	o.Edit(func(items []queued) []queued {
 		if o.behind {
 			return items
 		}
-		queued = true
+		added = true
 		items = append(items, ev)
 		if len(items) > limit {
 			o.behind = true
-			items = slices.DeleteFunc(items, func(ev Event) bool { return ev.Node.Path != "" })
+			kept := items[:0:0]
+			for _, q := range items {
+				if q.n != nil {
+					dropped = append(dropped, q)
+				} else {
+					kept = append(kept, q)
+				}
+			}
+			items = kept
 		}
 		return items
 	})
-	if queued {
+	if added {
 		o.Wake()
 	}
+	return dropped
 }
 
 // reset drops every event waiting.
 func (o *outbox) reset() {
-	o.Edit(func([]Event) []Event {
+	o.Edit(func([]queued) []queued {
 		o.behind = false
 		return nil
 	})
@@ -57,12 +76,12 @@ func (o *outbox) reset() {
 
 // takeUnlessBehind returns the events waiting, or reports that the consumer
 // is behind and leaves them queued.
-func (o *outbox) takeUnlessBehind() (items []Event, behind bool) {
-	o.Edit(func(queued []Event) []Event {
+func (o *outbox) takeUnlessBehind() (items []queued, behind bool) {
+	o.Edit(func(waiting []queued) []queued {
 		if behind = o.behind; behind {
-			return queued
+			return waiting
 		}
-		items = queued
+		items = waiting
 		return nil
 	})
 	return items, behind
@@ -70,85 +89,97 @@ func (o *outbox) takeUnlessBehind() (items []Event, behind bool) {
 
 // takeCaughtUp returns the events waiting and clears behind; the caller
 // appends the differences it reads while holding what keeps them in step.
-func (o *outbox) takeCaughtUp() []Event {
-	var items []Event
-	o.Edit(func(queued []Event) []Event {
-		items, o.behind = queued, false
+func (o *outbox) takeCaughtUp() []queued {
+	var items []queued
+	o.Edit(func(waiting []queued) []queued {
+		items, o.behind = waiting, false
 		return nil
 	})
 	return items
 }
 
 // pump sends the outbox's events on e.events, in order, until e.stop is
-// closed; then it closes e.events (what was not received is dropped). It
-// keeps the nodes as the consumer knows them (view), to catch it up.
+// closed; then it closes e.events (what was not received is dropped).
 func (e *engine) pump() {
 	defer close(e.events)
-	view := make(map[string]Node)
+	told := int64(0) // the nodes the consumer has been told of
 	for {
 		select {
 		case <-e.stop:
 			return
 		case <-e.outbox.Ready():
 		}
-		for batch := e.take(view); len(batch) > 0; batch = e.take(view) {
-			for _, ev := range batch {
-				e.met[ev.Type].Add(1)
-				if ev.Type == NodeUpdated {
-					ev.Old = view[ev.Node.Path]
+		for batch := e.take(); len(batch) > 0; batch = e.take() {
+			for _, q := range batch {
+				e.met[q.t].Add(1)
+				ev := Event{Type: q.t}
+				if q.n != nil {
+					ev.Node = *q.n
+				}
+				if q.was != nil {
+					ev.Old = *q.was
 				}
 				select {
 				case e.events <- ev:
 				case <-e.stop:
 					return
 				}
-				switch ev.Type {
-				case NodeAdded, NodeUpdated:
-					view[ev.Node.Path] = ev.Node
+				switch q.t {
+				case NodeAdded:
+					told++
 				case NodeRemoved:
-					delete(view, ev.Node.Path)
+					told--
 				}
-				e.viewLen.Store(int64(len(view)))
+				e.viewLen.Store(told)
 			}
 		}
 	}
 }
 
 // take returns the events waiting and, when node events were dropped, the
-// differences between view and the nodes the cache holds.
-func (e *engine) take(view map[string]Node) []Event {
+// differences between what the consumer was told and the nodes the cache
+// holds.
+func (e *engine) take() []queued {
 	if items, behind := e.outbox.takeUnlessBehind(); !behind {
 		return items
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return append(e.outbox.takeCaughtUp(), e.differencesLocked(view)...)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	told := e.told
+	e.told = nil
+	clear(e.unreported) // the differences bring the consumer to the nodes held
+	return append(e.outbox.takeCaughtUp(), e.differencesLocked(told)...)
 }
 
-// differencesLocked returns the events that take a consumer from view to the
+// differencesLocked returns the events that take a consumer from told to the
 // nodes held: removals children first, then additions and updates parents
 // first. A node whose czxid changed is removed and added. e.mu is held.
-func (e *engine) differencesLocked(view map[string]Node) []Event {
-	var out []Event
+func (e *engine) differencesLocked(told map[string]*Node) []queued {
+	var out []queued
 	gone := make([]string, 0)
-	for p, was := range view {
-		if en, ok := e.nodes[p]; !ok || en.node.Stat.Czxid != was.Stat.Czxid {
+	for p, was := range told {
+		if n, ok := e.nodes[p]; !ok || n.Stat.Czxid != was.Stat.Czxid {
 			gone = append(gone, p)
 		}
 	}
 	slices.SortFunc(gone, func(a, b string) int { return strings.Compare(b, a) })
 	for _, p := range gone {
-		out = append(out, Event{Type: NodeRemoved, Node: view[p]})
+		out = append(out, queued{t: NodeRemoved, n: told[p]})
 	}
-	held := e.heldLocked()
-	sortByPath(held)
+	held := make([]*Node, 0, len(e.nodes))
+	for p, n := range e.nodes {
+		if !(e.hideRoot && p == e.root) {
+			held = append(held, n)
+		}
+	}
+	slices.SortFunc(held, func(a, b *Node) int { return strings.Compare(a.Path, b.Path) })
 	for _, n := range held {
-		was, known := view[n.Path]
+		was, known := told[n.Path]
 		switch {
 		case !known || was.Stat.Czxid != n.Stat.Czxid:
-			out = append(out, Event{Type: NodeAdded, Node: n})
+			out = append(out, queued{t: NodeAdded, n: n})
 		case was.Stat.Mzxid != n.Stat.Mzxid || was.Stat.Version != n.Stat.Version:
-			out = append(out, Event{Type: NodeUpdated, Node: n})
+			out = append(out, queued{t: NodeUpdated, n: n, was: was})
 		}
 	}
 	return out

@@ -26,6 +26,10 @@ type transport interface {
 	// awaitCreation leaves a watch on the creation of the absent node p and
 	// reports whether p exists after all.
 	awaitCreation(ctx context.Context, p string) (bool, error)
+	// childrenWatched reports whether a change of p's children will be
+	// notified (p's child watch is armed), so that a read of p's data alone
+	// misses nothing.
+	childrenWatched(p string) bool
 	// notified takes note that a watch fired with ev.
 	notified(ev zk.Event)
 	// reset forgets every watch: the session that held them is gone, or
@@ -33,19 +37,14 @@ type transport interface {
 	reset()
 }
 
-// watchKind is which of a node's watches is armed.
-type watchKind int
+// watchKind is which of a node's watches is armed: one bit each.
+type watchKind uint8
 
 const (
-	dataWatch  watchKind = iota // GetDataW: data changes and deletion
-	childWatch                  // ChildrenW: children added or removed
-	existWatch                  // ExistsW on the absent root: its creation
+	dataWatch  watchKind = 1 << iota // GetDataW: data changes and deletion
+	childWatch                       // ChildrenW: children added or removed
+	existWatch                       // ExistsW on the absent root: its creation
 )
-
-type watchKey struct {
-	path string
-	kind watchKind
-}
 
 // oneShot is the transport of one-shot watches: it arms a watch only where
 // none is armed, so that each node has at most one data watch and one child
@@ -53,66 +52,60 @@ type watchKey struct {
 type oneShot struct {
 	c     *framework.Client
 	mu    sync.Mutex
-	armed map[watchKey]bool
+	armed map[string]watchKind // the watches armed on each path; no entry for none
 }
 
 func newOneShot(c *framework.Client) *oneShot {
-	return &oneShot{c: c, armed: make(map[watchKey]bool)}
+	return &oneShot{c: c, armed: make(map[string]watchKind)}
 }
 
 func (o *oneShot) readData(ctx context.Context, p string) ([]byte, *zk.Stat, error) {
-	key := watchKey{p, dataWatch}
-	if o.isArmed(key) {
+	if o.isArmed(p, dataWatch) {
 		return o.c.GetData(ctx, p)
 	}
 	data, stat, _, err := o.c.GetDataW(ctx, p)
 	if err == nil || errors.Is(err, framework.ErrDecompression) { // the watch is set either way
-		o.arm(key)
+		o.arm(p, dataWatch)
 	}
 	return data, stat, err
 }
 
 func (o *oneShot) readChildren(ctx context.Context, p string) ([]string, error) {
-	key := watchKey{p, childWatch}
-	if o.isArmed(key) {
+	if o.isArmed(p, childWatch) {
 		names, _, err := o.c.Children(ctx, p)
 		return names, err
 	}
 	names, _, _, err := o.c.ChildrenW(ctx, p)
 	if err == nil {
-		o.arm(key)
+		o.arm(p, childWatch)
 	}
 	return names, err
 }
 
 func (o *oneShot) awaitCreation(ctx context.Context, p string) (bool, error) {
-	key := watchKey{p, existWatch}
-	if o.isArmed(key) {
+	if o.isArmed(p, existWatch) {
 		return false, nil
 	}
 	st, _, err := o.c.ExistsW(ctx, p)
 	if err != nil {
 		return false, err
 	}
-	o.arm(key)
+	o.arm(p, existWatch)
 	return st != nil, nil
 }
 
+func (o *oneShot) childrenWatched(p string) bool { return o.isArmed(p, childWatch) }
+
 func (o *oneShot) notified(ev zk.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	switch ev.Type {
 	case zk.EventNodeCreated:
-		delete(o.armed, watchKey{ev.Path, existWatch})
+		o.disarm(ev.Path, existWatch)
 	case zk.EventNodeDataChanged:
-		delete(o.armed, watchKey{ev.Path, dataWatch})
-		delete(o.armed, watchKey{ev.Path, existWatch})
+		o.disarm(ev.Path, dataWatch|existWatch)
 	case zk.EventNodeChildrenChanged:
-		delete(o.armed, watchKey{ev.Path, childWatch})
+		o.disarm(ev.Path, childWatch)
 	case zk.EventNodeDeleted:
-		delete(o.armed, watchKey{ev.Path, dataWatch})
-		delete(o.armed, watchKey{ev.Path, childWatch})
-		delete(o.armed, watchKey{ev.Path, existWatch})
+		o.disarm(ev.Path, dataWatch|childWatch|existWatch)
 	}
 }
 
@@ -122,14 +115,24 @@ func (o *oneShot) reset() {
 	clear(o.armed)
 }
 
-func (o *oneShot) isArmed(key watchKey) bool {
+func (o *oneShot) isArmed(p string, w watchKind) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.armed[key]
+	return o.armed[p]&w != 0
 }
 
-func (o *oneShot) arm(key watchKey) {
+func (o *oneShot) arm(p string, w watchKind) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.armed[key] = true
+	o.armed[p] |= w
+}
+
+func (o *oneShot) disarm(p string, w watchKind) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if left := o.armed[p] &^ w; left != 0 {
+		o.armed[p] = left
+	} else {
+		delete(o.armed, p)
+	}
 }

@@ -12,16 +12,31 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// refresh reads p (and, with deep, every node held below it) and brings the
-// cache in line with what it read, reporting the differences. It arms the
-// watches p needs through the engine's transport. The reads run ahead,
-// several at once (fetch); what they found is applied here, in the order of
-// a depth-first walk by name, so that the events are those of reading one
-// node after the other.
-func (e *engine) refresh(ctx context.Context, p string, deep bool) error {
+// top is a node a refresh reads again, with its subtree as needed.
+// dataOnly: only its data, if the node read is the one held (the same
+// czxid); its children held stay as they are, its child watch reporting
+// their changes.
+type top struct {
+	path     string
+	dataOnly bool
+}
+
+// refresh reads the tops (and, with deep, every node held below them) and
+// brings the cache in line with what it read, reporting the differences.
+// No top may be an ancestor of another (see batches). It arms the watches
+// the nodes need through the engine's transport. The reads run ahead,
+// several at once (fetch); what they found is applied here, top after top,
+// each in the order of a depth-first walk by name, so that the events are
+// those of reading one node after the other.
+func (e *engine) refresh(ctx context.Context, tops []top, deep bool) error {
 	for {
-		f, top := e.fetch(ctx, p, deep)
-		err := e.applyRead(f, top)
+		f, reads := e.fetch(ctx, tops, deep)
+		var err error
+		for _, r := range reads {
+			if err = e.applyRead(f, r); err != nil {
+				break
+			}
+		}
 		f.stop()
 		if !errors.Is(err, errRootCreated) {
 			return err
@@ -81,27 +96,30 @@ func (e *engine) hold(p string, data []byte, stat *zk.Stat) {
 		data = nil
 	}
 	e.mu.RLock()
-	old := e.nodes[p]
+	was, held := e.nodes[p]
 	e.mu.RUnlock()
-	if old != nil && old.node.Stat.Czxid != stat.Czxid {
+	if held && was.Stat.Czxid != stat.Czxid {
 		e.remove(p)
-		old = nil
+		held = false
 	}
-	n := Node{Path: p, Data: data, Stat: *stat}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if old == nil {
-		e.nodes[p] = &entry{node: n, children: make(map[string]struct{})}
-		if parent := e.parentEntryLocked(p); parent != nil {
-			parent.children[lastElem(p)] = struct{}{}
-		}
-		e.reportLocked(NodeAdded, n)
+	if !held {
+		n := &Node{Path: p, Data: data, Stat: *stat}
+		e.nodes[p] = n
+		e.linkLocked(p, true)
+		e.reportLocked(NodeAdded, n, nil)
 		return
 	}
-	was := old.node.Stat
-	old.node = n
-	if was.Mzxid != stat.Mzxid || was.Version != stat.Version {
-		e.reportLocked(NodeUpdated, n)
+	if was.Stat == *stat {
+		return // nothing new: the Node held stays
+	}
+	n := &Node{Path: was.Path, Data: data, Stat: *stat}
+	e.nodes[p] = n
+	if was.Stat.Mzxid != stat.Mzxid || was.Stat.Version != stat.Version {
+		e.reportLocked(NodeUpdated, n, was)
+	} else if _, ok := e.unreported[p]; !ok {
+		e.unreported[p] = was // the node as last reported, for the next Old
 	}
 }
 
@@ -115,17 +133,48 @@ func (e *engine) remove(p string) {
 	defer e.mu.Unlock()
 	if old, ok := e.nodes[p]; ok {
 		delete(e.nodes, p)
-		if parent := e.parentEntryLocked(p); parent != nil {
-			delete(parent.children, lastElem(p))
+		e.linkLocked(p, false)
+		e.reportLocked(NodeRemoved, old, nil)
+	}
+}
+
+// linkLocked adds p to (or, without add, drops it from) the names of the
+// children its parent holds; a parent left without children holds no set.
+// e.mu is held.
+func (e *engine) linkLocked(p string, add bool) {
+	if p == e.root {
+		return
+	}
+	parent := parentOf(p)
+	if _, ok := e.nodes[parent]; !ok {
+		return
+	}
+	names := e.kids[parent]
+	switch {
+	case add && names == nil:
+		names = make(map[string]struct{}, 1)
+		e.kids[parent] = names
+		fallthrough
+	case add:
+		names[lastElem(p)] = struct{}{}
+	default:
+		delete(names, lastElem(p))
+		if len(names) == 0 {
+			delete(e.kids, parent)
 		}
-		e.reportLocked(NodeRemoved, old.node)
 	}
 }
 
 // reportLocked queues a node event for the consumer, in the same step as
 // the change of the nodes it reports (e.mu is held): a catch-up of a
-// consumer that fell behind sees both or neither.
-func (e *engine) reportLocked(t EventType, n Node) {
+// consumer that fell behind sees both or neither. was is, for an update,
+// the node held before it. When the queue overflows, it records what the
+// consumer will have been told (e.told) for the catch-up.
+func (e *engine) reportLocked(t EventType, n, was *Node) {
+	if told, ok := e.unreported[n.Path]; ok {
+		was = told
+		delete(e.unreported, n.Path)
+	}
 	if e.hideRoot && n.Path == e.root {
 		return
 	}
@@ -133,34 +182,62 @@ func (e *engine) reportLocked(t EventType, n Node) {
 	if e.loaded.Load() {
 		limit = slack + len(e.nodes) + int(e.viewLen.Load())
 	}
-	e.outbox.pushNode(Event{Type: t, Node: n}, limit)
+	if dropped := e.outbox.pushNode(queued{t: t, n: n, was: was}, limit); dropped != nil {
+		e.told = e.toldLocked(dropped)
+	}
+}
+
+// toldLocked returns the nodes the consumer will have been told of once it
+// received the events taken from the queue: the nodes held as last
+// reported, with the dropped events (the rest of the queue, in order)
+// undone. e.mu is held.
+func (e *engine) toldLocked(dropped []queued) map[string]*Node {
+	told := make(map[string]*Node, len(e.nodes))
+	for p, n := range e.nodes {
+		if !(e.hideRoot && p == e.root) {
+			told[p] = n
+		}
+	}
+	for p, n := range e.unreported {
+		if _, ok := told[p]; ok {
+			told[p] = n
+		}
+	}
+	for i := len(dropped) - 1; i >= 0; i-- {
+		switch q := dropped[i]; q.t {
+		case NodeAdded:
+			delete(told, q.n.Path)
+		case NodeUpdated:
+			told[q.n.Path] = q.was
+		case NodeRemoved:
+			told[q.n.Path] = q.n
+		}
+	}
+	return told
 }
 
 // childrenOf returns a copy of the names held below p.
 func (e *engine) childrenOf(p string) map[string]struct{} {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	en := e.nodes[p]
-	if en == nil {
+	names := e.kids[p]
+	if len(names) == 0 {
 		return nil
 	}
-	out := make(map[string]struct{}, len(en.children))
-	for name := range en.children {
+	out := make(map[string]struct{}, len(names))
+	for name := range names {
 		out[name] = struct{}{}
 	}
 	return out
 }
 
-func (e *engine) parentEntryLocked(p string) *entry {
-	if p == e.root {
-		return nil
+// parentOf returns the path of p's parent ("/" for a child of the root
+// node, and for "/" itself).
+func parentOf(p string) string {
+	if i := strings.LastIndex(p, "/"); i > 0 {
+		return p[:i]
 	}
-	i := strings.LastIndex(p, "/")
-	parent := p[:i]
-	if parent == "" {
-		parent = "/"
-	}
-	return e.nodes[parent]
+	return "/"
 }
 
 // holds reports whether p is in the cache.
@@ -175,11 +252,11 @@ func (e *engine) holds(p string) bool {
 func (e *engine) current(p string) (Node, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	en, ok := e.nodes[p]
+	n, ok := e.nodes[p]
 	if !ok || (e.hideRoot && p == e.root) {
 		return Node{}, false
 	}
-	return en.node, true
+	return *n, true
 }
 
 // snapshot returns every node held (but a hidden root), sorted by path.
@@ -195,9 +272,9 @@ func (e *engine) snapshot() []Node {
 // e.mu is held.
 func (e *engine) heldLocked() []Node {
 	out := make([]Node, 0, len(e.nodes))
-	for p, en := range e.nodes {
+	for p, n := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			out = append(out, en.node)
+			out = append(out, *n)
 		}
 	}
 	return out

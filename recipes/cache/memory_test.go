@@ -1,0 +1,66 @@
+package cache_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
+)
+
+// maxBytesPerNode bounds the heap a loaded TreeCache holds per node,
+// go-zookeeper's record of its two watches included (about 540 bytes):
+// Curator 5.4's TreeCache holds about 900 on the same tree
+// (docs/performance.md); the bound leaves a margin for the Go runtime's
+// map sizes, which vary with the tree's size.
+const maxBytesPerNode = 1000
+
+// A loaded tree cache holds less than maxBytesPerNode of heap per node:
+// the heap in use after a collection, cache loaded and alive, less the same
+// before it was built, as testing/recipebench measures it.
+func TestHeapPerCachedNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const parents, leaves = 100, 99
+	must(t, buildTreeOf(ctx, writer, "/heap", parents, leaves))
+	nodes := 1 + parents*(1+leaves)
+	_, err := c.Exists(ctx, "/heap") // the client's buffers are in use before
+	must(t, err)
+
+	before := heapInUse()
+	tc, err := cache.NewTreeCache(c, "/heap")
+	must(t, err)
+	defer tc.Close()
+	must(t, tc.Start(ctx))
+	timeout := time.After(time.Minute) // one timer, not one per event
+	for loaded := false; !loaded; {
+		select {
+		case ev := <-tc.Events():
+			loaded = ev.Type == cache.Initialized
+		case <-timeout:
+			t.Fatal("no Initialized within a minute")
+		}
+	}
+	if got := len(tc.Snapshot()); got != nodes {
+		t.Fatalf("the cache holds %d nodes, want %d", got, nodes)
+	}
+	after := heapInUse()
+	runtime.KeepAlive(tc)
+	perNode := float64(int64(after)-int64(before)) / float64(nodes)
+	t.Logf("%.0f bytes per cached node over %d nodes", perNode, nodes)
+	if perNode > maxBytesPerNode {
+		t.Errorf("the cache holds %.0f bytes of heap per node, want at most %d", perNode, maxBytesPerNode)
+	}
+}
+
+// heapInUse returns the bytes of live heap objects after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
