@@ -77,6 +77,10 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 				}
 			}
 		}
+		// Our side of a load also measures go-zookeeper's watches alone.
+		if w.key == "nodes" && !(r.res[implOurs][0][watchKey] > 0) {
+			t.Errorf("%s: %s = %v, want the heap go-zookeeper's watches hold per node", r.b.slug, watchKey, r.res[implOurs][0][watchKey])
+		}
 	}
 
 	var out bytes.Buffer
@@ -88,7 +92,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	if got := strings.Count(out.String(), "### "); got != len(recipes) {
 		t.Errorf("the report has %d tables, want one per recipe of %d:\n%s", got, len(recipes), out.String())
 	}
-	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node"} {
+	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node", "go-zookeeper's record of the data watch"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}

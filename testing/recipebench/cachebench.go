@@ -67,7 +67,13 @@ func cacheLoadBench(kind string, s treeShape, t *trees) bench {
 			if loaded != int64(s.nodes()) {
 				return nil, fmt.Errorf("the cache loaded %d nodes, not %d", loaded, s.nodes())
 			}
-			return sample{"load_ms": float64(nanos) / 1e6, "bytes_node": float64(bytes) / float64(loaded), "nodes": float64(loaded)}, nil
+			out := sample{"load_ms": float64(nanos) / 1e6, "bytes_node": float64(bytes) / float64(loaded), "nodes": float64(loaded)}
+			if impl == implOurs {
+				if out[watchKey], err = t.watchFloor(ctx, e, root, s); err != nil {
+					return nil, fmt.Errorf("go-zookeeper's watches alone: %w", err)
+				}
+			}
+			return out, nil
 		},
 	}
 }

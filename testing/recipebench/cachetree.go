@@ -41,6 +41,8 @@ type trees struct {
 	// whole (CURATOR-690: Curator 5.4 loses every read past 65,535 in
 	// flight); its burst is not measured there.
 	short map[treeShape]bool
+	// floors are the watchFloor of each shape measured so far.
+	floors map[treeShape]float64
 }
 
 // markShort notes that Curator's CuratorCache did not load the tree of s.
@@ -51,6 +53,28 @@ func (t *trees) markShort(s treeShape) {
 		t.short = map[treeShape]bool{}
 	}
 	t.short[s] = true
+}
+
+// watchFloor returns the watchFloor of the tree of shape s at root,
+// measured on first use only.
+func (t *trees) watchFloor(ctx context.Context, e *env, root string, s treeShape) (float64, error) {
+	t.mu.Lock()
+	v, ok := t.floors[s]
+	t.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := watchFloor(ctx, e, root, s)
+	if err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.floors == nil {
+		t.floors = map[treeShape]float64{}
+	}
+	t.floors[s] = v
+	return v, nil
 }
 
 // isShort reports whether markShort was called for s.

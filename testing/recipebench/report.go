@@ -75,7 +75,22 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 				"initialized without the nodes whose reads it could not register (CURATOR-690, fixed in Curator 5.6.0).\n\n",
 				r.b.label, shortHeld(short))
 		}
+		watchNote(w, r)
 	}
+}
+
+// watchNote says, for a row whose zkcurator samples measured it, how much
+// of the heap per node go-zookeeper's watches alone take.
+func watchNote(w io.Writer, r row) {
+	floor := values(r.res[implOurs], watchKey)
+	if len(floor) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: of zkcurator's bytes per node, %.0f are go-zookeeper's record of the data watch and the child watch "+
+		"every cached node carries: a bare connection that sets the same two watches on every node of the same tree holds that "+
+		"much, so no cache on go-zookeeper v1.0.4's one-shot watches holds less. Curator's CuratorCache sets one persistent "+
+		"recursive watch on the root instead (ZooKeeper 3.6's addWatch), which go-zookeeper v1.0.4 cannot send.\n\n",
+		r.b.label, median(floor))
 }
 
 // shortHeld says how many nodes a short Curator cache held in its runs.
