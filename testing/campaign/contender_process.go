@@ -62,10 +62,32 @@ func (cs *contenders) close() {
 	}
 }
 
-// line is one report line of a contender and when it was read.
+// line is one report line of a contender: when it was read, when the
+// contender wrote it, and its words after the stamp.
 type line struct {
-	at    time.Duration
+	at    time.Duration // read by the campaign
+	stamp time.Duration // written by the contender, within [launch, at]
 	words []string
+}
+
+// reportLine parses text, a contender's report line read at read from a
+// process launched at launched: its first word is the wall clock in
+// nanoseconds when the contender wrote it, which becomes stamp, an offset
+// on clk bounded by launched and read, the interval in which the line was
+// certainly written (so a step of the wall clock cannot move it out). A
+// line without a stamp is stamped read.
+func reportLine(text string, launched, read time.Duration, clk clock) line {
+	l := line{at: read, stamp: read, words: strings.Fields(text)}
+	if len(l.words) == 0 {
+		return l
+	}
+	ns, err := strconv.ParseInt(l.words[0], 10, 64)
+	if err != nil {
+		return l
+	}
+	l.words = l.words[1:]
+	l.stamp = min(max(time.Unix(0, ns).Sub(clk.start), launched), read)
+	return l
 }
 
 // proc is a running contender: its report lines, its standard input and
@@ -120,6 +142,7 @@ func (cs *contenders) start(id int) (*proc, error) {
 		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long, "-ttl", lockTTL.String(),
 		"-session", cs.session.String(), "-acquire", cs.acquireWait().String())
 	p.cmd.Stderr = &p.stderr
+	p.cmd.SysProcAttr = dieWithCampaign()
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
@@ -128,6 +151,7 @@ func (cs *contenders) start(id int) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
+	launched := cs.clock.now()
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
@@ -135,8 +159,8 @@ func (cs *contenders) start(id int) (*proc, error) {
 		defer close(p.lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if words := strings.Fields(sc.Text()); len(words) > 0 {
-				p.lines <- line{at: cs.clock.now(), words: words}
+			if l := reportLine(sc.Text(), launched, cs.clock.now(), cs.clock); len(l.words) > 0 {
+				p.lines <- l
 			}
 		}
 	}()
@@ -209,57 +233,124 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 // freezeHolder: the contender takes the lock (or wins a term) and reads the
 // fence and the counter; the process is stopped for f.Hold, continued, told
 // to write with what it read, and released. Its hold is recorded with the
-// freeze.
+// freeze; a hold it took but reported no reads of is recorded unfrozen,
+// without a write.
 func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error {
 	id := f.Client
-	rec := Hold{Client: id, Mode: Exclusive, Write: never, LostAt: never, Frozen: true, FrozenAt: never, ThawedAt: never}
-	for held := false; !held; {
-		l, ok := p.next(ctx, cs.acquireWait()+4*cs.session)
-		if !ok {
-			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(p.stderr.String()))
-			return nil
+	rec := Hold{Client: id, Mode: Exclusive, Enter: never, Write: never, LostAt: never, FrozenAt: never, ThawedAt: never}
+	ready, err := awaitHold(ctx, p, &rec, cs.acquireWait()+4*cs.session)
+	if err != nil {
+		return fmt.Errorf("contender %d: %w", id, err)
+	}
+	if !ready {
+		f.Note = "the contender held no lock: " + lastLine(p.stderr.String())
+		if rec.Enter != never {
+			rec.Exit, rec.Err = cs.clock.now(), "no report of its reads: "+lastLine(p.stderr.String())
+			rec.LostAtExit = rec.LostAt != never
+			cs.history.add(rec)
+			f.Note = fmt.Sprintf("token %#x held, not frozen: %s", rec.Token, rec.Err)
 		}
-		switch l.words[0] {
-		case "LOST":
-			rec.LostAt = l.at
-		case "HOLD":
-			if len(l.words) != 4 {
-				return fmt.Errorf("contender %d: bad report %q", id, strings.Join(l.words, " "))
-			}
-			held, rec.Enter = true, l.at
-			rec.Token, _ = strconv.ParseInt(l.words[1], 10, 64)
-			rec.Fence, _ = strconv.ParseInt(l.words[2], 10, 64)
-			rec.Counter, _ = strconv.ParseInt(l.words[3], 10, 64)
-		}
+		return nil
 	}
 
-	var err error
+	rec.Frozen = true
 	if rec.FrozenAt, rec.ThawedAt, err = p.pause(ctx, f.Hold); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
 	if _, err := io.WriteString(p.stdin, "WRITE\n"); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
-	for reported := false; !reported; {
-		l, ok := p.next(ctx, 8*cs.session)
-		if !ok {
-			rec.Exit, rec.Err = cs.clock.now(), "no report of the write: "+lastLine(p.stderr.String())
-			break
-		}
-		switch l.words[0] {
-		case "LOST":
-			rec.LostAt = l.at
-		case "WROTE":
-			reported, rec.Write, rec.Exit = true, l.at, l.at
-			rec.Outcome = outcomeNamed(strings.Join(l.words[1:2], ""))
-			rec.Err = strings.Join(l.words[min(2, len(l.words)):], " ")
-		}
+	awaitWrote(ctx, p, &rec, 8*cs.session)
+	if rec.Exit == never {
+		rec.Exit = cs.clock.now()
 	}
 	rec.LostAtWrite = rec.LostAt != never && rec.Write != never && rec.LostAt <= rec.Write
 	rec.LostAtExit = rec.LostAt != never
 	cs.history.add(rec)
 	f.Note = fmt.Sprintf("token %#x frozen; its write %s", rec.Token, rec.Outcome)
 	return nil
+}
+
+// awaitHold reads a contender's reports into rec until it reports what it
+// read (HOLD), within the bound: its hold begins when it wrote HELD, the
+// moment it took the lock or won the term, before its reads; a LOST
+// report, even one before HOLD, ends its clean window when it was read.
+// It reports false when the contender reported no reads.
+func awaitHold(ctx context.Context, p *proc, rec *Hold, within time.Duration) (bool, error) {
+	for {
+		l, ok := p.next(ctx, within)
+		if !ok {
+			return false, nil
+		}
+		switch l.words[0] {
+		case "LOST":
+			if rec.LostAt == never {
+				rec.LostAt = l.at
+			}
+		case "HELD":
+			token, err := reportInts(l, 1)
+			if err != nil {
+				return false, err
+			}
+			rec.Enter, rec.Token = l.stamp, token[0]
+		case "HOLD":
+			read, err := reportInts(l, 3)
+			if err != nil {
+				return false, err
+			}
+			if rec.Enter == never || read[0] != rec.Token {
+				return false, fmt.Errorf("report %q does not follow HELD of its token", strings.Join(l.words, " "))
+			}
+			rec.Fence, rec.Counter = read[1], read[2]
+			return true, nil
+		}
+	}
+}
+
+// awaitWrote reads a contender's reports into rec until it reports its
+// write's outcome (WROTE), within the bound. A write without a report may
+// have been sent: its outcome is Unknown, decided by its acknowledgement
+// node.
+func awaitWrote(ctx context.Context, p *proc, rec *Hold, within time.Duration) {
+	for {
+		l, ok := p.next(ctx, within)
+		if !ok {
+			rec.Outcome, rec.Err = Unknown, "no report of the write: "+lastLine(p.stderr.String())
+			return
+		}
+		switch l.words[0] {
+		case "LOST":
+			if rec.LostAt == never {
+				rec.LostAt = l.at
+			}
+		case "WROTE":
+			rec.Write, rec.Exit = l.at, l.at
+			rec.Outcome = outcomeNamed(strings.Join(l.words[1:2], ""))
+			rec.Err = strings.Join(l.words[min(2, len(l.words)):], " ")
+			return
+		}
+	}
+}
+
+// reportInts parses the n integers that follow a report line's first word.
+func reportInts(l line, n int) ([]int64, error) {
+	if len(l.words) != n+1 {
+		return nil, fmt.Errorf("bad report %q: want %d numbers", strings.Join(l.words, " "), n)
+	}
+	return parseInts(l, l.words[1:]...)
+}
+
+// parseInts parses words of report line l as integers.
+func parseInts(l line, words ...string) ([]int64, error) {
+	out := make([]int64, len(words))
+	for i, w := range words {
+		v, err := strconv.ParseInt(w, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad report %q: %w", strings.Join(l.words, " "), err)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // outcomeNamed is the Outcome whose String is name (Unknown for any other).
