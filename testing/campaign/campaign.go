@@ -114,6 +114,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	}
 	clk := newClock()
 	p := newPaths(cfg.Kind)
+	marks := logMarks(cluster)
 	if err := setUp(ctx, cluster, p); err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		return nil, fmt.Errorf("campaign: nemesis: %w", nemErr)
 	}
 
-	final, err := finalState(ctx, cluster, p, cfg.SessionTimeout)
+	final, err := finalState(ctx, cluster, p, cfg.SessionTimeout, marks)
 	if err != nil {
 		return nil, err
 	}
