@@ -93,3 +93,19 @@ func TestAlarmsOfAnEarlierRunDoNotVoidThisOne(t *testing.T) {
 		t.Errorf("an empty log: after = %q, lines %d", got, len(logLines("")))
 	}
 }
+
+// A void run's summary line says so, so that a reader of the output can
+// tell it from a failed one and from the run that replaced it.
+func TestSummaryMarksAVoidRun(t *testing.T) {
+	var v Verdict
+	v.violate("overlap: c0#1 and c1#2")
+	failed := &Report{Kind: MutexLock, Verdict: v}
+	if s := failed.Summary(); !strings.Contains(s, " ok=false lock=") {
+		t.Errorf("a failed run's summary %q", s)
+	}
+	checkReplicas(&v, endState{Alarms: []string{`member 0 logged 1 line(s) like "Digests are not matching"`}})
+	void := &Report{Kind: MutexLock, Verdict: v}
+	if s := void.Summary(); !strings.Contains(s, " ok=false void=true lock=") {
+		t.Errorf("a void run's summary %q does not say void=true", s)
+	}
+}
