@@ -238,7 +238,7 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error {
 	id := f.Client
 	rec := Hold{Client: id, Mode: Exclusive, Enter: never, Write: never, LostAt: never, FrozenAt: never, ThawedAt: never}
-	ready, err := awaitHold(ctx, p, &rec, cs.acquireWait()+4*cs.session)
+	ready, session, err := awaitHold(ctx, p, &rec, cs.acquireWait()+4*cs.session)
 	if err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
@@ -253,10 +253,13 @@ func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error
 		return nil
 	}
 
-	rec.Frozen = true
 	if rec.FrozenAt, rec.ThawedAt, err = p.pause(ctx, f.Hold); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
+	if cs.kind == TTLMutexLock {
+		session = min(session, lockTTL) // its lease runs out sooner
+	}
+	frozenPast(&rec, session)
 	if _, err := io.WriteString(p.stdin, "WRITE\n"); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
@@ -275,12 +278,14 @@ func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error
 // read (HOLD), within the bound: its hold begins when it wrote HELD, the
 // moment it took the lock or won the term, before its reads; a LOST
 // report, even one before HOLD, ends its clean window when it was read.
-// It reports false when the contender reported no reads.
-func awaitHold(ctx context.Context, p *proc, rec *Hold, within time.Duration) (bool, error) {
+// It reports false when the contender reported no reads, and the session
+// timeout the server granted the contender (HELD).
+func awaitHold(ctx context.Context, p *proc, rec *Hold, within time.Duration) (bool, time.Duration, error) {
+	var session time.Duration
 	for {
 		l, ok := p.next(ctx, within)
 		if !ok {
-			return false, nil
+			return false, session, nil
 		}
 		switch l.words[0] {
 		case "LOST":
@@ -288,23 +293,33 @@ func awaitHold(ctx context.Context, p *proc, rec *Hold, within time.Duration) (b
 				rec.LostAt = l.at
 			}
 		case "HELD":
-			token, err := reportInts(l, 1)
+			held, err := reportInts(l, 2)
 			if err != nil {
-				return false, err
+				return false, session, err
 			}
-			rec.Enter, rec.Token = l.stamp, token[0]
+			rec.Enter, rec.Token, session = l.stamp, held[0], time.Duration(held[1])*time.Millisecond
 		case "HOLD":
 			read, err := reportInts(l, 3)
 			if err != nil {
-				return false, err
+				return false, session, err
 			}
 			if rec.Enter == never || read[0] != rec.Token {
-				return false, fmt.Errorf("report %q does not follow HELD of its token", strings.Join(l.words, " "))
+				return false, session, fmt.Errorf("report %q does not follow HELD of its token", strings.Join(l.words, " "))
 			}
 			rec.Fence, rec.Counter = read[1], read[2]
-			return true, nil
+			return true, session, nil
 		}
 	}
+}
+
+// frozenPast marks rec Frozen when it was stopped for longer than session,
+// the timeout the server granted the contender (or its lease, when
+// shorter): only then may the ensemble have expired its session and let
+// another in, and only then does its clean window end when it froze. A shorter freeze (a server that raised
+// the timeout above the nemesis's) is a pause its lock must outlast: the
+// hold stays clean until Lost or Exit.
+func frozenPast(rec *Hold, session time.Duration) {
+	rec.Frozen = rec.ThawedAt-rec.FrozenAt > session
 }
 
 // awaitWrote reads a contender's reports into rec until it reports its

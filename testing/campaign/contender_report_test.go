@@ -51,11 +51,11 @@ func TestReportLineBoundsTheContendersStamp(t *testing.T) {
 // it reported what it read after (HOLD): a hold lost during those reads was
 // still a hold, and a worker inside the section then overlaps it.
 func TestFrozenHolderIsCleanFromWhenItTookTheLock(t *testing.T) {
-	p := reports("100 101 HELD 100", "149 150 LOST", "199 200 HOLD 100 0 0")
+	p := reports("100 101 HELD 100 800", "149 150 LOST", "199 200 HOLD 100 0 0")
 	rec := Hold{Client: 6, Mode: Exclusive, Enter: never, Write: never, LostAt: never, FrozenAt: never, ThawedAt: never}
-	ready, err := awaitHold(context.Background(), p, &rec, time.Second)
-	if err != nil || !ready || rec.Enter != 100*ms || rec.LostAt != 150*ms || rec.Token != 100 {
-		t.Fatalf("awaitHold = %t, %v; hold %s", ready, err, rec.String())
+	ready, session, err := awaitHold(context.Background(), p, &rec, time.Second)
+	if err != nil || !ready || rec.Enter != 100*ms || rec.LostAt != 150*ms || rec.Token != 100 || session != 800*ms {
+		t.Fatalf("awaitHold = %t, %v, %v; hold %s", ready, session, err, rec.String())
 	}
 	rec.Frozen, rec.FrozenAt, rec.ThawedAt, rec.Exit, rec.Outcome = true, 300*ms, 900*ms, 950*ms, Conflict
 	worker := write(0, 0, 110, 140, 99) // granted while the contender held
@@ -65,13 +65,14 @@ func TestFrozenHolderIsCleanFromWhenItTookTheLock(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{
-		{"100 101 HOLD 100 0 0"},                     // no HELD
-		{"100 101 HELD 100", "199 200 HOLD 101 0 0"}, // another token
-		{"100 101 HELD x"},                           // no number
-		{"100 101 HELD 100", "199 200 HOLD 100 0"},   // a value missing
+		{"100 101 HOLD 100 0 0"},                         // no HELD
+		{"100 101 HELD 100 800", "199 200 HOLD 101 0 0"}, // another token
+		{"100 101 HELD x 800"},                           // no number
+		{"100 101 HELD 100"},                             // no session
+		{"100 101 HELD 100 800", "199 200 HOLD 100 0"},   // a value missing
 	} {
 		rec := Hold{Enter: never, LostAt: never}
-		if _, err := awaitHold(context.Background(), reports(bad...), &rec, time.Second); err == nil {
+		if _, _, err := awaitHold(context.Background(), reports(bad...), &rec, time.Second); err == nil {
 			t.Errorf("reports %q were taken", bad)
 		}
 	}
@@ -93,5 +94,31 @@ func TestFrozenHoldersUnreportedWriteIsJudgedByItsAck(t *testing.T) {
 	v := check(holds, finalOf([]Hold{newer, {Client: 6, Token: 100, Outcome: Accepted}}), 0, 0, false)
 	if v.StaleAccepted != 1 || violationsWith(v, "write:") != 0 {
 		t.Errorf("StaleAccepted = %d, violations %q; want its stale write counted, and no write it never sent", v.StaleAccepted, v.Violations)
+	}
+}
+
+// A contender stopped for less than the session the server granted it
+// cannot have lost its session while it slept: its hold stays clean
+// through the freeze, and a worker let in meanwhile overlaps it. Stopped
+// for longer, it is frozen, its clean window ending when it froze.
+func TestShortFreezeLeavesTheHoldClean(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		session  time.Duration
+		frozen   bool
+		overlaps int
+	}{
+		{"past the session", 500 * ms, true, 0},
+		{"within the session", 800 * ms, false, 1},
+	} {
+		rec := Hold{Client: 6, Mode: Exclusive, Enter: 100 * ms, Exit: 950 * ms, Write: 950 * ms, LostAt: 940 * ms,
+			Token: 100, FrozenAt: 300 * ms, ThawedAt: 900 * ms, Outcome: Conflict}
+		frozenPast(&rec, tc.session)
+		worker := write(0, 0, 400, 500, 101) // while the contender slept
+		holds := []Hold{rec, worker}
+		v := check(holds, finalOf(holds), 0, 0, false)
+		if rec.Frozen != tc.frozen || v.Overlaps != tc.overlaps {
+			t.Errorf("%s: frozen %t, overlaps %d (%q); want %t, %d", tc.name, rec.Frozen, v.Overlaps, v.Violations, tc.frozen, tc.overlaps)
+		}
 	}
 }

@@ -10,7 +10,7 @@
 // term) it takes the lock or wins the term at -lock, reads the fence and the
 // counter, and reports on standard output, one line each:
 //
-//	HELD <token>                     the lock taken or the term won, at once
+//	HELD <token> <session ms>        the lock taken or the term won, at once; the session timeout the server granted
 //	HOLD <token> <fence> <counter>   holding; the values read
 //	LOST                             the hold's Lost (the term's Done) closed
 //	WROTE <outcome> [error]          after a WRITE line on standard input
