@@ -98,6 +98,7 @@ type proc struct {
 	lines  chan line
 	stderr lockedBuffer
 	clock  clock
+	ended  sync.Once
 }
 
 // lockedBuffer is a bytes.Buffer that the process's standard error is copied
@@ -168,8 +169,11 @@ func (cs *contenders) start(id int) (*proc, error) {
 }
 
 // end closes the contender's standard input, continues it if it is stopped
-// and waits for it to exit, killing it after within.
-func (p *proc) end(within time.Duration) {
+// and waits for it to exit, killing it after within. It ends the process
+// once; later calls return at once.
+func (p *proc) end(within time.Duration) { p.ended.Do(func() { p.stop(within) }) }
+
+func (p *proc) stop(within time.Duration) {
 	p.stdin.Close()
 	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a contender left stopped could not exit
 	done := make(chan struct{})
@@ -244,7 +248,8 @@ func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error
 	}
 	if !ready {
 		f.Note = "the contender held no lock: " + lastLine(p.stderr.String())
-		if rec.Enter != never {
+		if rec.Enter != never { // it holds until its process is gone
+			p.end(4 * cs.session)
 			rec.Exit, rec.Err = cs.clock.now(), "no report of its reads: "+lastLine(p.stderr.String())
 			rec.LostAtExit = rec.LostAt != never
 			cs.history.add(rec)

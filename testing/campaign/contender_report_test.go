@@ -3,6 +3,8 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +122,33 @@ func TestShortFreezeLeavesTheHoldClean(t *testing.T) {
 		if rec.Frozen != tc.frozen || v.Overlaps != tc.overlaps {
 			t.Errorf("%s: frozen %t, overlaps %d (%q); want %t, %d", tc.name, rec.Frozen, v.Overlaps, v.Violations, tc.frozen, tc.overlaps)
 		}
+	}
+}
+
+// A contender that took the lock and never reported its reads may still
+// hold: its hold ends when its process is gone, not when the campaign
+// stopped waiting for the report. The contender here is a script that
+// reports HELD, waits for its standard input to close and holds 300 ms
+// more.
+func TestSilentHolderHoldsUntilItsProcessEnds(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "contender")
+	body := "#!/bin/sh\necho \"$(date +%s%N) HELD 7 100\"\ncat >/dev/null\nsleep 0.3\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const session = 100 * ms
+	h := &recorder{}
+	cs := &contenders{bin: script, paths: newPaths(MutexLock), session: session, firstID: 6, history: h, clock: newClock(), kind: MutexLock}
+	f := &Fault{N: 1, Kind: PauseClientProcess, Hold: 2 * session}
+	if err := cs.freeze(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	holds := h.sortedHolds()
+	waited := cs.acquireWait() + 4*session // freezeHolder's bound on the report
+	if len(holds) != 1 {
+		t.Fatalf("%d holds (%s); want the contender's", len(holds), f.Note)
+	}
+	if r := holds[0]; r.Token != 7 || r.Frozen || r.Exit < r.Enter+waited+300*ms {
+		t.Errorf("hold %s; want token 7, unfrozen, until at least %v after it began", r.String(), waited+300*ms)
 	}
 }
