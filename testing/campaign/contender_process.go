@@ -269,7 +269,8 @@ func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
 	awaitWrote(ctx, p, &rec, 8*cs.session)
-	if rec.Exit == never {
+	if rec.Exit == never { // no report: it holds until its process is gone
+		p.end(4 * cs.session)
 		rec.Exit = cs.clock.now()
 	}
 	rec.LostAtWrite = rec.LostAt != never && rec.Write != never && rec.LostAt <= rec.Write
