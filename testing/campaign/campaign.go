@@ -31,11 +31,16 @@ type Report struct {
 // OK reports whether the campaign upheld every property.
 func (r *Report) OK() bool { return r.Verdict.OK() }
 
-// Summary is the campaign's one-line result.
+// Summary is the campaign's one-line result; a void run (Verdict.Diverged:
+// ZooKeeper lost its own consistency) says void=true after ok=false.
 func (r *Report) Summary() string {
 	v := &r.Verdict
-	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d stale_accepted=%d overlaps=%d orphans=%d ok=%t lock=%s",
-		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), r.Kind) + faultFields(r.Faults) + v.counterFields() + v.extraFields()
+	void := ""
+	if v.Diverged {
+		void = " void=true"
+	}
+	return fmt.Sprintf("CAMPAIGN seed=%d secs=%d faults=%d acquisitions=%d accepted=%d rejected_stale=%d stale_accepted=%d overlaps=%d orphans=%d ok=%t%s lock=%s",
+		r.Seed, int(r.Duration.Round(time.Second)/time.Second), len(r.Faults), v.Acquisitions, v.Accepted, v.RejectedStale, v.StaleAccepted, v.Overlaps, v.Orphans, r.OK(), void, r.Kind) + faultFields(r.Faults) + v.counterFields() + v.extraFields()
 }
 
 // Details tells what the summary line leaves out: the lock, the writes
@@ -114,6 +119,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	}
 	clk := newClock()
 	p := newPaths(cfg.Kind)
+	marks := logMarks(cluster)
 	if err := setUp(ctx, cluster, p); err != nil {
 		return nil, err
 	}
@@ -182,7 +188,7 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		return nil, fmt.Errorf("campaign: nemesis: %w", nemErr)
 	}
 
-	final, err := finalState(ctx, cluster, p, cfg.SessionTimeout)
+	final, err := finalState(ctx, cluster, p, cfg.SessionTimeout, marks)
 	if err != nil {
 		return nil, err
 	}

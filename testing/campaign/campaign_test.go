@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +82,9 @@ func runCampaign(t *testing.T, kind campaign.LockKind, defaultDuration time.Dura
 // CAMPAIGN_SEED and CAMPAIGN_SECS when set, and returns its report. A run
 // whose ensemble diverged (its members disagreed on the outcome after
 // syncing with the leader: a ZooKeeper defect, see docs/campaign.md) is void
-// and runs again on a fresh ensemble, up to maxVoidRuns times.
+// and runs again on a fresh ensemble, up to maxVoidRuns times; its summary,
+// violations and history tail are logged, and printed again when every test
+// has run (reportingVoidRuns).
 func runCampaignConfig(t *testing.T, cfg campaign.Config, opts ...zktest.ServerOption) *campaign.Report {
 	seed, duration := settings(t, cfg.Duration)
 	kind := cfg.Kind
@@ -102,8 +103,10 @@ func runCampaignConfig(t *testing.T, cfg campaign.Config, opts ...zktest.ServerO
 		if !rep.Verdict.Diverged || run == maxVoidRuns {
 			break
 		}
-		t.Logf("VOID RUN %d of %s: ZooKeeper's replicas diverged, or it reported its own state inconsistent, so the run judges nothing; again on a fresh ensemble:\n%s",
-			run, kind, strings.Join(rep.Verdict.Violations, "\n"))
+		void := fmt.Sprintf("VOID RUN %d of %s: ZooKeeper's replicas diverged, or it reported its own state inconsistent, so the run judges nothing; again on a fresh ensemble:\n%s\n%s",
+			run, kind, rep.Summary(), rep.Tail(historyTailOnError))
+		t.Log(void)
+		keepVoidRun(void)
 		if err := cluster.Close(); err != nil {
 			t.Logf("close the diverged ensemble: %v", err)
 		}

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,6 +40,9 @@ func (v *Verdict) counterFields() string {
 //  2. every applied increment went from its pre value to pre+1, its post
 //     value lies in 1..final (the counter only grows), and no two applied
 //     increments report the same post value;
+//  3. every value in 1..final that no applied increment wrote was written by
+//     an increment of unknown outcome of its own, one that had begun before
+//     the value was read (checkGaps);
 //
 // and, as for the locks, no node of the promoted lock outlived the clients
 // and every client applied an increment after the last fault healed.
@@ -50,6 +54,7 @@ func checkCounters(holds []Hold, final endState, clients int, healedAt time.Dura
 			t.Final = final.Count
 		}
 		posts := make(map[int64]*Hold)
+		var unknown []time.Duration // when each increment of unknown outcome began
 		for i := range holds {
 			h := &holds[i]
 			if h.Mode != Increment || h.Target != target {
@@ -73,6 +78,7 @@ func checkCounters(holds []Hold, final endState, clients int, healedAt time.Dura
 				posts[h.Post] = h
 			case Unknown:
 				t.Unknown++
+				unknown = append(unknown, h.Enter)
 			default:
 				t.Failed++
 			}
@@ -83,6 +89,8 @@ func checkCounters(holds []Hold, final endState, clients int, healedAt time.Dura
 		if t.Final < t.Applied || t.Final > t.Applied+t.Unknown {
 			v.violate("%s: final value %d, but %d increments applied and %d unknown: want %d..%d",
 				target, t.Final, t.Applied, t.Unknown, t.Applied, t.Applied+t.Unknown)
+		} else {
+			checkGaps(&v, target, t.Final, posts, unknown)
 		}
 	}
 	if v.Orphans > 0 {
@@ -94,4 +102,52 @@ func checkCounters(holds []Hold, final endState, clients int, healedAt time.Dura
 		}
 	}
 	return v
+}
+
+// checkGaps checks that the values in 1..final no applied increment wrote
+// (the gaps) can each have been written by an increment of unknown outcome
+// of its own. A gap was written before any value above it, and an applied
+// increment that wrote a value above it ended after its write: so the
+// unknown increment that wrote the gap began before the earliest Exit of
+// the applied increments above it. Without this, any unknown increment of
+// the run, even one begun long after, would excuse an increment applied
+// twice (a retry after its first write's reply was lost) or a failed one
+// that applied. An unknown increment's write may land after its own Exit,
+// so only its beginning bounds it.
+func checkGaps(v *Verdict, target string, final int64, posts map[int64]*Hold, unknown []time.Duration) {
+	type gap struct {
+		value  int64
+		before *Hold // the applied increment above it that ended first; nil: none
+	}
+	var gaps []gap // by value, falling: their bounds only fall
+	var before *Hold
+	for g := final; g >= 1; g-- {
+		h, ok := posts[g]
+		switch {
+		case !ok:
+			gaps = append(gaps, gap{g, before})
+		case before == nil || h.Exit < before.Exit:
+			before = h
+		}
+	}
+	// The unknown increments each gap may take are nested (those begun
+	// before its bound), so by Hall's theorem a gap of its own for each
+	// exists when the k gaps with the earliest bounds have k to take from.
+	slices.Reverse(gaps)
+	for k, g := range gaps {
+		if g.before == nil {
+			return // the rest have no bound: the final value's check covers them
+		}
+		began := 0
+		for _, at := range unknown {
+			if at < g.before.Exit {
+				began++
+			}
+		}
+		if began < k+1 {
+			v.violate("%s: %d value(s) up to %d were written by no applied increment, but only %d increment(s) of unknown outcome had begun before %s, when an increment that wrote a value above them ended (an increment applied twice, or a failed one applied):\n    %s",
+				target, k+1, g.value, began, fmtDur(g.before.Exit), g.before)
+			return
+		}
+	}
 }

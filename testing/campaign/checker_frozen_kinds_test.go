@@ -105,3 +105,27 @@ func TestCheckCountersJudgesAFrozenIncrement(t *testing.T) {
 		t.Errorf("a frozen increment without a verdict: Unapplied %d, tally %+v; want it counted unknown", v.Unapplied, v.Counters[0])
 	}
 }
+
+// An increment applied twice (its first write's reply lost in the freeze,
+// then a retry from the value it wrote) leaves a value no applied increment
+// wrote. An increment of unknown outcome begun only after that value had
+// been read cannot have written it, so it does not excuse the double.
+func TestCheckCountersFlagsADoubleExcusedByALaterUnknown(t *testing.T) {
+	// w0 0->1, w1 1->2; the frozen increment wrote 3 unreported, then 3->4.
+	doubled := frozenInc(Accepted, 3)
+	later := inc(1, 9, targetLong, Unknown, 0)
+	later.Enter, later.Exit = 600*ms, 610*ms // after the frozen increment wrote 4 and ended
+	holds := []Hold{doubled, inc(0, 1, targetLong, Accepted, 0), inc(1, 2, targetLong, Accepted, 1), later}
+	v := checkCounters(holds, endState{Long: 4}, 0, 0)
+	if violationsWith(v, "long: 1 value(s) up to 3 were written by no applied increment") != 1 {
+		t.Errorf("a doubled frozen increment excused by a later unknown: violations %q; want one", v.Violations)
+	}
+
+	// An unknown increment begun before 4 was written may have written 3.
+	early := inc(1, 0, targetLong, Unknown, 0)
+	early.Exit = 500 * ms
+	holds = []Hold{frozenInc(Accepted, 3), inc(0, 1, targetLong, Accepted, 0), inc(1, 2, targetLong, Accepted, 1), early}
+	if v := checkCounters(holds, endState{Long: 4}, 0, 0); !v.OK() {
+		t.Errorf("an unknown increment begun in time was judged %q", v.Violations)
+	}
+}

@@ -74,3 +74,38 @@ func TestAlarmsInReadsZooKeepersOwnConsistencyWarnings(t *testing.T) {
 		t.Errorf("alarms of a quiet log = %q, want none", got)
 	}
 }
+
+// An ensemble that served an earlier campaign keeps that campaign's lines
+// in its members' logs: an alarm raised then must not void this run, and
+// one raised during this run must.
+func TestAlarmsOfAnEarlierRunDoNotVoidThisOne(t *testing.T) {
+	earlier := "WARN org.apache.zookeeper.server.DataTree - Message: Digests are not matching. Value is Zxid. Last value:1\nINFO a line of the earlier run"
+	mark := len(logLines(earlier))
+	quiet := earlier + "\nINFO a line of this run"
+	if got := alarmsIn(0, logAfter(quiet, mark)); got != nil {
+		t.Errorf("alarms of this run = %q; want none, the alarm was the earlier run's", got)
+	}
+	alarmed := quiet + "\nWARN org.apache.zookeeper.server.persistence.FileTxnLog - Current zxid 9 is <= 12 for setData"
+	if got := alarmsIn(0, logAfter(alarmed, mark)); len(got) != 1 || !strings.Contains(got[0], "FileTxnLog") {
+		t.Errorf("alarms of this run = %q; want its FileTxnLog line alone", got)
+	}
+	if got := logAfter("", 3); got != "" || len(logLines("")) != 0 {
+		t.Errorf("an empty log: after = %q, lines %d", got, len(logLines("")))
+	}
+}
+
+// A void run's summary line says so, so that a reader of the output can
+// tell it from a failed one and from the run that replaced it.
+func TestSummaryMarksAVoidRun(t *testing.T) {
+	var v Verdict
+	v.violate("overlap: c0#1 and c1#2")
+	failed := &Report{Kind: MutexLock, Verdict: v}
+	if s := failed.Summary(); !strings.Contains(s, " ok=false lock=") {
+		t.Errorf("a failed run's summary %q", s)
+	}
+	checkReplicas(&v, endState{Alarms: []string{`member 0 logged 1 line(s) like "Digests are not matching"`}})
+	void := &Report{Kind: MutexLock, Verdict: v}
+	if s := void.Summary(); !strings.Contains(s, " ok=false void=true lock=") {
+		t.Errorf("a void run's summary %q does not say void=true", s)
+	}
+}

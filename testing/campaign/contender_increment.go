@@ -3,7 +3,6 @@ package campaign
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -22,7 +21,7 @@ const maxFreezeDelay = 4 * time.Millisecond
 func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) error {
 	id := f.Client
 	first, ok := p.next(ctx, 14*cs.session)
-	if !ok || first.words[0] != "INC" || len(first.words) != 2 {
+	if !ok || first.words[0] != "INC" {
 		f.Note = "the contender began no increment: " + lastLine(p.stderr.String())
 		return nil
 	}
@@ -33,36 +32,43 @@ func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) er
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
 
-	incs := make(map[int]*Hold)
+	incs := make(map[int64]*Hold)
 	var order []*Hold
-	begin := func(l line) {
-		seq, _ := strconv.Atoi(l.words[1])
-		h := &Hold{Client: id, Seq: seq, Mode: Increment, Target: targetLong, Enter: l.at, Exit: never,
+	begin := func(l line) error {
+		seq, err := reportInts(l, 1)
+		if err != nil {
+			return err
+		}
+		if incs[seq[0]] != nil {
+			return fmt.Errorf("increment %d begun twice", seq[0])
+		}
+		// It began when the contender wrote INC: an unknown increment may
+		// have written a value from then on (checkGaps).
+		h := &Hold{Client: id, Seq: int(seq[0]), Mode: Increment, Target: targetLong, Enter: l.stamp, Exit: never,
 			Write: never, LostAt: never, FrozenAt: never, ThawedAt: never, Outcome: Unknown}
-		incs[seq] = h
+		incs[seq[0]] = h
 		order = append(order, h)
+		return nil
 	}
-	begin(first)
+	if err := begin(first); err != nil {
+		return fmt.Errorf("contender %d: %w", id, err)
+	}
 	for done := false; !done; {
 		l, ok := p.next(ctx, 8*cs.session)
 		if !ok {
 			break
 		}
-		switch {
-		case l.words[0] == "DONE":
+		var err error
+		switch l.words[0] {
+		case "DONE":
 			done = true
-		case l.words[0] == "INC" && len(l.words) == 2:
-			begin(l)
-		case l.words[0] == "INCED" && len(l.words) >= 5:
-			seq, _ := strconv.Atoi(l.words[1])
-			h := incs[seq]
-			if h == nil {
-				return fmt.Errorf("contender %d: a report of increment %d, never begun", id, seq)
-			}
-			h.Exit, h.Outcome = l.at, outcomeNamed(l.words[2])
-			h.Counter, _ = strconv.ParseInt(l.words[3], 10, 64)
-			h.Post, _ = strconv.ParseInt(l.words[4], 10, 64)
-			h.Err = strings.Join(l.words[5:], " ")
+		case "INC":
+			err = begin(l)
+		case "INCED":
+			err = ended(incs, l)
+		}
+		if err != nil {
+			return fmt.Errorf("contender %d: %w", id, err)
 		}
 	}
 	frozen := "none in flight"
@@ -77,5 +83,24 @@ func (cs *contenders) freezeIncrement(ctx context.Context, f *Fault, p *proc) er
 		cs.history.add(*h)
 	}
 	f.Note = fmt.Sprintf("increments begun: %d; the one frozen in flight: %s", len(order), frozen)
+	return nil
+}
+
+// ended records an INCED report (seq, outcome, pre and post values, an
+// error) on the increment it ends.
+func ended(incs map[int64]*Hold, l line) error {
+	if len(l.words) < 5 {
+		return fmt.Errorf("bad report %q", strings.Join(l.words, " "))
+	}
+	nums, err := parseInts(l, l.words[1], l.words[3], l.words[4])
+	if err != nil {
+		return err
+	}
+	h := incs[nums[0]]
+	if h == nil || h.Exit != never {
+		return fmt.Errorf("report %q of an increment not in flight", strings.Join(l.words, " "))
+	}
+	h.Exit, h.Outcome, h.Counter, h.Post = l.at, outcomeNamed(l.words[2]), nums[1], nums[2]
+	h.Err = strings.Join(l.words[5:], " ")
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,12 +61,6 @@ func (cs *contenders) close() {
 	}
 }
 
-// line is one report line of a contender and when it was read.
-type line struct {
-	at    time.Duration
-	words []string
-}
-
 // proc is a running contender: its report lines, its standard input and
 // standard error.
 type proc struct {
@@ -76,6 +69,7 @@ type proc struct {
 	lines  chan line
 	stderr lockedBuffer
 	clock  clock
+	ended  sync.Once
 }
 
 // lockedBuffer is a bytes.Buffer that the process's standard error is copied
@@ -120,6 +114,7 @@ func (cs *contenders) start(id int) (*proc, error) {
 		"-ack", cs.paths.acks+"/"+ackName(id, 0), "-long", cs.paths.long, "-ttl", lockTTL.String(),
 		"-session", cs.session.String(), "-acquire", cs.acquireWait().String())
 	p.cmd.Stderr = &p.stderr
+	p.cmd.SysProcAttr = dieWithCampaign()
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
@@ -128,6 +123,7 @@ func (cs *contenders) start(id int) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
+	launched := cs.clock.now()
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("contender %d: %w", id, err)
 	}
@@ -135,8 +131,8 @@ func (cs *contenders) start(id int) (*proc, error) {
 		defer close(p.lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if words := strings.Fields(sc.Text()); len(words) > 0 {
-				p.lines <- line{at: cs.clock.now(), words: words}
+			if l := reportLine(sc.Text(), launched, cs.clock.now(), cs.clock); len(l.words) > 0 {
+				p.lines <- l
 			}
 		}
 	}()
@@ -144,8 +140,11 @@ func (cs *contenders) start(id int) (*proc, error) {
 }
 
 // end closes the contender's standard input, continues it if it is stopped
-// and waits for it to exit, killing it after within.
-func (p *proc) end(within time.Duration) {
+// and waits for it to exit, killing it after within. It ends the process
+// once; later calls return at once.
+func (p *proc) end(within time.Duration) { p.ended.Do(func() { p.stop(within) }) }
+
+func (p *proc) stop(within time.Duration) {
 	p.stdin.Close()
 	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a contender left stopped could not exit
 	done := make(chan struct{})
@@ -209,67 +208,48 @@ func (cs *contenders) freeze(ctx context.Context, f *Fault) error {
 // freezeHolder: the contender takes the lock (or wins a term) and reads the
 // fence and the counter; the process is stopped for f.Hold, continued, told
 // to write with what it read, and released. Its hold is recorded with the
-// freeze.
+// freeze; a hold it took but reported no reads of is recorded unfrozen,
+// without a write.
 func (cs *contenders) freezeHolder(ctx context.Context, f *Fault, p *proc) error {
 	id := f.Client
-	rec := Hold{Client: id, Mode: Exclusive, Write: never, LostAt: never, Frozen: true, FrozenAt: never, ThawedAt: never}
-	for held := false; !held; {
-		l, ok := p.next(ctx, cs.acquireWait()+4*cs.session)
-		if !ok {
-			f.Note = "the contender held no lock: " + strings.TrimSpace(lastLine(p.stderr.String()))
-			return nil
-		}
-		switch l.words[0] {
-		case "LOST":
-			rec.LostAt = l.at
-		case "HOLD":
-			if len(l.words) != 4 {
-				return fmt.Errorf("contender %d: bad report %q", id, strings.Join(l.words, " "))
-			}
-			held, rec.Enter = true, l.at
-			rec.Token, _ = strconv.ParseInt(l.words[1], 10, 64)
-			rec.Fence, _ = strconv.ParseInt(l.words[2], 10, 64)
-			rec.Counter, _ = strconv.ParseInt(l.words[3], 10, 64)
-		}
+	rec := Hold{Client: id, Mode: Exclusive, Enter: never, Write: never, LostAt: never, FrozenAt: never, ThawedAt: never}
+	ready, session, err := awaitHold(ctx, p, &rec, cs.acquireWait()+4*cs.session)
+	if err != nil {
+		return fmt.Errorf("contender %d: %w", id, err)
+	}
+	switch {
+	case !ready && rec.Enter == never:
+		f.Note = "the contender held no lock: " + lastLine(p.stderr.String())
+		return nil
+	case !ready: // it holds until its process is gone
+		p.end(4 * cs.session)
+		rec.Exit, rec.Err = cs.clock.now(), "no report of its reads: "+lastLine(p.stderr.String())
+		rec.LostAtExit = rec.LostAt != never
+		cs.history.add(rec)
+		f.Note = fmt.Sprintf("token %#x held, not frozen: %s", rec.Token, rec.Err)
+		return nil
 	}
 
-	var err error
 	if rec.FrozenAt, rec.ThawedAt, err = p.pause(ctx, f.Hold); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
+	if cs.kind == TTLMutexLock {
+		session = min(session, lockTTL) // its lease runs out sooner
+	}
+	frozenPast(&rec, session)
 	if _, err := io.WriteString(p.stdin, "WRITE\n"); err != nil {
 		return fmt.Errorf("contender %d: %w", id, err)
 	}
-	for reported := false; !reported; {
-		l, ok := p.next(ctx, 8*cs.session)
-		if !ok {
-			rec.Exit, rec.Err = cs.clock.now(), "no report of the write: "+lastLine(p.stderr.String())
-			break
-		}
-		switch l.words[0] {
-		case "LOST":
-			rec.LostAt = l.at
-		case "WROTE":
-			reported, rec.Write, rec.Exit = true, l.at, l.at
-			rec.Outcome = outcomeNamed(strings.Join(l.words[1:2], ""))
-			rec.Err = strings.Join(l.words[min(2, len(l.words)):], " ")
-		}
+	awaitWrote(ctx, p, &rec, 8*cs.session)
+	if rec.Exit == never { // no report: it holds until its process is gone
+		p.end(4 * cs.session)
+		rec.Exit = cs.clock.now()
 	}
 	rec.LostAtWrite = rec.LostAt != never && rec.Write != never && rec.LostAt <= rec.Write
 	rec.LostAtExit = rec.LostAt != never
 	cs.history.add(rec)
 	f.Note = fmt.Sprintf("token %#x frozen; its write %s", rec.Token, rec.Outcome)
 	return nil
-}
-
-// outcomeNamed is the Outcome whose String is name (Unknown for any other).
-func outcomeNamed(name string) Outcome {
-	for _, o := range []Outcome{NoWrite, Accepted, Stale, Conflict} {
-		if o.String() == name {
-			return o
-		}
-	}
-	return Unknown
 }
 
 func lastLine(s string) string {

@@ -38,7 +38,9 @@
 // TrySet, and records each increment as applied (with its pre and post
 // values), not applied, or of unknown outcome (ErrOutcomeUnknown). Its
 // checker verifies, per value, that the final value lies between the applied
-// count and the applied count plus the unknown ones, that no two applied
+// count and the applied count plus the unknown ones, that each value no
+// applied increment wrote can be laid to an unknown increment of its own
+// begun before the value was read, that no two applied
 // increments report the same post value and none one beyond the final value,
 // that no node of the promoted lock outlived the clients, and that every
 // worker applied an increment after the last fault healed.
@@ -86,8 +88,9 @@
 // by the campaign) past its session timeout. A holder of the mutex or the
 // write lock, or a leader, frozen after it read the fence, wakes and writes
 // with its old token, conditional on what it read before it froze, and the
-// fence must refuse it; such a hold or term is clean until it froze (no lock
-// can keep a stopped process from believing it still holds); the fencing
+// fence must refuse it; such a hold or term, stopped past the session the
+// server granted it, is clean until it froze (no lock can keep a stopped
+// process from believing it still holds); the fencing
 // and terms checks judge the rest and count any stale write that applied.
 // An incrementer of the long, frozen with an increment in flight, finishes
 // it after waking; the counter check judges it as any increment (applied

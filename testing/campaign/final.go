@@ -48,8 +48,10 @@ func synced(c *framework.Client) error {
 // finalState reads the outcome once every client has closed: the counter,
 // the fence, the acknowledgement nodes, and the lock's (or lease and lock)
 // nodes, polled until the ensemble has expired the sessions the clients
-// abandoned (bounded by a few session timeouts). Every read follows a sync.
-func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTimeout time.Duration) (endState, error) {
+// abandoned (bounded by a few session timeouts), and the alarms the members
+// logged after marks (logMarks, taken when the run began). Every read
+// follows a sync.
+func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTimeout time.Duration, marks []int) (endState, error) {
 	var f endState
 	c, err := adminClient(ctx, cluster)
 	if err != nil {
@@ -103,7 +105,7 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		f.Acks = append(f.Acks, a)
 	}
 	f.Replicas, err = replicaViews(ctx, cluster, p)
-	f.Alarms = serverAlarms(cluster)
+	f.Alarms = serverAlarms(cluster, marks)
 	return f, err
 }
 
@@ -114,17 +116,43 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 // that lost acknowledged writes).
 var consistencyAlarms = [][]string{
 	{"Digests are not matching"},
-	{"FileTxnLog", "is <= "},
+	{"FileTxnLog", "Current zxid ", " is <= "},
 }
 
-// serverAlarms returns, per member and alarm its log holds, how many lines
-// raised it and the first such line.
-func serverAlarms(cluster *zktest.Cluster) []string {
+// logMarks is how many lines each member's log holds now. A member's log
+// keeps every run of the member, and an ensemble may serve one campaign
+// after another: serverAlarms reads only the lines after the marks, those
+// of the run that follows.
+func logMarks(cluster *zktest.Cluster) []int {
+	marks := make([]int, cluster.Size())
+	for i := range marks {
+		marks[i] = len(logLines(cluster.Server(i).LogTail(math.MaxInt32)))
+	}
+	return marks
+}
+
+// serverAlarms returns, per member and alarm its log holds after its mark,
+// how many lines raised it and the first such line.
+func serverAlarms(cluster *zktest.Cluster, marks []int) []string {
 	var out []string
 	for i := range cluster.Size() {
-		out = append(out, alarmsIn(i, cluster.Server(i).LogTail(math.MaxInt32))...)
+		out = append(out, alarmsIn(i, logAfter(cluster.Server(i).LogTail(math.MaxInt32), marks[i]))...)
 	}
 	return out
+}
+
+// logLines splits a log into its lines; an empty log has none.
+func logLines(log string) []string {
+	if log == "" {
+		return nil
+	}
+	return strings.Split(log, "\n")
+}
+
+// logAfter is log without its first mark lines.
+func logAfter(log string, mark int) string {
+	lines := logLines(log)
+	return strings.Join(lines[min(mark, len(lines)):], "\n")
 }
 
 // alarmsIn is serverAlarms for the log of member i.

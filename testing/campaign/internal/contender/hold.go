@@ -34,6 +34,7 @@ func holdAndWrite(o *out, c *framework.Client, cfg config) error {
 	if err != nil {
 		return err
 	}
+	o.say("HELD %d %d", h.token, c.SessionTimeout().Milliseconds())
 	go func() {
 		<-h.lost
 		o.say("LOST")

@@ -10,6 +10,7 @@
 // term) it takes the lock or wins the term at -lock, reads the fence and the
 // counter, and reports on standard output, one line each:
 //
+//	HELD <token> <session ms>        the lock taken or the term won, at once; the session timeout the server granted
 //	HOLD <token> <fence> <counter>   holding; the values read
 //	LOST                             the hold's Lost (the term's Done) closed
 //	WROTE <outcome> [error]          after a WRITE line on standard input
@@ -28,7 +29,11 @@
 //	INCED <seq> <outcome> <pre> <post> [error]   it ended: accepted, rejected-conflict, no-write or unknown
 //	DONE                                          no more increments
 //
-// It exits after DONE, or at once when standard input closes.
+// Every line begins with the moment it was written, in nanoseconds of the
+// wall clock since 1970 (the one clock the campaign's process and this one
+// share), which the campaign bounds by when it started the process and
+// when it read the line. It exits after DONE, or at once when standard
+// input closes.
 package main
 
 import (
@@ -98,13 +103,13 @@ func run(c config) error {
 	return holdAndWrite(&o, client, c)
 }
 
-// out serializes the report lines.
+// out serializes the report lines, each stamped with when it was written.
 type out struct{ mu sync.Mutex }
 
 func (o *out) say(format string, args ...any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fmt.Printf(format+"\n", args...)
+	fmt.Printf("%d "+format+"\n", append([]any{time.Now().UnixNano()}, args...)...)
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
