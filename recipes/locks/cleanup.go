@@ -23,9 +23,23 @@ const maxCleanupGrace = time.Second
 
 // cleanupContext returns the context of a clean-up after a call made with
 // ctx: ctx's values without its cancellation, bounded by limit (see
-// cleanupBudget).
+// cleanupBudget) and, should ctx end while the clean-up runs, by the grace
+// that is left to a caller who gave up.
 func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget(ctx, c, limit))
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget(ctx, c, limit))
+	if ctx.Err() != nil {
+		return cctx, cancel
+	}
+	stop := context.AfterFunc(ctx, func() {
+		grace := time.NewTimer(cleanupBudget(ctx, c, limit))
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			cancel()
+		case <-cctx.Done():
+		}
+	})
+	return cctx, func() { stop(); cancel() }
 }
 
 // cleanupBudget is how long a clean-up after a call made with ctx may take:

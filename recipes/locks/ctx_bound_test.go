@@ -1,0 +1,67 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// A caller's ctx bounds the whole call: a clean-up that must outlive the
+// caller goes on in the background once the caller gives up.
+
+// A Release whose ctx, without a deadline, is cancelled while its release
+// transaction is slow returns within the clean-up's grace (at most a second)
+// of the cancellation, not when the transaction's reply comes; the node goes
+// all the same.
+func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/ctx-bound/release"
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	slow := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
+
+	// A hold that waited behind another one releases with its signals
+	// (release_signal.go), the clean-up that outlives a cancelled caller.
+	must(t, first.Acquire(ctx))
+	proxy.ResetCounts()
+	acquired := make(chan error, 1)
+	go func() { acquired <- slow.Acquire(ctx) }()
+	zktest.Eventually(t, 10*time.Second, "the second Acquire watches the holder and its own node", func() bool {
+		return proxy.RequestCount(zktest.OpGetData) >= 2
+	})
+	must(t, first.Release(ctx))
+	must(t, receive(t, acquired, "the second Acquire"))
+	held := slow.LockPath()
+
+	const oneWay = 2 * time.Second
+	proxy.ResetCounts()
+	proxy.SetLatency(oneWay)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	released := make(chan error, 1)
+	go func() { released <- slow.Release(rctx) }()
+	zktest.Eventually(t, 10*time.Second, "the release is on its way", func() bool {
+		return proxy.RequestCount(zktest.OpMulti) > 0
+	})
+	cancel()
+	cancelled := time.Now()
+	err := receive(t, released, "Release")
+	if took := time.Since(cancelled); took > oneWay {
+		t.Errorf("Release returned %v after its ctx was cancelled, want within the clean-up's grace (1 s)", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Release with a cancelled ctx = %v, want an error matching context.Canceled", err)
+	}
+	proxy.SetLatency(0)
+	zktest.Eventually(t, 10*time.Second, "the released node "+held+" is gone", func() bool {
+		nodes, err := first.ParticipantNodes(ctx)
+		return err == nil && len(nodes) == 0
+	})
+}
