@@ -65,3 +65,42 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 		return err == nil && len(nodes) == 0
 	})
 }
+
+// A downgrade (the read lock taken by the holder of the write lock) reads the
+// write hold's fencing token first; a TryAcquire of the read lock is bounded
+// by its wait and the documented slack even while that read is slow, and
+// leaves the write hold certain and no read node behind.
+func TestDowngradeIsBoundedByItsWait(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const lockPath = "/ctx-bound/downgrade"
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
+	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	must(t, rw.WriteLock().Acquire(ctx))
+
+	const oneWay = 2 * time.Second
+	const wait = 200 * time.Millisecond
+	proxy.SetLatency(oneWay)
+	began := time.Now()
+	ok, err := rw.ReadLock().TryAcquire(ctx, wait)
+	took := time.Since(began)
+	proxy.SetLatency(0)
+	if took > wait+timedSlack {
+		t.Errorf("the downgrade's TryAcquire(%v) returned after %v, want within its wait and slack (%v)", wait, took, wait+timedSlack)
+	}
+	assertPrefixOnce(t, err)
+	if ok || (err != nil && !errors.Is(err, context.DeadlineExceeded)) {
+		t.Errorf("the downgrade's TryAcquire(%v) = %v, %v; want false and nil or an error matching context.DeadlineExceeded", wait, ok, err)
+	}
+	select {
+	case <-rw.WriteLock().Lost():
+		t.Error("the write hold's Lost closed after a downgrade that ran out of time")
+	default:
+	}
+	zktest.Eventually(t, 10*time.Second, "no read node is left", func() bool {
+		nodes, err := other.ReadLock().ParticipantNodes(ctx)
+		return err == nil && len(nodes) == 0
+	})
+	must(t, rw.WriteLock().Release(ctx))
+}
