@@ -104,3 +104,68 @@ func TestDowngradeIsBoundedByItsWait(t *testing.T) {
 	})
 	must(t, rw.WriteLock().Release(ctx))
 }
+
+// A multi-lock's TryAcquire that gives back the locks it took once its wait
+// ran out is bounded by its wait and the documented slack, however many
+// locks it gives back: their releases share one clean-up grace rather than
+// taking one each.
+func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	other := locktest.NewClient(t, srv.ConnectString())
+	// The unfair driver's releases are clean-ups that outlive a caller who
+	// gave up (releaseWithHolder), each with its own grace.
+	unfair := locks.WithDriver(locks.UnfairLockInternalsDriver{})
+	var held []locks.Lock
+	for _, name := range []string{"a", "b", "c"} {
+		held = append(held, built(locks.NewInterProcessMutex(c, "/ctx-bound/multi/"+name, unfair)))
+	}
+	const blockedPath = "/ctx-bound/multi/blocked"
+	blocker := built(locks.NewInterProcessMutex(other, blockedPath, unfair))
+	must(t, blocker.Acquire(ctx))
+	multi := built(locks.NewInterProcessMultiLock(append(held, built(locks.NewInterProcessMutex(c, blockedPath, unfair)))...))
+
+	const wait = 3 * time.Second
+	type outcome struct {
+		ok   bool
+		err  error
+		took time.Duration
+	}
+	got := make(chan outcome, 1)
+	began := time.Now()
+	go func() {
+		ok, err := multi.TryAcquire(ctx, wait)
+		got <- outcome{ok, err, time.Since(began)}
+	}()
+	waitParticipants(t, blocker, 2) // the multi-lock waits for its last lock
+	proxy.SetLatency(2 * time.Second)
+	r := receive(t, got, "the multi-lock's TryAcquire")
+	t.Logf("TryAcquire(%v) returned after %v: %v, %v", wait, r.took, r.ok, r.err)
+	proxy.SetLatency(0)
+	if r.took > wait+timedSlack {
+		t.Errorf("the multi-lock's TryAcquire(%v) returned after %v, want within its wait and slack (%v)", wait, r.took, wait+timedSlack)
+	}
+	if r.ok {
+		t.Error("the multi-lock's TryAcquire held every lock, though another client held its last")
+	}
+	for i, l := range held {
+		if l.IsAcquiredInThisProcess() {
+			t.Errorf("lock %d is still held after the multi-lock gave up", i)
+		}
+	}
+	must(t, blocker.Release(ctx))
+	zktest.Eventually(t, 30*time.Second, "the multi-lock's nodes are gone", func() bool {
+		nodes, err := blocker.ParticipantNodes(ctx)
+		if err != nil || len(nodes) != 0 {
+			return false
+		}
+		for _, name := range []string{"a", "b", "c"} {
+			if ch, _, err := other.Children(ctx, "/ctx-bound/multi/"+name); err == nil && len(ch) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+}

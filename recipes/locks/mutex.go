@@ -285,6 +285,9 @@ func (m *InterProcessMutex) certainNode() (lockNode, bool) {
 	}
 }
 
+// client is the lock's client (for a multi-lock's rollback).
+func (m *InterProcessMutex) client() *framework.Client { return m.li.client }
+
 func (m *InterProcessMutex) held() *hold {
 	m.mu.Lock()
 	defer m.mu.Unlock()
