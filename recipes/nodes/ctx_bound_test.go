@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -16,10 +14,7 @@ import (
 // machine), not after the clean-up it then needs; the member's node, which
 // a create still on its way may make, goes once the server answers again.
 func TestGroupMemberStartIsBoundedByItsContext(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin, proxy, c := proxied(t)
 	ctx := testCtx(t)
 	gm, err := nodes.NewGroupMember(c, "/start-bound/g", "m", nil)
 	must(t, err)
