@@ -71,5 +71,6 @@ func withoutGrace(ctx context.Context) context.Context {
 	return context.WithValue(ctx, inCleanup{}, true)
 }
 
-// inCleanup is the key of the value that marks a cleanupContext.
+// inCleanup is the key of the value that marks a clean-up's context
+// (withoutGrace).
 type inCleanup struct{}

@@ -74,9 +74,9 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		if err == nil && ok {
 			continue
 		}
-		// Once ctx is done the releases return within one clean-up grace
-		// and their deletes go on in the background: that alone is no
-		// failure to report.
+		// The releases share one clean-up context; once ctx is done their
+		// deletes go on in the background: that alone is no failure to
+		// report.
 		rctx, cancel := ml.cleanupContext(ctx)
 		rollback := releaseAll(rctx, ml.locks[:i], func(err error) bool {
 			return ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
