@@ -169,3 +169,46 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 		return true
 	})
 }
+
+// A multi-lock's Release whose ctx ends while the server is slow returns
+// within one clean-up grace of its ctx, however many locks it releases; the
+// locks' nodes go all the same.
+func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin := locktest.NewClient(t, srv.ConnectString())
+	unfair := locks.WithDriver(locks.UnfairLockInternalsDriver{})
+	names := []string{"a", "b", "c"}
+	var held []locks.Lock
+	for _, name := range names {
+		held = append(held, built(locks.NewInterProcessMutex(c, "/ctx-bound/release-multi/"+name, unfair)))
+	}
+	multi := built(locks.NewInterProcessMultiLock(held...))
+	must(t, multi.Acquire(ctx))
+
+	proxy.SetLatency(2 * time.Second)
+	const wait = 300 * time.Millisecond
+	short, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	began := time.Now()
+	err := multi.Release(short)
+	took := time.Since(began)
+	proxy.SetLatency(0)
+	t.Logf("Release with a %v context returned after %v: %v", wait, took, err)
+	if limit := wait + time.Second + 500*time.Millisecond; took > limit {
+		t.Errorf("Release with a %v context returned after %v, want within one clean-up grace of it (%v)", wait, took, limit)
+	}
+	if multi.IsAcquiredInThisProcess() {
+		t.Error("the multi-lock reports holding after its Release")
+	}
+	zktest.Eventually(t, 30*time.Second, "the multi-lock's nodes are gone", func() bool {
+		for _, name := range names {
+			if ch, _, err := admin.Children(ctx, "/ctx-bound/release-multi/"+name); err != nil || len(ch) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+}

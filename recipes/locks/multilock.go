@@ -75,9 +75,13 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 			continue
 		}
 		// The releases share one clean-up context; once ctx is done their
-		// deletes go on in the background: that alone is no failure to
+		// deletes go on in the background at once, since the failed lock's
+		// own clean-up has had the grace: that alone is no failure to
 		// report.
-		rctx, cancel := ml.cleanupContext(ctx)
+		rctx, cancel := withoutGrace(ctx), context.CancelFunc(func() {})
+		if ctx.Err() == nil {
+			rctx, cancel = ml.cleanupContext(ctx)
+		}
 		rollback := releaseAll(rctx, ml.locks[:i], func(err error) bool {
 			return ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
 		})
@@ -97,7 +101,9 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 // returns all failures joined (errors.Is matches ErrNotOwner when one of the
 // locks was not held).
 func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
-	return releaseAll(ctx, ml.locks, func(error) bool { return false })
+	rctx, cancel := ml.cleanupContext(ctx)
+	defer cancel()
+	return releaseAll(rctx, ml.locks, func(error) bool { return false })
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
@@ -110,18 +116,14 @@ func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
 	return true
 }
 
-// cleanupContext returns the context that the releases of a rollback after a
+// cleanupContext returns the context that the releases of the locks after a
 // call made with ctx share (see cleanupContext), so that they take one grace
-// between them rather than one each. Once ctx is done the failed lock's own
-// clean-up has had that grace: the releases then go on in the background at
-// once. With no lock of this package among the locks it is ctx.
+// between them rather than one each. With no lock of this package among the
+// locks it is ctx.
 func (ml *InterProcessMultiLock) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	c := ml.client()
-	switch {
-	case c == nil:
+	if c == nil {
 		return ctx, func() {}
-	case ctx.Err() != nil:
-		return withoutGrace(ctx), func() {}
 	}
 	return cleanupContext(ctx, c, 2*c.SessionTimeout())
 }
