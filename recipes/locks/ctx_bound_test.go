@@ -212,3 +212,64 @@ func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
 		return true
 	})
 }
+
+// A semaphore's TryAcquire whose wait ends while a request is slow returns
+// within its wait and the documented slack: the release of the semaphore's
+// lock in its clean-up takes no grace beyond the clean-up's own.
+func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	const semPath = "/ctx-bound/sem"
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), semPath, 1))
+	other := locktest.NewClient(t, srv.ConnectString())
+	lease, err := built(locks.NewInterProcessSemaphoreV2(other, semPath, 1)).Acquire(ctx)
+	must(t, err)
+	defer func() { _ = lease.Close(ctx) }()
+	// The semaphore's own lock, held by another contender, makes our hold of
+	// it one that waited: its release is a clean-up that outlives a caller
+	// who gave up (release_signal.go).
+	blocker := built(locks.NewInterProcessMutex(other, semPath+"/locks"))
+	must(t, blocker.Acquire(ctx))
+
+	const wait = 5 * time.Second
+	type outcome struct {
+		leases []*locks.Lease
+		err    error
+		took   time.Duration
+	}
+	got := make(chan outcome, 1)
+	began := time.Now()
+	go func() {
+		leases, err := sem.TryAcquire(ctx, 1, wait)
+		got <- outcome{leases, err, time.Since(began)}
+	}()
+	zktest.Eventually(t, 10*time.Second, "our acquisition watches the semaphore lock's holder", func() bool {
+		watches, err := srv.WatchCounts(ctx)
+		return err == nil && watches[blocker.LockPath()] > 0
+	})
+	proxy.ResetCounts()
+	must(t, blocker.Release(ctx))
+	zktest.Eventually(t, 10*time.Second, "our acquisition lists the leases", func() bool {
+		return proxy.RequestCount(zktest.OpGetChildren2) > 0
+	})
+	// The change below wakes the waiter, whose next listing is still on
+	// its way when the wait ends.
+	proxy.SetLatency(3 * time.Second)
+	_, err = other.Create(ctx, semPath+"/leases/wake", nil, framework.WithMode(framework.Ephemeral))
+	must(t, err)
+	r := receive(t, got, "the semaphore's TryAcquire")
+	proxy.SetLatency(0)
+	t.Logf("TryAcquire(%v) returned after %v: %v", wait, r.took, r.err)
+	if r.took > wait+timedSlack {
+		t.Errorf("the semaphore's TryAcquire(%v) returned after %v, want within its wait and slack (%v)", wait, r.took, wait+timedSlack)
+	}
+	if r.leases != nil {
+		t.Error("the semaphore's TryAcquire got a lease that another client holds")
+	}
+	must(t, other.Delete(ctx, semPath+"/leases/wake"))
+	zktest.Eventually(t, 30*time.Second, "only the other client's lease is left", func() bool {
+		nodes, err := sem.ParticipantNodes(ctx)
+		return err == nil && len(nodes) == 1 && nodes[0] == lease.Path()
+	})
+}
