@@ -3,6 +3,7 @@ package locks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -115,17 +116,12 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	other := locktest.NewClient(t, srv.ConnectString())
-	// The unfair driver's releases are clean-ups that outlive a caller who
-	// gave up (releaseWithHolder), each with its own grace.
-	unfair := locks.WithDriver(locks.UnfairLockInternalsDriver{})
-	var held []locks.Lock
-	for _, name := range []string{"a", "b", "c"} {
-		held = append(held, built(locks.NewInterProcessMutex(c, "/ctx-bound/multi/"+name, unfair)))
-	}
+	paths := []string{"/ctx-bound/multi/a", "/ctx-bound/multi/b", "/ctx-bound/multi/c"}
+	held := unfairMutexes(c, paths...)
 	const blockedPath = "/ctx-bound/multi/blocked"
-	blocker := built(locks.NewInterProcessMutex(other, blockedPath, unfair))
+	blocker := unfairMutexes(other, blockedPath)[0].(*locks.InterProcessMutex)
 	must(t, blocker.Acquire(ctx))
-	multi := built(locks.NewInterProcessMultiLock(append(held, built(locks.NewInterProcessMutex(c, blockedPath, unfair)))...))
+	multi := built(locks.NewInterProcessMultiLock(append(held, unfairMutexes(c, blockedPath)...)...))
 
 	const wait = 3 * time.Second
 	type outcome struct {
@@ -156,18 +152,7 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 		}
 	}
 	must(t, blocker.Release(ctx))
-	zktest.Eventually(t, 30*time.Second, "the multi-lock's nodes are gone", func() bool {
-		nodes, err := blocker.ParticipantNodes(ctx)
-		if err != nil || len(nodes) != 0 {
-			return false
-		}
-		for _, name := range []string{"a", "b", "c"} {
-			if ch, _, err := other.Children(ctx, "/ctx-bound/multi/"+name); err == nil && len(ch) > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	awaitNoChildren(t, other, append(paths, blockedPath)...)
 }
 
 // A multi-lock's Release whose ctx ends while the server is slow returns
@@ -179,13 +164,8 @@ func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	admin := locktest.NewClient(t, srv.ConnectString())
-	unfair := locks.WithDriver(locks.UnfairLockInternalsDriver{})
-	names := []string{"a", "b", "c"}
-	var held []locks.Lock
-	for _, name := range names {
-		held = append(held, built(locks.NewInterProcessMutex(c, "/ctx-bound/release-multi/"+name, unfair)))
-	}
-	multi := built(locks.NewInterProcessMultiLock(held...))
+	paths := []string{"/ctx-bound/release-multi/a", "/ctx-bound/release-multi/b", "/ctx-bound/release-multi/c"}
+	multi := built(locks.NewInterProcessMultiLock(unfairMutexes(c, paths...)...))
 	must(t, multi.Acquire(ctx))
 
 	proxy.SetLatency(2 * time.Second)
@@ -203,9 +183,28 @@ func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
 	if multi.IsAcquiredInThisProcess() {
 		t.Error("the multi-lock reports holding after its Release")
 	}
-	zktest.Eventually(t, 30*time.Second, "the multi-lock's nodes are gone", func() bool {
-		for _, name := range names {
-			if ch, _, err := admin.Children(ctx, "/ctx-bound/release-multi/"+name); err != nil || len(ch) > 0 {
+	awaitNoChildren(t, admin, paths...)
+}
+
+// unfairMutexes returns a mutex of c on each path with the unfair driver,
+// whose releases are clean-ups that outlive a caller who gave up
+// (releaseWithHolder).
+func unfairMutexes(c *framework.Client, paths ...string) []locks.Lock {
+	mutexes := make([]locks.Lock, len(paths))
+	for i, p := range paths {
+		mutexes[i] = built(locks.NewInterProcessMutex(c, p, locks.WithDriver(locks.UnfairLockInternalsDriver{})))
+	}
+	return mutexes
+}
+
+// awaitNoChildren waits until none of paths has a child left (or is there),
+// for as long as a holder node released in the background may take
+// (releaseHoldingLater).
+func awaitNoChildren(t *testing.T, c *framework.Client, paths ...string) {
+	t.Helper()
+	zktest.Eventually(t, 30*time.Second, fmt.Sprintf("no node left under %v", paths), func() bool {
+		for _, p := range paths {
+			if ch, err := childNames(context.Background(), c, p); err != nil || len(ch) > 0 {
 				return false
 			}
 		}
