@@ -16,26 +16,43 @@ import (
 // disconnected. Whatever does not finish in time goes on in the background:
 // the deletes are guaranteed (framework.Guaranteed), holder nodes are
 // released later (releaseHoldingLater) and release signals fired later
-// (handoff.fireLater).
+// (handoff.fireLater). A clean-up within a clean-up (the releases of a
+// multi-lock's rollback, the lock a semaphore's clean-up releases) gets no
+// grace of its own: the outer clean-up's context bounds them all.
 
 // maxCleanupGrace bounds the grace of a clean-up whose caller's ctx is done.
 const maxCleanupGrace = time.Second
 
 // cleanupContext returns the context of a clean-up after a call made with
 // ctx: ctx's values without its cancellation, bounded by limit (see
-// cleanupBudget).
+// cleanupBudget) and, should ctx end while the clean-up runs, by the grace
+// that is left to a caller who gave up.
 func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget(ctx, c, limit))
+	cctx, cancel := context.WithTimeout(withoutGrace(context.WithoutCancel(ctx)), cleanupBudget(ctx, c, limit))
+	if ctx.Err() != nil {
+		return cctx, cancel
+	}
+	stop := context.AfterFunc(ctx, func() {
+		grace := time.NewTimer(cleanupBudget(ctx, c, limit))
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			cancel()
+		case <-cctx.Done():
+		}
+	})
+	return cctx, func() { stop(); cancel() }
 }
 
 // cleanupBudget is how long a clean-up after a call made with ctx may take:
 // limit while ctx runs without a deadline, up to ctx's deadline when it has
 // one, and once ctx is done only a grace of an eighth of the session timeout
 // (at most maxCleanupGrace), none while the client is disconnected. A
-// deadline about to pass still leaves the grace.
+// deadline about to pass still leaves the grace. Within a clean-up (ctx is
+// a cleanupContext's, or withoutGrace's) there is no grace: ctx bounds it.
 func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration) time.Duration {
 	var grace time.Duration
-	if c.State().IsConnected() {
+	if ctx.Value(inCleanup{}) == nil && c.State().IsConnected() {
 		grace = min(c.SessionTimeout()/8, maxCleanupGrace)
 	}
 	if ctx.Err() != nil {
@@ -46,3 +63,14 @@ func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration
 	}
 	return limit
 }
+
+// withoutGrace returns ctx marked as a clean-up's context, so that a
+// clean-up run with it gets no grace of its own: once ctx is done it goes on
+// in the background at once.
+func withoutGrace(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inCleanup{}, true)
+}
+
+// inCleanup is the key of the value that marks a clean-up's context
+// (withoutGrace).
+type inCleanup struct{}

@@ -36,8 +36,8 @@ type hold struct {
 	watchers   sync.WaitGroup
 	revocation bool // its revocation watcher is started (guarded by the handle's mutex)
 
-	tokenMu sync.Mutex
-	token   int64
+	tokenTurn chan struct{} // held by the one read of the fencing token under way
+	token     int64
 }
 
 // newHold starts watching the connection for a hold that has just begun.
@@ -46,7 +46,7 @@ type hold struct {
 // our node when we got the lock, and, for a NodeKeeper driver, the driver
 // giving our node up.
 func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
-	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{}), token: n.token}
+	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{}), tokenTurn: make(chan struct{}, 1), token: n.token}
 	c := li.client
 	h.stopListen = c.Listen(h.check)
 	h.check(c.State())
@@ -105,36 +105,44 @@ func (h *hold) end() {
 // and only from a node that is this hold's own: owned by the hold's session
 // and, for a holder node shared by all contenders, naming our node. A stale
 // hold (its node gone, or the fence node now a successor's) gets 0 and its
-// Lost channel closes.
-func (h *hold) fencingToken() int64 {
-	h.tokenMu.Lock()
-	defer h.tokenMu.Unlock()
-	if h.token != 0 {
-		return h.token
+// Lost channel closes. The read is bounded by ctx and the session timeout;
+// when ctx ends first, while it waits for the read or for another read under
+// way, it returns 0 and ctx's error.
+func (h *hold) fencingToken(ctx context.Context) (int64, error) {
+	select {
+	case h.tokenTurn <- struct{}{}:
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), h.li.client.SessionTimeout())
+	defer func() { <-h.tokenTurn }()
+	if h.token != 0 {
+		return h.token, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, h.li.client.SessionTimeout())
 	defer cancel()
 	go func() {
 		select {
 		case <-h.done:
 			cancel()
-		case <-ctx.Done():
+		case <-rctx.Done():
 		}
 	}()
 	fence := h.li.fencePath(h.node.path)
-	data, stat, err := h.li.client.GetData(ctx, fence)
+	data, stat, err := h.li.client.GetData(rctx, fence)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		h.markLost("lock node deleted")
-		return 0
+		return 0, nil
+	case err != nil && ctx.Err() != nil:
+		return 0, err
 	case err != nil:
 		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
-		return 0
+		return 0, nil
 	case fence != h.node.path && string(data) != path.Base(h.node.path),
 		h.li.caps.sessionBound && stat.EphemeralOwner != h.node.owner:
 		h.markLost("the fence node belongs to another hold")
-		return 0
+		return 0, nil
 	}
 	h.token = stat.Czxid
-	return h.token
+	return h.token, nil
 }

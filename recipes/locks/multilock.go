@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // InterProcessMultiLock manages several locks as one: it acquires them in the
@@ -72,11 +74,18 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		if err == nil && ok {
 			continue
 		}
-		// Once ctx is done each release returns promptly and its deletes go
-		// on in the background: that alone is no failure to report.
-		rollback := releaseAll(ctx, ml.locks[:i], func(err error) bool {
-			return ctx.Err() != nil && errors.Is(err, ctx.Err())
+		// The releases share one clean-up context; once ctx is done their
+		// deletes go on in the background at once, since the failed lock's
+		// own clean-up has had the grace: that alone is no failure to
+		// report.
+		rctx, cancel := withoutGrace(ctx), context.CancelFunc(func() {})
+		if ctx.Err() == nil {
+			rctx, cancel = ml.cleanupContext(ctx)
+		}
+		rollback := releaseAll(rctx, ml.locks[:i], func(err error) bool {
+			return ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
 		})
+		cancel()
 		switch {
 		case err != nil && waitOver(ctx):
 			return false, errors.Join(waitEnded("multi-lock", wait, fmt.Sprintf("lock %d", i), err), rollback)
@@ -92,7 +101,9 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 // returns all failures joined (errors.Is matches ErrNotOwner when one of the
 // locks was not held).
 func (ml *InterProcessMultiLock) Release(ctx context.Context) error {
-	return releaseAll(ctx, ml.locks, func(error) bool { return false })
+	rctx, cancel := ml.cleanupContext(ctx)
+	defer cancel()
+	return releaseAll(rctx, ml.locks, func(error) bool { return false })
 }
 
 // IsAcquiredInThisProcess reports whether every lock is held.
@@ -103,6 +114,31 @@ func (ml *InterProcessMultiLock) IsAcquiredInThisProcess() bool {
 		}
 	}
 	return true
+}
+
+// cleanupContext returns the context that the releases of the locks after a
+// call made with ctx share (see cleanupContext), so that they take one grace
+// between them rather than one each. With no lock of this package among the
+// locks it is ctx.
+func (ml *InterProcessMultiLock) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c := ml.client()
+	if c == nil {
+		return ctx, func() {}
+	}
+	return cleanupContext(ctx, c, 2*c.SessionTimeout())
+}
+
+// client returns the client of the first of the locks that is this
+// package's, or nil when none is.
+func (ml *InterProcessMultiLock) client() *framework.Client {
+	for _, l := range ml.locks {
+		if lc, ok := l.(interface{ client() *framework.Client }); ok {
+			if c := lc.client(); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // releaseAll releases locks in reverse order and joins the failures, but

@@ -214,10 +214,17 @@ func (m *InterProcessMutex) LockPath() string {
 // lock. The first call of a hold costs one round trip (bounded by the session
 // timeout); it returns 0, and closes Lost, if the node is found deleted.
 func (m *InterProcessMutex) FencingToken() int64 {
+	token, _ := m.fencingToken(context.Background())
+	return token
+}
+
+// fencingToken is FencingToken bounded by ctx as well: when ctx ends before
+// the token is known it returns 0 and ctx's error.
+func (m *InterProcessMutex) fencingToken(ctx context.Context) (int64, error) {
 	if h := m.held(); h != nil {
-		return h.fencingToken()
+		return h.fencingToken(ctx)
 	}
-	return 0
+	return 0, nil
 }
 
 // Lost returns a channel that is closed when holding the lock is no longer
@@ -277,6 +284,9 @@ func (m *InterProcessMutex) certainNode() (lockNode, bool) {
 		return h.node, true
 	}
 }
+
+// client is the lock's client (for a multi-lock's rollback).
+func (m *InterProcessMutex) client() *framework.Client { return m.li.client }
 
 func (m *InterProcessMutex) held() *hold {
 	m.mu.Lock()

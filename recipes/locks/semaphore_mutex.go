@@ -106,3 +106,6 @@ func (m *InterProcessSemaphoreMutex) IsAcquiredInThisProcess() bool {
 	defer m.mu.Unlock()
 	return m.lease != nil
 }
+
+// client is the lock's client (for a multi-lock's rollback).
+func (m *InterProcessSemaphoreMutex) client() *framework.Client { return m.sem.client }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -17,10 +16,7 @@ import (
 // after the keeper stopped waiting for it, and Close finds it by its name or
 // its protected id.
 func TestPersistentNodeClosedDuringItsCreateLeavesNoNode(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin, proxy, c := proxied(t)
 	ctx := testCtx(t)
 	for _, tc := range []struct {
 		mode      framework.CreateMode

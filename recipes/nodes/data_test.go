@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -16,10 +15,7 @@ import (
 // within its ctx, not when that write ends; the write under way then writes
 // its data too, so the node ends with the last SetData's.
 func TestPersistentNodeSetDataIsBoundedByItsContext(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin, proxy, c := proxied(t)
 	ctx := testCtx(t)
 	n, err := nodes.NewPersistentNode(c, "/data-bound/n", framework.Persistent, []byte("v1"))
 	must(t, err)

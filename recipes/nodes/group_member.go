@@ -54,7 +54,8 @@ func NewGroupMember(c *framework.Client, membershipPath, thisID string, data []b
 // Start joins the group: it begins keeping the member's node, loads the
 // members' cache and waits until the node has been created once. When it
 // fails (ctx ended, or the client closed) the member is closed and its node,
-// if made, deleted. A second Start returns ErrAlreadyStarted.
+// if made, deleted, within ctx: a delete that ctx cuts short goes on in the
+// background. A second Start returns ErrAlreadyStarted.
 func (g *GroupMember) Start(ctx context.Context) error {
 	g.mu.Lock()
 	switch g.state {
@@ -78,9 +79,7 @@ func (g *GroupMember) Start(ctx context.Context) error {
 		err = g.node.WaitForInitialCreate(ctx)
 	}
 	if err != nil {
-		cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.c.SessionTimeout())
-		defer cancel()
-		_ = g.Close(cleanup)
+		_ = g.Close(ctx) // within ctx: a delete it cuts short goes on in the background
 	}
 	return err
 }

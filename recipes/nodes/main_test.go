@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -19,6 +20,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
 func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
+
+// proxied starts a server and returns a client on it, a proxy to it and a
+// client through the proxy whose 20 s session outlasts the faults a test
+// makes on the link.
+func proxied(t *testing.T) (admin *framework.Client, proxy *zktest.Proxy, c *framework.Client) {
+	t.Helper()
+	srv := zktest.StartServer(t)
+	proxy = zktest.StartProxy(t, srv.ConnectString())
+	return locktest.NewClient(t, srv.ConnectString()), proxy, locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+}
 
 // startNode starts n, waits for its first create and closes it when the
 // test ends.
