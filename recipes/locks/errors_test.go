@@ -124,6 +124,18 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	errs["release when not held"] = built(locks.NewInterProcessMutex(admin, "/prefix/none")).Release(ctx)
 	errs["revoke on a closed client"] = locks.AttemptRevoke(ctx, closed, "/prefix/"+protection.Name(protection.NewID(), "lock-0000000001"))
 
+	// An unfair release's error names the node once (Release names it; the
+	// failed request names the holder node it read).
+	closing := locktest.NewClient(t, srv.ConnectString())
+	unfair := built(locks.NewInterProcessMutex(closing, "/prefix/unfair-release", locks.WithDriver(locks.UnfairLockInternalsDriver{})))
+	must(t, unfair.Acquire(ctx))
+	node := unfair.LockPath()
+	must(t, closing.Close())
+	errs["unfair release on a closed client"] = unfair.Release(ctx)
+	if err := errs["unfair release on a closed client"]; err != nil && strings.Count(err.Error(), node) != 1 {
+		t.Errorf("the release error names %s %d times, want once: %v", node, strings.Count(err.Error(), node), err)
+	}
+
 	for name, err := range errs {
 		if err == nil {
 			t.Errorf("%s: no error", name)

@@ -139,10 +139,7 @@ func (li *lockInternals) releaseHolding(ctx context.Context, n lockNode) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil // our node is gone
 	}
-	if err != nil {
-		return errorf("locks: release %s: %w", n.path, err)
-	}
-	return nil
+	return err // the caller names our node; the request that failed names its own
 }
 
 // onHolder reads the holder node and sends, once, the transaction that ops
