@@ -140,7 +140,7 @@ grid() {
 		echo "Where a hand-off's time goes, each hand-off followed through the proxy (medians): from the"
 		echo "release call to the releasing request reaching the server (out), from there to the server"
 		echo "sending the next holder its watch notification (server), and from there to that holder's"
-		echo "acquire returning (back); each way includes the $rtt_half emulated one-way delay. Ahead: other"
+		echo "acquire returning (back); each way includes the emulated one-way delay, $rtt_half. Ahead: other"
 		echo "requests in the server when the releasing one arrived; after: requests the next holder sent"
 		echo "between its notification and holding (means):"
 		echo
