@@ -30,9 +30,8 @@ type read struct {
 	absent bool     // the node does not exist
 	data   []byte   // the node's data (nil when it did not decompress)
 	stat   *zk.Stat // nil when absent
-	listed bool     // its children were listed (it is above maxDepth, and not dataOnly)
-	// vanished: the node was deleted between the reads of its data and of
-	// its children.
+	listed bool     // its children were listed (above maxDepth, unless a data-only read of the node held)
+	// vanished: its data was read, but its listing found it deleted.
 	vanished bool
 	wanted   []string // the children the cache follows, sorted by name
 	kids     []*read  // the reads of the wanted children that need reading, in that order
@@ -145,12 +144,15 @@ func (f *fetcher) fail(err error) {
 	f.cancel()
 }
 
-// read reads r's node, arming its watches, then lists its children when it
-// is above maxDepth and queues the reads of those that need reading.
+// read reads r's node and, when it is above maxDepth, lists its children
+// at the same time, arming their watches, and queues the reads of the
+// children that need reading. A data-only read lists the children only when
+// the node held is not the one read.
 func (f *fetcher) read(r *read) error {
 	e := f.e
+	listable := e.cfg.maxDepth < 0 || e.depth(r.path) < e.cfg.maxDepth
 	var listing chan childrenRead
-	if !r.dataOnly && (e.cfg.maxDepth < 0 || e.depth(r.path) < e.cfg.maxDepth) {
+	if listable && !r.dataOnly {
 		listing = make(chan childrenRead, 1)
 		go func() {
 			names, err := e.watches.readChildren(f.ctx, r.path)
@@ -177,7 +179,7 @@ func (f *fetcher) read(r *read) error {
 		return err
 	}
 	r.data, r.stat = data, stat
-	if e.cfg.maxDepth >= 0 && e.depth(r.path) >= e.cfg.maxDepth {
+	if !listable {
 		return nil
 	}
 	if listing == nil {

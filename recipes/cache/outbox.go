@@ -166,13 +166,8 @@ func (e *engine) differencesLocked(told map[string]*Node) []queued {
 	for _, p := range gone {
 		out = append(out, queued{t: NodeRemoved, n: told[p]})
 	}
-	held := make([]*Node, 0, len(e.nodes))
-	for p, n := range e.nodes {
-		if !(e.hideRoot && p == e.root) {
-			held = append(held, n)
-		}
-	}
-	slices.SortFunc(held, func(a, b *Node) int { return strings.Compare(a.Path, b.Path) })
+	held := e.heldLocked()
+	sortByPath(held)
 	for _, n := range held {
 		was, known := told[n.Path]
 		switch {

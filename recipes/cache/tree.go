@@ -149,19 +149,17 @@ func (e *engine) linkLocked(p string, add bool) {
 	if _, ok := e.nodes[parent]; !ok {
 		return
 	}
-	names := e.kids[parent]
-	switch {
-	case add && names == nil:
-		names = make(map[string]struct{}, 1)
-		e.kids[parent] = names
-		fallthrough
-	case add:
-		names[lastElem(p)] = struct{}{}
-	default:
-		delete(names, lastElem(p))
-		if len(names) == 0 {
-			delete(e.kids, parent)
+	name := lastElem(p)
+	if add {
+		if e.kids[parent] == nil {
+			e.kids[parent] = make(map[string]struct{}, 1)
 		}
+		e.kids[parent][name] = struct{}{}
+		return
+	}
+	delete(e.kids[parent], name)
+	if len(e.kids[parent]) == 0 {
+		delete(e.kids, parent)
 	}
 }
 
@@ -193,10 +191,8 @@ func (e *engine) reportLocked(t EventType, n, was *Node) {
 // undone. e.mu is held.
 func (e *engine) toldLocked(dropped []queued) map[string]*Node {
 	told := make(map[string]*Node, len(e.nodes))
-	for p, n := range e.nodes {
-		if !(e.hideRoot && p == e.root) {
-			told[p] = n
-		}
+	for _, n := range e.heldLocked() {
+		told[n.Path] = n
 	}
 	for p, n := range e.unreported {
 		if _, ok := told[p]; ok {
@@ -262,26 +258,30 @@ func (e *engine) current(p string) (Node, bool) {
 // snapshot returns every node held (but a hidden root), sorted by path.
 func (e *engine) snapshot() []Node {
 	e.mu.RLock()
-	out := e.heldLocked()
+	held := e.heldLocked()
 	e.mu.RUnlock()
-	sortByPath(out)
+	sortByPath(held) // the Nodes held never change: no lock needed
+	out := make([]Node, len(held))
+	for i, n := range held {
+		out[i] = *n
+	}
 	return out
 }
 
 // heldLocked returns every node held (but a hidden root), in no order;
 // e.mu is held.
-func (e *engine) heldLocked() []Node {
-	out := make([]Node, 0, len(e.nodes))
+func (e *engine) heldLocked() []*Node {
+	out := make([]*Node, 0, len(e.nodes))
 	for p, n := range e.nodes {
 		if !(e.hideRoot && p == e.root) {
-			out = append(out, *n)
+			out = append(out, n)
 		}
 	}
 	return out
 }
 
-func sortByPath(nodes []Node) {
-	slices.SortFunc(nodes, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
+func sortByPath(nodes []*Node) {
+	slices.SortFunc(nodes, func(a, b *Node) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // childNames returns the names held below p, sorted.
