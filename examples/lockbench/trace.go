@@ -30,7 +30,7 @@ type tracer struct {
 }
 
 func (t *tracer) record(f zktest.Frame) {
-	if f.Xid == pingXid {
+	if f.Ping() {
 		return
 	}
 	if len(t.frames) == maxTraced {
@@ -39,9 +39,6 @@ func (t *tracer) record(f zktest.Frame) {
 	}
 	t.frames = append(t.frames, f)
 }
-
-// pingXid is the xid of a ping and its reply.
-const pingXid = -2
 
 // split is where one hand-off's time went, on one clock: the proxy and
 // the clients run in one process.

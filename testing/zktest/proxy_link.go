@@ -22,6 +22,8 @@ const (
 	proxyDialTimeout = 5 * time.Second
 	// xidNotification is the xid of a watch notification from the server.
 	xidNotification = -1
+	// xidPing is the xid of a ping and of its reply.
+	xidPing = -2
 )
 
 // link is one client connection and its connection to the target. Each

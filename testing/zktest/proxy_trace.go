@@ -26,6 +26,9 @@ type Frame struct {
 // Notification reports whether the frame is a watch notification.
 func (f Frame) Notification() bool { return f.FromServer && f.Xid == xidNotification }
 
+// Ping reports whether the frame is a ping or its reply.
+func (f Frame) Ping() bool { return f.Xid == xidPing }
+
 // Trace has fn called with every frame the proxy reads after a
 // connection's handshake, in the order of each direction, until Trace is
 // called again (nil stops it). fn is called with the proxy's lock held, so
