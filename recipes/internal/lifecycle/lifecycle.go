@@ -69,6 +69,13 @@ func (l *Lifecycle) Start(what string) error {
 	return l.refuse(l.errs.AlreadyStarted, what)
 }
 
+// Unstart moves Started back to Latent, for a Start whose first work failed
+// so that Start may be tried again, as the recipes promise; it reports false
+// when Close came first, and then the recipe stays closed.
+func (l *Lifecycle) Unstart() bool {
+	return l.state.CompareAndSwap(int32(Started), int32(Latent))
+}
+
 // Close moves any state to Closed and reports whether this call did it (the
 // first Close) and the state it left.
 func (l *Lifecycle) Close() (first bool, was State) {

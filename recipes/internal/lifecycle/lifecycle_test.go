@@ -79,3 +79,23 @@ func TestStateNames(t *testing.T) {
 		}
 	}
 }
+
+func TestUnstartLetsAFailedStartBeTriedAgain(t *testing.T) {
+	l := New(errs)
+	if err := l.Start("r"); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Unstart() {
+		t.Fatal("Unstart of a started lifecycle = false")
+	}
+	if err := l.Start("r"); err != nil {
+		t.Fatalf("Start after Unstart: %v", err)
+	}
+	l.Close()
+	if l.Unstart() {
+		t.Fatal("Unstart after Close = true; a closed recipe must stay closed")
+	}
+	if l.State() != Closed {
+		t.Fatalf("state %v after Unstart of a closed lifecycle", l.State())
+	}
+}
