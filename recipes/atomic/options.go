@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -51,11 +52,8 @@ func WithPromotedToLock(p PromotedToLock) Option {
 // newOptions applies opts and checks them against the value's path.
 func newOptions(path string, opts []Option) (options, error) {
 	o := options{policy: DefaultRetryPolicy}
-	for _, opt := range opts {
-		if opt == nil {
-			return o, fmt.Errorf("%w: nil option", ErrInvalidArgument)
-		}
-		opt(&o)
+	if err := apply.Options(&o, opts, ErrInvalidArgument, fmt.Sprintf("the value at %q", path)); err != nil {
+		return o, err
 	}
 	if err := retry.Validate(o.policy); err != nil {
 		return o, fmt.Errorf("%w: retry policy: %w", ErrInvalidArgument, err)

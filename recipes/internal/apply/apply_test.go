@@ -1,4 +1,4 @@
-package options
+package apply
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ type option func(*config)
 
 var errInvalid = errors.New("x: invalid argument")
 
-func TestApplyRunsOptionsInOrder(t *testing.T) {
+func TestOptionsRunsOptionsInOrder(t *testing.T) {
 	var cfg config
 	opts := []option{func(c *config) { c.a = 1 }, func(c *config) { c.b = c.a + 1 }}
-	if err := Apply(&cfg, opts, errInvalid, "the thing"); err != nil {
+	if err := Options(&cfg, opts, errInvalid, "the thing"); err != nil {
 		t.Fatal(err)
 	}
 	if cfg != (config{1, 2}) {
@@ -22,10 +22,10 @@ func TestApplyRunsOptionsInOrder(t *testing.T) {
 	}
 }
 
-func TestApplyRefusesNilByPosition(t *testing.T) {
+func TestOptionsRefusesNilByPosition(t *testing.T) {
 	var cfg config
 	opts := []option{func(c *config) { c.a = 1 }, nil}
-	err := Apply(&cfg, opts, errInvalid, `the lock at "/x"`)
+	err := Options(&cfg, opts, errInvalid, `the lock at "/x"`)
 	if !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), `option 1 of the lock at "/x" is nil`) {
 		t.Fatalf("err = %v, want ErrInvalidArgument naming option 1", err)
 	}
