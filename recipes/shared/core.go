@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/internal/versioned"
 )
 
@@ -32,9 +33,9 @@ type core[T any] struct {
 	decode func(path string, b []byte) (T, error)
 	met    trySetMetrics
 
+	life lifecycle.Lifecycle // Started once the first read is in and following runs
+
 	mu      sync.Mutex
-	started bool
-	closed  bool
 	cur     VersionedValue[T]
 	mzxid   int64 // of cur; values are adopted only when newer
 	czxid   int64 // of the node cur was read from
@@ -66,6 +67,7 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 	}
 	return &core[T]{
 		c: c, path: path, seed: seed, decode: decode, met: newTrySetMetrics(c),
+		life:    lifecycle.New(&lifeErrors),
 		wake:    make(chan struct{}, 1),
 		reread:  make(chan struct{}, 1),
 		changes: make(chan VersionedValue[T]),
@@ -75,18 +77,24 @@ func newCore[T any](c *framework.Client, path string, seed []byte, decode func(s
 // start creates the node with the seed if needed, reads it with a watch and
 // starts following it until close or the client's Close.
 func (k *core[T]) start(ctx context.Context) error {
-	k.mu.Lock()
-	err := k.unstartableLocked()
-	k.mu.Unlock()
-	if err != nil {
+	if err := k.life.Start(k.path); err != nil {
 		return err
 	}
+	if err := k.load(ctx); err != nil {
+		k.life.Unstart() // a failed Start may be tried again
+		return err
+	}
+	return nil
+}
+
+// load reads the value and starts following it, unless close came first.
+func (k *core[T]) load(ctx context.Context) error {
 	select {
 	case <-k.c.Done():
 		return fmt.Errorf("shared: start %s: %w", k.path, framework.ErrClosed)
 	default:
 	}
-	_, err = k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
+	_, err := k.c.Create(ctx, k.path, k.seed, framework.CreatingParentContainersIfNeeded())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("shared: create %s: %w", k.path, err)
 	}
@@ -100,10 +108,9 @@ func (k *core[T]) start(ctx context.Context) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if err := k.unstartableLocked(); err != nil {
-		return err
+	if k.life.State() == lifecycle.Closed {
+		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
 	}
-	k.started = true
 	k.cur, k.mzxid, k.czxid = VersionedValue[T]{Version: stat.Version, Value: v}, stat.Mzxid, stat.Czxid
 	runCtx, cancel := context.WithCancel(context.Background())
 	k.cancel = cancel
@@ -126,24 +133,16 @@ func (k *core[T]) start(ctx context.Context) error {
 	return nil
 }
 
-// unstartableLocked says why start cannot run: ErrClosed after close,
-// ErrAlreadyStarted after start; nil when it can. k.mu must be held.
-func (k *core[T]) unstartableLocked() error {
-	switch {
-	case k.closed:
-		return fmt.Errorf("%w: start %s", ErrClosed, k.path)
-	case k.started:
-		return fmt.Errorf("%w: %s", ErrAlreadyStarted, k.path)
-	}
-	return nil
-}
-
 func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
 	}
 }
+
+// followingLocked reports whether load got as far as following the node.
+// k.mu must be held.
+func (k *core[T]) followingLocked() bool { return k.cancel != nil }
 
 // value returns the latest adopted value.
 func (k *core[T]) value() VersionedValue[T] {
@@ -155,13 +154,10 @@ func (k *core[T]) value() VersionedValue[T] {
 func (k *core[T]) ready() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	switch {
-	case k.closed:
-		return fmt.Errorf("%w: %s", ErrClosed, k.path)
-	case !k.started:
-		return fmt.Errorf("%w: %s", ErrNotStarted, k.path)
+	if k.life.State() == lifecycle.Started && !k.followingLocked() {
+		return fmt.Errorf("%w: %s", ErrNotStarted, k.path) // its first read is not in yet
 	}
-	return nil
+	return k.life.Check(k.path)
 }
 
 // adopt takes data read or written at stat as the value if it is newer than
@@ -170,7 +166,7 @@ func (k *core[T]) adopt(data []byte, stat *zk.Stat) {
 	v, err := k.decode(k.path, data)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if stat.Mzxid <= k.mzxid || k.closed {
+	if stat.Mzxid <= k.mzxid || k.life.State() == lifecycle.Closed {
 		return
 	}
 	if err != nil {
@@ -294,13 +290,11 @@ func (k *core[T]) pump(ctx context.Context) {
 
 // close stops following the node and closes changes.
 func (k *core[T]) close() error {
-	k.mu.Lock()
-	if k.closed {
-		k.mu.Unlock()
+	if first, _ := k.life.Close(); !first {
 		return nil
 	}
-	k.closed = true
-	started := k.started
+	k.mu.Lock()
+	started := k.followingLocked()
 	k.pending = nil
 	k.mu.Unlock()
 	if started {

@@ -3,6 +3,7 @@ package shared
 import (
 	"errors"
 
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/internal/versioned"
 )
 
@@ -28,3 +29,6 @@ var (
 	// ErrClosed reports a call after Close.
 	ErrClosed = errors.New("shared: closed")
 )
+
+// lifeErrors are the refusals of a value's Start and of calls outside its life.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, NotStarted: ErrNotStarted, Closed: ErrClosed}
