@@ -28,13 +28,20 @@
 //     (DYNAMIC ephemeral, DYNAMIC_SEQUENTIAL ephemeral sequential, STATIC and
 //     PERMANENT persistent), parents as containers. A node already there is
 //     deleted and created again, so that watchers fire, as Curator does.
+//   - Registering an id again replaces its registration whatever the
+//     service types: one node stands for the id, of the new type's kind.
+//     The old node goes first when the new create would not meet it (a
+//     sequential node on either side, or another service name).
 //   - After every reconnect each registration is checked, and made again
 //     once when its node is gone or belongs to a session other than the
 //     client's current one; a registration whose create failed is made in
 //     the background, reconnect or not. IsRegistered never reports a node
 //     of a session the client gave up or lost. UnregisterService and Close
 //     delete with a guaranteed delete; no registration outlives Close, not
-//     even one still being made when Close's context ends.
+//     even one still being made when Close's context ends. That holds for
+//     STATIC and PERMANENT instances too, as in Curator 5.4, whose
+//     ServiceDiscovery deletes every registration on close (only Curator's
+//     REST discovery server keeps PERMANENT instances).
 //
 // Where this package differs from Curator 5.4, on purpose:
 //
