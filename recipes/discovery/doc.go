@@ -60,6 +60,11 @@
 //     ErrNotRegistered (Curator ignores the unregister).
 //   - A ServiceCache does not create its service's parent nodes (Curator's
 //     ServiceCache creates them as containers): reading needs no write.
+//   - An instance the down-instance policy left out is back in exactly its
+//     timeout after its first noted error (Curator drops a status only at a
+//     purge, which runs at most every timeout/2, so an instance may stay
+//     out up to 1.5 x the timeout); an error noted after that starts a new
+//     period.
 //   - The down-instance policy and the sticky strategy know an instance by
 //     its name and id (Curator compares every field, so an updated instance
 //     starts afresh).
