@@ -16,6 +16,15 @@
 // class: PayloadClass is read from and written as Jackson's "@class". With
 // T = json.RawMessage a payload round-trips byte for byte.
 //
+// A Java reader needs the payload's "@class" to name its own payload class
+// (the class its JsonInstanceSerializer was given). Curator checks every
+// payload against that class: a payload with no "@class" (read as a Map),
+// another class or a class Java cannot load makes Curator fail to read the
+// instance, and so queryForInstances fails for the whole service, good
+// instances included. An instance Java services read must set
+// PayloadClass (or have no payload at all); one read from a Java node keeps
+// the class it had.
+//
 // ServiceDiscovery registers, updates and unregisters this process's
 // instances and queries everyone's; ServiceCache follows one service's
 // instances on recipes/cache's engine; ServiceProvider picks one of them per

@@ -22,7 +22,9 @@ type ServiceInstance[T any] struct {
 	// PayloadClass is the Java class of the payload, written as its "@class"
 	// (or, for a payload that is not a JSON object, as Jackson's
 	// [class, value] wrapper) so that a Java reader can build it; read from
-	// the node when a Java writer put one there.
+	// the node when a Java writer put one there. A Java reader fails on a
+	// payload whose class is not its own payload class, missing included,
+	// and its queryForInstances fails for the whole service.
 	PayloadClass string
 	// RegistrationTimeUTC is the registration time in Unix milliseconds.
 	RegistrationTimeUTC int64
