@@ -40,7 +40,8 @@
 //   - Registering an id again replaces its registration whatever the
 //     service types: one node stands for the id, of the new type's kind.
 //     The old node goes first when the new create would not meet it (a
-//     sequential node on either side, or another service name).
+//     sequential node on either side, or another service name), where
+//     Curator 5.4 leaves it standing.
 //   - After every reconnect each registration is checked, and made again
 //     once when its node is gone or belongs to a session other than the
 //     client's current one; a registration whose create failed is made in
