@@ -88,11 +88,11 @@ func instanceFromFlags(name, address string, port, sslPort int, id, payload, pay
 	}
 	inst.PayloadClass = payloadClass
 	if uriSpec != "" {
-		u, err := discovery.ParseUriSpec(uriSpec)
+		u, err := discovery.ParseURISpec(uriSpec)
 		if err != nil {
 			return inst, fmt.Errorf("bad --uri-spec: %v", err)
 		}
-		inst.UriSpec = u
+		inst.URISpec = u
 	}
 	return inst, nil
 }

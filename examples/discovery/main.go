@@ -48,7 +48,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 	p := st.Printer
 	p.Title("discovery: two instances of the service \"orders\" register; a client picks one per request")
 
-	spec, err := discovery.ParseUriSpec("{scheme}://{address}:{port}")
+	spec, err := discovery.ParseURISpec("{scheme}://{address}:{port}")
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 		inst := discovery.NewServiceInstance[Build]("orders", "127.0.0.1", 8081+i)
 		inst.ID = fmt.Sprintf("orders-%d", i+1)
 		inst.Payload, inst.PayloadClass = &Build{Version: "1.4." + fmt.Sprint(i)}, "com.example.Build"
-		inst.UriSpec = spec
+		inst.URISpec = spec
 		if err := d.RegisterService(ctx, inst); err != nil {
 			return err
 		}

@@ -131,3 +131,27 @@ func TestRegisterQueryUnregister(t *testing.T) {
 		t.Fatalf("Close left %v", kids)
 	}
 }
+
+// A change to registrations before Start is ErrNotStarted, whose message
+// says what to do, as the framework's does.
+func TestChangesBeforeStartAreErrNotStarted(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
+	must(t, err)
+	ctx := testCtx(t)
+	i := instance("api", "a", 1)
+	for name, err := range map[string]error{
+		"RegisterService":   d.RegisterService(ctx, i),
+		"UpdateService":     d.UpdateService(ctx, i),
+		"UnregisterService": d.UnregisterService(ctx, i),
+	} {
+		if !errors.Is(err, discovery.ErrNotStarted) || !strings.Contains(err.Error(), "(call Start first)") {
+			t.Errorf("%s before Start: %v, want ErrNotStarted saying to call Start first", name, err)
+		}
+	}
+	if stat, err := c.Exists(ctx, "/services/api/a"); err != nil || stat != nil {
+		t.Fatalf("a node before Start: %+v %v", stat, err)
+	}
+	must(t, d.Close(ctx))
+}

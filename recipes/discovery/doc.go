@@ -16,6 +16,15 @@
 // class: PayloadClass is read from and written as Jackson's "@class". With
 // T = json.RawMessage a payload round-trips byte for byte.
 //
+// A Java reader needs the payload's "@class" to name its own payload class
+// (the class its JsonInstanceSerializer was given). Curator checks every
+// payload against that class: a payload with no "@class" (read as a Map),
+// another class or a class Java cannot load makes Curator fail to read the
+// instance, and so queryForInstances fails for the whole service, good
+// instances included. An instance Java services read must set
+// PayloadClass (or have no payload at all); one read from a Java node keeps
+// the class it had.
+//
 // ServiceDiscovery registers, updates and unregisters this process's
 // instances and queries everyone's; ServiceCache follows one service's
 // instances on recipes/cache's engine; ServiceProvider picks one of them per
@@ -28,13 +37,21 @@
 //     (DYNAMIC ephemeral, DYNAMIC_SEQUENTIAL ephemeral sequential, STATIC and
 //     PERMANENT persistent), parents as containers. A node already there is
 //     deleted and created again, so that watchers fire, as Curator does.
+//   - Registering an id again replaces its registration whatever the
+//     service types: one node stands for the id, of the new type's kind.
+//     The old node goes first when the new create would not meet it (a
+//     sequential node on either side, or another service name), where
+//     Curator 5.4 leaves it standing.
 //   - After every reconnect each registration is checked, and made again
 //     once when its node is gone or belongs to a session other than the
 //     client's current one; a registration whose create failed is made in
 //     the background, reconnect or not. IsRegistered never reports a node
 //     of a session the client gave up or lost. UnregisterService and Close
 //     delete with a guaranteed delete; no registration outlives Close, not
-//     even one still being made when Close's context ends.
+//     even one still being made when Close's context ends. That holds for
+//     STATIC and PERMANENT instances too, as in Curator 5.4, whose
+//     ServiceDiscovery deletes every registration on close (only Curator's
+//     REST discovery server keeps PERMANENT instances).
 //
 // Where this package differs from Curator 5.4, on purpose:
 //
@@ -53,6 +70,11 @@
 //     ErrNotRegistered (Curator ignores the unregister).
 //   - A ServiceCache does not create its service's parent nodes (Curator's
 //     ServiceCache creates them as containers): reading needs no write.
+//   - An instance the down-instance policy left out is back in exactly its
+//     timeout after its first noted error (Curator drops a status only at a
+//     purge, which runs at most every timeout/2, so an instance may stay
+//     out up to 1.5 x the timeout); an error noted after that starts a new
+//     period.
 //   - The down-instance policy and the sticky strategy know an instance by
 //     its name and id (Curator compares every field, so an updated instance
 //     starts afresh).

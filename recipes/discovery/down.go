@@ -13,7 +13,9 @@ const (
 
 // downInstances is Curator's DownInstanceManager: an instance noted with
 // errors threshold times is left out until timeout after its first noted
-// error.
+// error. Unlike Curator, where a status ends only at a purge (which runs
+// at most every timeout/2, so an instance may stay out 1.5 x timeout), a
+// status older than timeout counts for nothing; the purge only frees it.
 type downInstances struct {
 	timeout   time.Duration
 	threshold int
@@ -38,9 +40,10 @@ func (m *downInstances) note(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.purge()
+	now := m.now()
 	s := m.statuses[key]
-	if s == nil {
-		s = &downStatus{since: m.now()}
+	if s == nil || m.expired(s, now) {
+		s = &downStatus{since: now}
 		m.statuses[key] = s
 	}
 	s.errors++
@@ -52,11 +55,17 @@ func (m *downInstances) up(key string) bool {
 	defer m.mu.Unlock()
 	m.purge()
 	s := m.statuses[key]
-	return s == nil || s.errors < m.threshold
+	return s == nil || s.errors < m.threshold || m.expired(s, m.now())
 }
 
-// purge forgets the statuses older than timeout, at most every timeout/2 (as
-// Curator). Called with mu held.
+// expired reports whether s is timeout old or older at now: it no longer
+// holds its instance down.
+func (m *downInstances) expired(s *downStatus, now time.Time) bool {
+	return now.Sub(s.since) >= m.timeout
+}
+
+// purge forgets the expired statuses, at most every timeout/2 (as
+// Curator), so that the map does not grow. Called with mu held.
 func (m *downInstances) purge() {
 	now := m.now()
 	if now.Sub(m.lastPurge) < m.timeout/2 {
@@ -64,7 +73,7 @@ func (m *downInstances) purge() {
 	}
 	m.lastPurge = now
 	for k, s := range m.statuses {
-		if now.Sub(s.since) >= m.timeout {
+		if m.expired(s, now) {
 			delete(m.statuses, k)
 		}
 	}

@@ -9,7 +9,7 @@ var (
 	// ErrAlreadyStarted reports a second Start.
 	ErrAlreadyStarted = errors.New("discovery: already started")
 	// ErrNotStarted reports a call that needs Start first.
-	ErrNotStarted = errors.New("discovery: not started")
+	ErrNotStarted = errors.New("discovery: not started (call Start first)")
 	// ErrClosed reports a call on a closed ServiceDiscovery, ServiceCache or
 	// ServiceProvider.
 	ErrClosed = errors.New("discovery: closed")

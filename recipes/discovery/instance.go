@@ -22,18 +22,26 @@ type ServiceInstance[T any] struct {
 	// PayloadClass is the Java class of the payload, written as its "@class"
 	// (or, for a payload that is not a JSON object, as Jackson's
 	// [class, value] wrapper) so that a Java reader can build it; read from
-	// the node when a Java writer put one there.
+	// the node when a Java writer put one there. A Java reader fails on a
+	// payload whose class is not its own payload class, missing included,
+	// and its queryForInstances fails for the whole service.
 	PayloadClass string
 	// RegistrationTimeUTC is the registration time in Unix milliseconds.
 	RegistrationTimeUTC int64
 	// ServiceType is empty only when the JSON said null; a missing field
 	// reads as Dynamic.
 	ServiceType ServiceType
-	UriSpec     *UriSpec // nil: null
+	URISpec     *URISpec // nil: null
 	// Enabled is written only when set, as Curator's serializer in its
 	// non-compatible mode does; Curator's default (compatible) serializer
 	// never writes it. A missing field reads as nil, which means enabled.
 	Enabled *bool
+
+	// UriSpec is the former name of URISpec: when set, it is written (and
+	// built) in place of URISpec. A read fills only URISpec.
+	//
+	// Deprecated: use URISpec.
+	UriSpec *URISpec
 }
 
 // NewServiceInstance returns a Dynamic instance of the service name at
@@ -55,16 +63,27 @@ func (i ServiceInstance[T]) RegistrationTime() time.Time {
 	return time.UnixMilli(i.RegistrationTimeUTC)
 }
 
-// BuildURI builds the instance's UriSpec (empty when it has none) with the
+// BuildURI builds the instance's URISpec (empty when it has none) with the
 // instance's fields as Curator's variables, vars overriding them.
 func (i ServiceInstance[T]) BuildURI(vars map[string]any) string {
-	if i.UriSpec == nil {
+	u := i.uriSpec()
+	if u == nil {
 		return ""
 	}
-	return i.UriSpec.build(i.uriVariables(), vars)
+	return u.build(i.uriVariables(), vars)
 }
 
-// uriVariables are Curator's predefined UriSpec fields for the instance.
+// uriSpec is the spec the instance is written and built with: the
+// deprecated UriSpec when set (only code written before URISpec sets it),
+// else URISpec.
+func (i ServiceInstance[T]) uriSpec() *URISpec {
+	if i.UriSpec != nil {
+		return i.UriSpec
+	}
+	return i.URISpec
+}
+
+// uriVariables are Curator's predefined URISpec fields for the instance.
 func (i ServiceInstance[T]) uriVariables() map[string]any {
 	v := map[string]any{
 		FieldName: i.Name, FieldID: i.ID, FieldAddress: i.Address,

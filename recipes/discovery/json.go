@@ -44,11 +44,11 @@ func (i ServiceInstance[T]) MarshalJSON() ([]byte, error) {
 		writeString(&b, string(i.ServiceType))
 	}
 	b.WriteString(`,"uriSpec":`)
-	if i.UriSpec == nil {
+	if u := i.uriSpec(); u == nil {
 		b.WriteString("null")
 	} else {
 		b.WriteString(`{"parts":[`)
-		for n, p := range i.UriSpec.Parts {
+		for n, p := range u.Parts {
 			if n > 0 {
 				b.WriteByte(',')
 			}
@@ -115,7 +115,7 @@ type wireInstance struct {
 	Payload             json.RawMessage `json:"payload"`
 	RegistrationTimeUTC int64           `json:"registrationTimeUTC"`
 	ServiceType         *string         `json:"serviceType"`
-	UriSpec             *UriSpec        `json:"uriSpec"`
+	URISpec             *URISpec        `json:"uriSpec"`
 	Enabled             *bool           `json:"enabled"`
 }
 
@@ -130,7 +130,7 @@ func (i *ServiceInstance[T]) UnmarshalJSON(data []byte) error {
 	}
 	out := ServiceInstance[T]{
 		Name: w.Name, ID: w.ID, Port: w.Port, SSLPort: w.SSLPort,
-		RegistrationTimeUTC: w.RegistrationTimeUTC, UriSpec: w.UriSpec, Enabled: w.Enabled,
+		RegistrationTimeUTC: w.RegistrationTimeUTC, URISpec: w.URISpec, Enabled: w.Enabled,
 		ServiceType: Dynamic,
 	}
 	if w.Address != nil {

@@ -84,22 +84,22 @@ func TestJSONPayloadClassIsWritten(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestUriSpec(t *testing.T) {
-	u, err := discovery.ParseUriSpec("{scheme}://{address}:{ port }/x/[{id}]{[}lit{]}")
+func TestURISpec(t *testing.T) {
+	u, err := discovery.ParseURISpec("{scheme}://{address}:{ port }/x/[{id}]{[}lit{]}")
 	must(t, err)
-	i := discovery.ServiceInstance[meta]{Name: "n", ID: "7", Address: "h", Port: ptr(80), UriSpec: u, ServiceType: discovery.DynamicSequential}
+	i := discovery.ServiceInstance[meta]{Name: "n", ID: "7", Address: "h", Port: ptr(80), URISpec: u, ServiceType: discovery.DynamicSequential}
 	if got, want := i.BuildURI(nil), "http://h:80/x/[7]{lit}"; got != want {
 		t.Fatalf("BuildURI %q, want %q", got, want)
 	}
 	i.SSLPort = ptr(443)
-	u2, _ := discovery.ParseUriSpec("{scheme}://{address}:{ssl-port}/{service-type}/{nope}{who}")
-	i.UriSpec = u2
+	u2, _ := discovery.ParseURISpec("{scheme}://{address}:{ssl-port}/{service-type}/{nope}{who}")
+	i.URISpec = u2
 	if got, want := i.BuildURI(map[string]any{"who": "me"}), "https://h:443/dynamic_sequential/me"; got != want {
 		t.Fatalf("BuildURI %q, want %q", got, want)
 	}
 	for _, bad := range []string{"{a", "a}", "{{a}}"} {
-		if _, err := discovery.ParseUriSpec(bad); !errors.Is(err, discovery.ErrInvalidArgument) {
-			t.Errorf("ParseUriSpec(%q): %v", bad, err)
+		if _, err := discovery.ParseURISpec(bad); !errors.Is(err, discovery.ErrInvalidArgument) {
+			t.Errorf("ParseURISpec(%q): %v", bad, err)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := d.create(ctx, r, nil); err != nil {
+		if err := d.create(ctx, r); err != nil {
 			return err
 		}
 		d.c.Logger().Info("discovery: registered again after a session change", zap.String("path", r.path))

@@ -30,7 +30,8 @@ func WithFilter[T any](keep func(ServiceInstance[T]) bool) ProviderOption[T] {
 
 // WithDownInstancePolicy sets Curator's DownInstancePolicy: an instance
 // noted with threshold errors (NoteError) is left out until timeout after
-// its first noted error. The default is Curator's, 30 s and 2.
+// its first noted error, and is back in from that moment. The default is
+// Curator's, 30 s and 2.
 func WithDownInstancePolicy[T any](timeout time.Duration, threshold int) ProviderOption[T] {
 	return func(c *providerConfig[T]) { c.downTimeout, c.downThreshold = timeout, threshold }
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
@@ -24,10 +23,11 @@ type registration[T any] struct {
 }
 
 // RegisterService registers inst (or registers it again, replacing what was
-// registered under its id): it creates {basePath}/{name}/{id} with parents as
-// containers, in the node mode of its service type (an empty type registers
-// as Dynamic). A node that exists already is deleted and created again, so
-// that watchers fire, as Curator does. The registration is kept until
+// registered under its id, whatever its name and service type: one node
+// stands for the id afterwards): it creates {basePath}/{name}/{id} with
+// parents as containers, in the node mode of its service type (an empty
+// type registers as Dynamic). A node that exists already is deleted and
+// created again, so that watchers fire, as Curator does. The registration is kept until
 // UnregisterService or Close: made again after a session loss, and made in
 // the background when this create fails. Like every change to
 // registrations, it needs Start first (ErrNotStarted).
@@ -48,9 +48,16 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 	defer d.give()
 	d.mu.Lock()
 	old := d.regs[inst.ID]
+	var stale string
+	if old != nil {
+		stale = d.outlives(old, d.pathFor(inst.Name, inst.ID), inst.ServiceType)
+	}
 	d.mu.Unlock()
-	if old != nil && old.inst.Name != inst.Name {
-		if err := d.deleteNode(ctx, old.path); err != nil {
+	if stale != "" {
+		// The create below would not meet the old node (another name, a
+		// sequential node on either side): it goes first, so that one node
+		// stands for the id.
+		if err := d.deleteNode(ctx, stale); err != nil {
 			return err
 		}
 	}
@@ -60,7 +67,7 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 	d.mu.Unlock()
 	// Kept even when the create fails: the keeper makes it (every
 	// retryEvery until it succeeds), with no need for a reconnect.
-	err = d.create(ctx, r, old)
+	err = d.create(ctx, r)
 	if err != nil {
 		d.poke()
 	}
@@ -148,16 +155,25 @@ func (d *ServiceDiscovery[T]) IsRegistered(id string) bool {
 	return r.owner != -1 && (!r.inst.ServiceType.ephemeral() || owned.IsCurrent(d.c, r.owner))
 }
 
-// create makes r's node: when it exists, it is deleted and created again
-// (Curator tries twice; a third writer racing us gets a third try). old is
-// what r replaces, whose sequential node must go too.
-func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T], old *registration[T]) error {
-	base := d.pathFor(r.inst.Name, r.inst.ID)
-	if old != nil && old.path != base && strings.HasPrefix(old.path, base) {
-		if err := d.deleteNode(ctx, old.path); err != nil {
-			return err
-		}
+// outlives returns the node of r that creating a node of type t at base
+// would leave standing ("" when none): the create deletes and replaces only
+// a node at base, and a sequential create meets no node at all. A
+// sequential registration never made (its path still its base) has no
+// node. Called with mu held.
+func (d *ServiceDiscovery[T]) outlives(r *registration[T], base string, t ServiceType) string {
+	if r.inst.ServiceType.mode().IsSequential() && r.path == d.pathFor(r.inst.Name, r.inst.ID) {
+		return ""
 	}
+	if r.path == base && !t.mode().IsSequential() {
+		return ""
+	}
+	return r.path
+}
+
+// create makes r's node: when it exists, it is deleted and created again
+// (Curator tries twice; a third writer racing us gets a third try).
+func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T]) error {
+	base := d.pathFor(r.inst.Name, r.inst.ID)
 	d.mu.Lock()
 	r.owner = -1 // not made yet
 	d.mu.Unlock()

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Curator's predefined UriSpec fields.
+// Curator's predefined URISpec fields (Curator's UriSpec).
 const (
 	FieldScheme              = "scheme" // "https" when the instance has an SSL port, else "http"
 	FieldName                = "name"
@@ -19,24 +19,24 @@ const (
 	FieldCloseBrace          = "]"            // always "}"
 )
 
-// UriSpec is a URI template with replacement fields, as Curator's UriSpec:
+// URISpec is a URI template with replacement fields, as Curator's UriSpec:
 // "{scheme}://{address}:{port}" has three. Its JSON is Curator's:
 // {"parts":[{"value":"scheme","variable":true},...]}.
-type UriSpec struct {
-	Parts []UriPart `json:"parts"`
+type URISpec struct {
+	Parts []URIPart `json:"parts"`
 }
 
-// UriPart is one token of a UriSpec: a literal, or a field name when
+// URIPart is one token of a URISpec: a literal, or a field name when
 // Variable.
-type UriPart struct {
+type URIPart struct {
 	Value    string `json:"value"`
 	Variable bool   `json:"variable"`
 }
 
-// ParseUriSpec parses a template as Curator does: text between { and } is a
+// ParseURISpec parses a template as Curator does: text between { and } is a
 // field name (trimmed); a brace out of place is an error naming the spec.
-func ParseUriSpec(spec string) (*UriSpec, error) {
-	u := &UriSpec{Parts: []UriPart{}}
+func ParseURISpec(spec string) (*URISpec, error) {
+	u := &URISpec{Parts: []URIPart{}}
 	inside := false
 	for rest := spec; rest != ""; {
 		if c := rest[0]; c == '{' || c == '}' {
@@ -55,7 +55,7 @@ func ParseUriSpec(spec string) (*UriSpec, error) {
 		if inside {
 			tok = strings.TrimSpace(tok)
 		}
-		u.Parts = append(u.Parts, UriPart{Value: tok, Variable: inside})
+		u.Parts = append(u.Parts, URIPart{Value: tok, Variable: inside})
 		rest = rest[n:]
 	}
 	if inside {
@@ -67,9 +67,9 @@ func ParseUriSpec(spec string) (*UriSpec, error) {
 // Build builds the URI with only vars and the fixed fields (scheme "http",
 // "[" and "]"); ServiceInstance.BuildURI adds the instance's fields. A field
 // without a value adds nothing, as in Curator.
-func (u *UriSpec) Build(vars map[string]any) string { return u.build(nil, vars) }
+func (u *URISpec) Build(vars map[string]any) string { return u.build(nil, vars) }
 
-func (u *UriSpec) build(instance, vars map[string]any) string {
+func (u *URISpec) build(instance, vars map[string]any) string {
 	var b strings.Builder
 	for _, p := range u.Parts {
 		if !p.Variable {

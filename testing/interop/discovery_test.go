@@ -81,11 +81,11 @@ func (s spec) goInstance(t *testing.T) discovery.ServiceInstance[meta] {
 		i.Payload, i.PayloadClass = &meta{Zone: s.zone}, javaMeta
 	}
 	if s.uri != "" {
-		u, err := discovery.ParseUriSpec(s.uri)
+		u, err := discovery.ParseURISpec(s.uri)
 		if err != nil {
 			t.Fatal(err)
 		}
-		i.UriSpec = u
+		i.URISpec = u
 	}
 	return i
 }
