@@ -3,8 +3,12 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
@@ -50,8 +54,9 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	defer n.Close(ctx)
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	if err := n.WaitForInitialCreate(short); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("initial create while another session's node stands: %v", err)
+	if err := n.WaitForInitialCreate(short); !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "another session") {
+		t.Fatalf("initial create while another session's node stands: %v; want the deadline, naming the other session's node", err)
 	}
 	if n.Path() != "" {
 		t.Fatalf("Path() %q while another session's node stands", n.Path())
@@ -62,5 +67,106 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() || n.Path() != "/other/n" {
 		t.Fatalf("node %+v, Path() %q; want ours (session 0x%x)", stat, n.Path(), c.SessionID())
+	}
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/other/n"); err != nil || stat != nil {
+		t.Fatalf("after Close /other/n stands: %+v (%v)", stat, err)
+	}
+}
+
+// takenOver starts a PersistentNode in mode at path, where a node stands
+// already, and checks that it is taken over as Curator does: the initial
+// create completes, the node gets our data and Path reports it; then Close
+// deletes it. It returns the node's stat while it was kept.
+func takenOver(t *testing.T, admin, c *framework.Client, path string, mode framework.CreateMode) *zk.Stat {
+	t.Helper()
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentNode(c, path, mode, []byte("ours"))
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	must(t, n.WaitForInitialCreate(wctx))
+	data, stat, err := admin.GetData(ctx, path)
+	must(t, err)
+	if string(data) != "ours" || n.Path() != path {
+		t.Fatalf("%v over a standing node: data %q, Path() %q; want ours at %s", mode, data, n.Path(), path)
+	}
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, path); err != nil || stat != nil {
+		t.Fatalf("%v: after Close %s stands: %+v (%v)", mode, path, stat, err)
+	}
+	return stat
+}
+
+// An ephemeral PersistentNode that meets a persistent node at its path (a
+// leftover of an earlier run) takes it over as it is, as Curator does: the
+// initial create completes at once, the node stays persistent and stands for
+// this client in any session, and Close deletes it.
+func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	_, err := admin.Create(testCtx(t), "/leftover/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/leftover/n", framework.Ephemeral); stat.EphemeralOwner != 0 {
+		t.Fatalf("the node kept was ephemeral (owner 0x%x); want the persistent one taken over", stat.EphemeralOwner)
+	}
+}
+
+// A persistent PersistentNode that meets an ephemeral node of another
+// session takes it over as Curator does (data set, Close deletes it); once
+// that session ends and its node with it, the keeper makes its own
+// persistent node.
+func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	other := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	_, err := other.Create(ctx, "/theirs/a", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/theirs/a", framework.Persistent); stat.EphemeralOwner != other.SessionID() {
+		t.Fatalf("the node kept is owned by 0x%x; want the other session's 0x%x", stat.EphemeralOwner, other.SessionID())
+	}
+
+	_, err = other.Create(ctx, "/theirs/b", []byte("theirs"), framework.WithMode(framework.Ephemeral))
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/theirs/b", framework.Persistent, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	must(t, other.Close())
+	await(t, 30*time.Second, "a persistent node of ours replaces the other session's", func() (bool, string) {
+		data, stat, err := admin.GetData(ctx, "/theirs/b")
+		if err != nil || stat.EphemeralOwner != 0 || string(data) != "ours" {
+			return false, fmt.Sprintf("%q %+v (%v)", data, stat, err)
+		}
+		return true, ""
+	})
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/theirs/b"); err != nil || stat != nil {
+		t.Fatalf("after Close /theirs/b stands: %+v (%v)", stat, err)
+	}
+}
+
+// A node of the kept mode is taken over and its data set: a persistent one
+// in a persistent mode, an ephemeral one of the client's own session in an
+// ephemeral mode. (Another session's ephemeral node is waited out, see
+// TestPersistentNodeWaitsOutAnotherSessionsEphemeral.)
+func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/same/p", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/same/p", framework.Persistent); stat.EphemeralOwner != 0 {
+		t.Fatalf("persistent mode kept an ephemeral node (owner 0x%x)", stat.EphemeralOwner)
+	}
+	_, err = c.Create(ctx, "/same/e", []byte("old"), framework.WithMode(framework.Ephemeral))
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/same/e", framework.Ephemeral); stat.EphemeralOwner != c.SessionID() {
+		t.Fatalf("the node kept is owned by 0x%x; want the client's session 0x%x", stat.EphemeralOwner, c.SessionID())
 	}
 }

@@ -22,7 +22,7 @@ import (
 // failed is cleaned up by the framework.)
 func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	p.mu.Lock()
-	path, owner := p.path, p.owner
+	path, owner, foreign := p.path, p.owner, p.foreign
 	p.mu.Unlock()
 	if path == "" && p.id == "" && !p.mode.IsSequential() {
 		path, owner = p.base, p.c.SessionID()
@@ -30,7 +30,7 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	if path == "" {
 		return nil
 	}
-	if !p.mode.IsEphemeral() {
+	if !p.mode.IsEphemeral() || foreign {
 		opts := append([]framework.DeleteOption{framework.Guaranteed(), framework.Quietly()}, p.closeOpts...)
 		if err := p.c.Delete(ctx, path, opts...); err != nil {
 			return fmt.Errorf("nodes: close %s: %w", path, err)

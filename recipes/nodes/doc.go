@@ -16,11 +16,23 @@
 // while the session that created it is the client's current one. When the
 // client gives a session up (simulated expiry) the node of that session,
 // still on the server for a while, is deleted and made anew in the current
-// session; Path reports "" in between. An ephemeral node of another session
-// that holds the path (another process, with the same member id) is never
-// adopted: the keeper waits for it to go, where Curator would take it over.
-// A persistent node that already stands at the path is adopted and its data
-// set, as in Curator.
+// session; Path reports "" in between.
+//
+// A node that stands at the path already (without WithProtection) is taken
+// over as Curator 5.4's PersistentNode takes it over when its create meets
+// NodeExists: it is kept as it is, its data is set, WaitForInitialCreate
+// returns once the data is on it, and Close deletes it. That holds for a
+// persistent node in any mode (in an ephemeral mode it stays persistent and
+// stands for this client in every session) and for any node in a
+// persistent mode (another session's ephemeral node too; once it goes with
+// its session the keeper makes its own). When the node's kind is not the
+// mode's the keeper logs a warning, as Curator does. The one exception is
+// the session rule: in an ephemeral mode an ephemeral node of another
+// session (another process, with the same member id) is never taken over;
+// the keeper waits for it to go, where Curator would take it over, and a
+// WaitForInitialCreate that times out meanwhile names it. With
+// WithProtection the node's name carries its own id, so it meets no node it
+// did not make.
 //
 // A PersistentTtlNode is Curator's: a container kept by a PersistentNode
 // and a PersistentWithTTL child touched every TTL/factor. A server without

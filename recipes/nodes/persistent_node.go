@@ -48,8 +48,12 @@ type PersistentNode struct {
 	applied uint64 // the generation the node holds, 0 when not known
 	path    string // the node's path once created
 	owner   int64  // the session that created an ephemeral node, 0 if not ours
-	fatal   error  // why the keeper stopped for good
-	last    error  // the keeper's last failure, for a wait that times out
+	// foreign marks a persistent node taken over in an ephemeral mode: it
+	// stands for this client whatever the session, and Close deletes it.
+	foreign  bool
+	warnedAt string // the path last warned of as not of the kept mode
+	fatal    error  // why the keeper stopped for good
+	last     error  // the keeper's last failure, for a wait that times out
 }
 
 // NewPersistentNode returns a node kept at path in mode, holding data. In a
@@ -155,7 +159,7 @@ func (p *PersistentNode) WaitForInitialCreate(ctx context.Context) error {
 func (p *PersistentNode) Path() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.mode.IsEphemeral() && !owned.IsCurrent(p.c, p.owner) {
+	if p.mode.IsEphemeral() && !p.foreign && !owned.IsCurrent(p.c, p.owner) {
 		return ""
 	}
 	return p.path
