@@ -97,7 +97,7 @@ func (p *PersistentNode) failed(err error) {
 // to fire when the node changes.
 func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	p.mu.Lock()
-	path, owner := p.path, p.owner
+	path, owner, unverified := p.path, p.owner, p.unverified
 	p.mu.Unlock()
 	if path == "" {
 		return p.create(ctx)
@@ -124,7 +124,7 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		}
 		p.markCreated() // a node taken over counts once it has our data
 		return nil
-	case owner != 0 && stat.EphemeralOwner == owner:
+	case unverified || (owner != 0 && stat.EphemeralOwner == owner):
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if errors.Is(err, zk.ErrBadVersion) {
@@ -158,7 +158,7 @@ func (p *PersistentNode) takeOver(path string, stat *zk.Stat) {
 		p.c.Logger().Warn("nodes: the node standing at the path is not of the kept mode; keeping it as it is",
 			zap.String("path", path), zap.Stringer("mode", p.mode), zap.Bool("ephemeral", ephemeral))
 	}
-	p.foreign = foreign
+	p.foreign, p.unverified = foreign, false
 	if p.mode.IsEphemeral() {
 		p.owner = stat.EphemeralOwner
 	}
@@ -183,6 +183,15 @@ func (p *PersistentNode) create(ctx context.Context) error {
 	var err error
 	if mode.IsEphemeral() {
 		made, owner, err = owned.Create(ctx, p.c, create)
+		if err != nil && made != "" {
+			// Made, but the session changed and reading its owner failed
+			// (Close may have cut the read short): keep its path, so that
+			// the next look or Close settles it, rather than lose it.
+			p.mu.Lock()
+			p.path, p.owner, p.applied, p.foreign, p.unverified = made, 0, gen, false, true
+			p.mu.Unlock()
+			return err
+		}
 	} else {
 		made, err = create(ctx)
 	}
@@ -193,7 +202,7 @@ func (p *PersistentNode) create(ctx context.Context) error {
 		return err
 	}
 	p.mu.Lock()
-	p.path, p.owner, p.applied, p.foreign = made, owner, gen, false
+	p.path, p.owner, p.applied, p.foreign, p.unverified = made, owner, gen, false, false
 	p.mu.Unlock()
 	p.markCreated()
 	return nil
@@ -208,7 +217,7 @@ func (p *PersistentNode) adopt(ctx context.Context, path string) error {
 		return err
 	}
 	p.mu.Lock()
-	p.path, p.owner, p.applied, p.foreign = path, 0, 0, false // its data is not known to be ours
+	p.path, p.owner, p.applied, p.foreign, p.unverified = path, 0, 0, false, false // its data is not known to be ours
 	if p.mode.IsEphemeral() && owned.IsCurrent(p.c, stat.EphemeralOwner) {
 		p.owner = stat.EphemeralOwner
 	}

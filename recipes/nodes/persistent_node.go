@@ -50,10 +50,14 @@ type PersistentNode struct {
 	owner   int64  // the session that created an ephemeral node, 0 if not ours
 	// foreign marks a persistent node taken over in an ephemeral mode: it
 	// stands for this client whatever the session, and Close deletes it.
-	foreign  bool
-	warnedAt string // the path last warned of as not of the kept mode
-	fatal    error  // why the keeper stopped for good
-	last     error  // the keeper's last failure, for a wait that times out
+	foreign bool
+	// unverified marks an ephemeral node our create made whose owner could
+	// not be read: one of this client's sessions owns it, and it does not
+	// count until a look finds that session current.
+	unverified bool
+	warnedAt   string // the path last warned of as not of the kept mode
+	fatal      error  // why the keeper stopped for good
+	last       error  // the keeper's last failure, for a wait that times out
 }
 
 // NewPersistentNode returns a node kept at path in mode, holding data. In a
