@@ -1,5 +1,5 @@
 // Package nodes keeps nodes alive on the server, as Curator's recipes/nodes:
-// PersistentNode, PersistentTtlNode and GroupMember, with Curator's node
+// PersistentNode, PersistentTTLNode and GroupMember, with Curator's node
 // layout, so that Go and Java processes share them.
 //
 // A PersistentNode is created in the background after Start, in any create
@@ -34,9 +34,10 @@
 // WithProtection the node's name carries its own id, so it meets no node it
 // did not make.
 //
-// A PersistentTtlNode is Curator's: a container kept by a PersistentNode
-// and a PersistentWithTTL child touched every TTL/factor. A server without
-// TTL support makes WaitForInitialCreate fail with an error matching
+// A PersistentTTLNode is Curator's PersistentTtlNode (the old Go name stays
+// as a deprecated alias): a container kept by a PersistentNode and a
+// PersistentWithTTL child touched every TTL/factor. A server without TTL
+// support makes WaitForInitialCreate fail with an error matching
 // framework.ErrTTLNotEnabled. Unlike Curator, Close deletes the child and the
 // container instead of leaving them to expire.
 //
@@ -44,7 +45,7 @@
 // a cache.PathChildrenCache of the group; CurrentMembers reads the cache and,
 // as in Curator, always includes this member.
 //
-// A PersistentNode runs one goroutine, a PersistentTtlNode two, and a
+// A PersistentNode runs one goroutine, a PersistentTTLNode two, and a
 // GroupMember one besides its cache's; all end with Close or with the
 // client's Close. Close's delete is guaranteed: when its context or a
 // partition cuts it short, it goes on in the background (an ephemeral

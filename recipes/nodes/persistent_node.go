@@ -63,15 +63,15 @@ type PersistentNode struct {
 // NewPersistentNode returns a node kept at path in mode, holding data. In a
 // sequential mode path is the prefix the server appends the sequence to; with
 // WithProtection the node's name gets Curator's "_c_<uuid>-" prefix. It makes
-// no network call: a nil client, a bad path or mode, or a bad option is an
+// no network call: a nil client, a bad path or mode, or a bad or nil option is an
 // error matching ErrInvalidArgument.
 func NewPersistentNode(c *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...PersistentNodeOption) (*PersistentNode, error) {
 	if err := validateTarget(c, path); err != nil {
 		return nil, err
 	}
 	var cfg nodeConfig
-	for _, o := range opts {
-		o(&cfg)
+	if err := apply(&cfg, path, opts); err != nil {
+		return nil, err
 	}
 	if err := cfg.validate(path, mode); err != nil {
 		return nil, err
