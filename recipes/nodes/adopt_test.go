@@ -100,18 +100,32 @@ func takenOver(t *testing.T, admin, c *framework.Client, path string, mode frame
 	return stat
 }
 
-// An ephemeral PersistentNode that meets a persistent node at its path (a
-// leftover of an earlier run) takes it over as it is, as Curator does: the
-// initial create completes at once, the node stays persistent and stands for
-// this client in any session, and Close deletes it.
+// An ephemeral PersistentNode that meets a node no session owns at its
+// path (a persistent leftover of an earlier run, a container, a TTL node)
+// takes it over as it is, as Curator does: the initial create completes at
+// once, the node keeps its kind and stands for this client in any session,
+// and Close deletes it.
 func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
-	srv := zktest.StartServer(t)
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	_, err := admin.Create(testCtx(t), "/leftover/n", []byte("old"), framework.CreatingParentsIfNeeded())
-	must(t, err)
-	if stat := takenOver(t, admin, c, "/leftover/n", framework.Ephemeral); stat.EphemeralOwner != 0 {
-		t.Fatalf("the node kept was ephemeral (owner 0x%x); want the persistent one taken over", stat.EphemeralOwner)
+	for _, tc := range []struct {
+		mode framework.CreateMode
+		opts []framework.CreateOption
+	}{
+		{framework.Persistent, nil},
+		{framework.Container, nil},
+		{framework.PersistentWithTTL, []framework.CreateOption{framework.WithTTL(time.Hour)}},
+	} {
+		path := fmt.Sprintf("/leftover/%v", tc.mode)
+		opts := append([]framework.CreateOption{framework.WithMode(tc.mode), framework.CreatingParentsIfNeeded()}, tc.opts...)
+		_, err := admin.Create(testCtx(t), path, []byte("old"), opts...)
+		must(t, err)
+		before, err := admin.Exists(testCtx(t), path)
+		must(t, err)
+		if stat := takenOver(t, admin, c, path, framework.Ephemeral); stat.EphemeralOwner != before.EphemeralOwner {
+			t.Fatalf("the node kept at %s has owner field 0x%x; want the %v node taken over (0x%x)", path, stat.EphemeralOwner, tc.mode, before.EphemeralOwner)
+		}
 	}
 }
 
