@@ -184,3 +184,41 @@ func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
 		t.Fatalf("the node kept is owned by 0x%x; want the client's session 0x%x", stat.EphemeralOwner, c.SessionID())
 	}
 }
+
+// A node taken over that is deleted before our data reaches it does not
+// count as the initial create: WaitForInitialCreate returns once the keeper
+// has made the node again, with our data.
+func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *testing.T) {
+	admin, proxy, c := proxied(t)
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/gone-over/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	writing := make(chan struct{}, 1)
+	proxy.Trace(func(f zktest.Frame) {
+		if !f.FromServer && f.Op == zktest.OpSetData {
+			select {
+			case writing <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer proxy.Trace(nil)
+	// The write reaches the server half a second after the proxy reads it:
+	// the node is deleted in between.
+	proxy.SetLatency(500 * time.Millisecond)
+	n, err := nodes.NewPersistentNode(c, "/gone-over/n", framework.Persistent, []byte("ours"))
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	select {
+	case <-writing:
+	case <-time.After(30 * time.Second):
+		t.Fatal("our data was never written on the node taken over")
+	}
+	must(t, admin.Delete(ctx, "/gone-over/n"))
+	must(t, n.WaitForInitialCreate(ctx))
+	data, _, err := admin.GetData(ctx, "/gone-over/n")
+	if err != nil || string(data) != "ours" {
+		t.Fatalf("when the initial create was reported the node held %q (%v); want ours", data, err)
+	}
+}

@@ -119,11 +119,11 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		return p.create(ctx)
 	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || stat.EphemeralOwner == p.c.SessionID():
 		p.takeOver(path, stat)
-		if err := p.applyData(ctx); err != nil {
-			return err
+		held, err := p.applyData(ctx)
+		if held {
+			p.markCreated() // a node taken over counts once it has our data
 		}
-		p.markCreated() // a node taken over counts once it has our data
-		return nil
+		return err
 	case unverified || (owner != 0 && stat.EphemeralOwner == owner):
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
