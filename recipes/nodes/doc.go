@@ -53,8 +53,9 @@
 // session of this client owns it, and ends once it is gone or the client
 // closes), so no node outlives its Close. That includes an ephemeral node
 // made in a new session whose owner the keeper was still reading when Close
-// stopped it: made by this client, it is deleted whichever session owns it. A node that is waiting after a reconnect reuses its watch,
-// which go-zookeeper keeps across the reconnects of one session.
+// stopped it: made by this client, it is deleted whichever session owns it.
+// A node that is waiting after a reconnect reuses its watch, which
+// go-zookeeper keeps across the reconnects of one session.
 //
 // Without protection a sequential create whose reply is lost cannot be
 // found again: the keeper's next create makes a second node (an ephemeral
