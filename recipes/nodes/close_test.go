@@ -127,3 +127,47 @@ func TestPersistentNodeClosedWhileReadingItsOwnerLeavesNoNode(t *testing.T) {
 		t.Fatalf("after Close /owner-read holds %v; want only x", ch)
 	}
 }
+
+// A Close that a stopped server cuts short still leaves no node once the
+// server is back, while the sessions live on: not this session's ephemeral
+// node, not a protected sequential one of either kind, not a persistent
+// node taken over in an ephemeral mode.
+func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
+	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/down/taken/n", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	var kept []*nodes.PersistentNode
+	for _, tc := range []struct {
+		path string
+		mode framework.CreateMode
+		opts []nodes.PersistentNodeOption
+	}{
+		{"/down/e/n", framework.Ephemeral, nil},
+		{"/down/es/n-", framework.EphemeralSequential, []nodes.PersistentNodeOption{nodes.WithProtection()}},
+		{"/down/ps/n-", framework.PersistentSequential, []nodes.PersistentNodeOption{nodes.WithProtection()}},
+		{"/down/taken/n", framework.Ephemeral, nil},
+	} {
+		n, err := nodes.NewPersistentNode(c, tc.path, tc.mode, []byte("d"), tc.opts...)
+		must(t, err)
+		startNode(t, n)
+		kept = append(kept, n)
+	}
+	must(t, srv.Stop())
+	for _, n := range kept {
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		if err := n.Close(short); err == nil {
+			t.Errorf("Close of %s returned nil with the server down", n.Path())
+		}
+		cancel()
+	}
+	must(t, srv.Restart())
+	for _, parent := range []string{"/down/e", "/down/es", "/down/ps", "/down/taken"} {
+		zktest.Eventually(t, 30*time.Second, parent+" is empty", func() bool {
+			ch, _, err := admin.Children(ctx, parent)
+			return err == nil && len(ch) == 0
+		})
+	}
+}
