@@ -222,3 +222,32 @@ func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *te
 		t.Fatalf("when the initial create was reported the node held %q (%v); want ours", data, err)
 	}
 }
+
+// A persistent node taken over in an ephemeral mode stands for this client
+// in every session: after the session expires it is still the node kept,
+// persistent, with our data, and Path reports it; Close deletes it.
+func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr())
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/every/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/every/n", framework.Ephemeral, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	before := c.SessionID()
+	expire(t, proxy, c)
+	await(t, 30*time.Second, "the node taken over is kept in the new session", func() (bool, string) {
+		data, stat, err := admin.GetData(ctx, "/every/n")
+		if err != nil || stat.EphemeralOwner != 0 || string(data) != "ours" || n.Path() != "/every/n" || c.SessionID() == before {
+			return false, fmt.Sprintf("%q %+v (%v), Path() %q, session 0x%x (0x%x before)", data, stat, err, n.Path(), c.SessionID(), before)
+		}
+		return true, ""
+	})
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/every/n"); err != nil || stat != nil {
+		t.Fatalf("after Close /every/n stands: %+v (%v)", stat, err)
+	}
+}
