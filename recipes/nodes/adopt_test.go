@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
@@ -249,5 +252,58 @@ func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T)
 	must(t, n.Close(ctx))
 	if stat, err := admin.Exists(ctx, "/every/n"); err != nil || stat != nil {
 		t.Fatalf("after Close /every/n stands: %+v (%v)", stat, err)
+	}
+}
+
+// A node taken over whose kind is not the mode's is warned of once, as
+// Curator warns of it, naming the path: not again when the keeper looks at
+// it again.
+func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	core, logs := observer.New(zap.WarnLevel)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithLogger(zap.New(core)))
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/warned/n", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/warned/n", framework.Ephemeral, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	// A change of the node makes the keeper look at it again: its exists
+	// request, and the reply to it, go through the proxy.
+	var mu sync.Mutex
+	var xid int32 // the exists request's, once sent
+	answered := make(chan struct{})
+	proxy.Trace(func(f zktest.Frame) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !f.FromServer && f.Op == zktest.OpExists && xid == 0:
+			xid = f.Xid
+		case f.FromServer && xid > 0 && f.Xid == xid:
+			close(answered)
+			xid = -2 // done: no xid of a request or a reply
+		}
+	})
+	defer proxy.Trace(nil)
+	_, err = admin.SetData(ctx, "/warned/n", []byte("theirs"), -1)
+	must(t, err)
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the keeper did not look at the node again")
+	}
+	warnings := func() int {
+		return logs.FilterMessageSnippet("not of the kept mode").FilterField(zap.String("path", "/warned/n")).Len()
+	}
+	// A second warning would follow the reply at once; none comes within 2s.
+	deadline := time.Now().Add(2 * time.Second)
+	for warnings() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(t, n.Close(ctx))
+	if warned := warnings(); warned != 1 {
+		t.Fatalf("%d warnings of the persistent node kept in an ephemeral mode; want 1 (all: %v)", warned, logs.All())
 	}
 }
