@@ -159,7 +159,8 @@ func (p *PersistentNode) WaitForInitialCreate(ctx context.Context) error {
 
 // Path returns the path of the node while it stands for this client: once
 // created, and for an ephemeral node only while the session that created it
-// is the client's current one. It returns "" otherwise.
+// is the client's current one (a persistent node taken over in an ephemeral
+// mode stands in every session). It returns "" otherwise.
 func (p *PersistentNode) Path() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
