@@ -3,8 +3,15 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
@@ -50,8 +57,9 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	defer n.Close(ctx)
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	if err := n.WaitForInitialCreate(short); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("initial create while another session's node stands: %v", err)
+	if err := n.WaitForInitialCreate(short); !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "another session") {
+		t.Fatalf("initial create while another session's node stands: %v; want the deadline, naming the other session's node", err)
 	}
 	if n.Path() != "" {
 		t.Fatalf("Path() %q while another session's node stands", n.Path())
@@ -62,5 +70,240 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() || n.Path() != "/other/n" {
 		t.Fatalf("node %+v, Path() %q; want ours (session 0x%x)", stat, n.Path(), c.SessionID())
+	}
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/other/n"); err != nil || stat != nil {
+		t.Fatalf("after Close /other/n stands: %+v (%v)", stat, err)
+	}
+}
+
+// takenOver starts a PersistentNode in mode at path, where a node stands
+// already, and checks that it is taken over as Curator does: the initial
+// create completes, the node gets our data and Path reports it; then Close
+// deletes it. It returns the node's stat while it was kept.
+func takenOver(t *testing.T, admin, c *framework.Client, path string, mode framework.CreateMode) *zk.Stat {
+	t.Helper()
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentNode(c, path, mode, []byte("ours"))
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	must(t, n.WaitForInitialCreate(wctx))
+	data, stat, err := admin.GetData(ctx, path)
+	must(t, err)
+	if string(data) != "ours" || n.Path() != path {
+		t.Fatalf("%v over a standing node: data %q, Path() %q; want ours at %s", mode, data, n.Path(), path)
+	}
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, path); err != nil || stat != nil {
+		t.Fatalf("%v: after Close %s stands: %+v (%v)", mode, path, stat, err)
+	}
+	return stat
+}
+
+// An ephemeral PersistentNode that meets a node no session owns at its
+// path (a persistent leftover of an earlier run, a container, a TTL node)
+// takes it over as it is, as Curator does: the initial create completes at
+// once, the node keeps its kind and stands for this client in any session,
+// and Close deletes it.
+func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	for _, tc := range []struct {
+		mode framework.CreateMode
+		opts []framework.CreateOption
+	}{
+		{framework.Persistent, nil},
+		{framework.Container, nil},
+		{framework.PersistentWithTTL, []framework.CreateOption{framework.WithTTL(time.Hour)}},
+	} {
+		path := fmt.Sprintf("/leftover/%v", tc.mode)
+		opts := append([]framework.CreateOption{framework.WithMode(tc.mode), framework.CreatingParentsIfNeeded()}, tc.opts...)
+		_, err := admin.Create(testCtx(t), path, []byte("old"), opts...)
+		must(t, err)
+		before, err := admin.Exists(testCtx(t), path)
+		must(t, err)
+		if stat := takenOver(t, admin, c, path, framework.Ephemeral); stat.EphemeralOwner != before.EphemeralOwner {
+			t.Fatalf("the node kept at %s has owner field 0x%x; want the %v node taken over (0x%x)", path, stat.EphemeralOwner, tc.mode, before.EphemeralOwner)
+		}
+	}
+}
+
+// A persistent PersistentNode that meets an ephemeral node of another
+// session takes it over as Curator does (data set, Close deletes it); once
+// that session ends and its node with it, the keeper makes its own
+// persistent node.
+func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	other := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	_, err := other.Create(ctx, "/theirs/a", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/theirs/a", framework.Persistent); stat.EphemeralOwner != other.SessionID() {
+		t.Fatalf("the node kept is owned by 0x%x; want the other session's 0x%x", stat.EphemeralOwner, other.SessionID())
+	}
+
+	_, err = other.Create(ctx, "/theirs/b", []byte("theirs"), framework.WithMode(framework.Ephemeral))
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/theirs/b", framework.Persistent, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	must(t, other.Close())
+	await(t, 30*time.Second, "a persistent node of ours replaces the other session's", func() (bool, string) {
+		data, stat, err := admin.GetData(ctx, "/theirs/b")
+		if err != nil || stat.EphemeralOwner != 0 || string(data) != "ours" {
+			return false, fmt.Sprintf("%q %+v (%v)", data, stat, err)
+		}
+		return true, ""
+	})
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/theirs/b"); err != nil || stat != nil {
+		t.Fatalf("after Close /theirs/b stands: %+v (%v)", stat, err)
+	}
+}
+
+// A node of the kept mode is taken over and its data set: a persistent one
+// in a persistent mode, an ephemeral one of the client's own session in an
+// ephemeral mode. (Another session's ephemeral node is waited out, see
+// TestPersistentNodeWaitsOutAnotherSessionsEphemeral.)
+func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/same/p", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/same/p", framework.Persistent); stat.EphemeralOwner != 0 {
+		t.Fatalf("persistent mode kept an ephemeral node (owner 0x%x)", stat.EphemeralOwner)
+	}
+	_, err = c.Create(ctx, "/same/e", []byte("old"), framework.WithMode(framework.Ephemeral))
+	must(t, err)
+	if stat := takenOver(t, admin, c, "/same/e", framework.Ephemeral); stat.EphemeralOwner != c.SessionID() {
+		t.Fatalf("the node kept is owned by 0x%x; want the client's session 0x%x", stat.EphemeralOwner, c.SessionID())
+	}
+}
+
+// A node taken over that is deleted before our data reaches it does not
+// count as the initial create: WaitForInitialCreate returns once the keeper
+// has made the node again, with our data.
+func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *testing.T) {
+	admin, proxy, c := proxied(t)
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/gone-over/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	writing := make(chan struct{}, 1)
+	proxy.Trace(func(f zktest.Frame) {
+		if !f.FromServer && f.Op == zktest.OpSetData {
+			select {
+			case writing <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer proxy.Trace(nil)
+	// The write reaches the server half a second after the proxy reads it:
+	// the node is deleted in between.
+	proxy.SetLatency(500 * time.Millisecond)
+	n, err := nodes.NewPersistentNode(c, "/gone-over/n", framework.Persistent, []byte("ours"))
+	must(t, err)
+	must(t, n.Start())
+	defer n.Close(ctx)
+	select {
+	case <-writing:
+	case <-time.After(30 * time.Second):
+		t.Fatal("our data was never written on the node taken over")
+	}
+	must(t, admin.Delete(ctx, "/gone-over/n"))
+	must(t, n.WaitForInitialCreate(ctx))
+	data, _, err := admin.GetData(ctx, "/gone-over/n")
+	if err != nil || string(data) != "ours" {
+		t.Fatalf("when the initial create was reported the node held %q (%v); want ours", data, err)
+	}
+}
+
+// A persistent node taken over in an ephemeral mode stands for this client
+// in every session: after the session expires it is still the node kept,
+// persistent, with our data, and Path reports it; Close deletes it.
+func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := locktest.NewClient(t, proxy.Addr())
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/every/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/every/n", framework.Ephemeral, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	before := c.SessionID()
+	expire(t, proxy, c)
+	await(t, 30*time.Second, "the node taken over is kept in the new session", func() (bool, string) {
+		data, stat, err := admin.GetData(ctx, "/every/n")
+		if err != nil || stat.EphemeralOwner != 0 || string(data) != "ours" || n.Path() != "/every/n" || c.SessionID() == before {
+			return false, fmt.Sprintf("%q %+v (%v), Path() %q, session 0x%x (0x%x before)", data, stat, err, n.Path(), c.SessionID(), before)
+		}
+		return true, ""
+	})
+	must(t, n.Close(ctx))
+	if stat, err := admin.Exists(ctx, "/every/n"); err != nil || stat != nil {
+		t.Fatalf("after Close /every/n stands: %+v (%v)", stat, err)
+	}
+}
+
+// A node taken over whose kind is not the mode's is warned of once, as
+// Curator warns of it, naming the path: not again when the keeper looks at
+// it again.
+func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
+	srv := zktest.StartServer(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	core, logs := observer.New(zap.WarnLevel)
+	c := locktest.NewClient(t, proxy.Addr(), framework.WithLogger(zap.New(core)))
+	ctx := testCtx(t)
+	_, err := admin.Create(ctx, "/warned/n", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	n, err := nodes.NewPersistentNode(c, "/warned/n", framework.Ephemeral, []byte("ours"))
+	must(t, err)
+	startNode(t, n)
+	// A change of the node makes the keeper look at it again: its exists
+	// request, and the reply to it, go through the proxy.
+	var mu sync.Mutex
+	var xid int32 // the exists request's, once sent
+	answered := make(chan struct{})
+	proxy.Trace(func(f zktest.Frame) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !f.FromServer && f.Op == zktest.OpExists && xid == 0:
+			xid = f.Xid
+		case f.FromServer && xid > 0 && f.Xid == xid:
+			close(answered)
+			xid = -2 // done: no xid of a request or a reply
+		}
+	})
+	defer proxy.Trace(nil)
+	_, err = admin.SetData(ctx, "/warned/n", []byte("theirs"), -1)
+	must(t, err)
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the keeper did not look at the node again")
+	}
+	warnings := func() int {
+		return logs.FilterMessageSnippet("not of the kept mode").FilterField(zap.String("path", "/warned/n")).Len()
+	}
+	// A second warning would follow the reply at once; none comes within 2s.
+	deadline := time.Now().Add(2 * time.Second)
+	for warnings() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(t, n.Close(ctx))
+	if warned := warnings(); warned != 1 {
+		t.Fatalf("%d warnings of the persistent node kept in an ephemeral mode; want 1 (all: %v)", warned, logs.All())
 	}
 }

@@ -22,7 +22,7 @@ import (
 // failed is cleaned up by the framework.)
 func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	p.mu.Lock()
-	path, owner := p.path, p.owner
+	path, owner, foreign, unverified := p.path, p.owner, p.foreign, p.unverified
 	p.mu.Unlock()
 	if path == "" && p.id == "" && !p.mode.IsSequential() {
 		path, owner = p.base, p.c.SessionID()
@@ -30,18 +30,18 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	if path == "" {
 		return nil
 	}
-	if !p.mode.IsEphemeral() {
+	if !p.mode.IsEphemeral() || foreign {
 		opts := append([]framework.DeleteOption{framework.Guaranteed(), framework.Quietly()}, p.closeOpts...)
 		if err := p.c.Delete(ctx, path, opts...); err != nil {
 			return fmt.Errorf("nodes: close %s: %w", path, err)
 		}
 		return nil
 	}
-	err := p.deleteIfOwned(ctx, path, owner)
-	if err != nil && owner != 0 && transient(err) {
+	err := p.deleteIfOwned(ctx, path, owner, unverified)
+	if err != nil && (owner != 0 || unverified) && transient(err) {
 		// The session may outlive the partition that cut Close short, and
 		// its node with it: the delete goes on, as a guaranteed one does.
-		go p.deleteLater(path, owner)
+		go p.deleteLater(path, owner, unverified)
 	}
 	if err != nil {
 		return fmt.Errorf("nodes: close %s: %w", path, err)
@@ -50,13 +50,16 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 }
 
 // deleteIfOwned deletes the ephemeral node at path if owner (a session of
-// this client's) or the current session owns it.
-func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner int64) error {
+// this client's, 0 if none) or the current session owns it, or, when our
+// create made it but its owner is not known (unverified), any session.
+func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner int64, unverified bool) error {
 	for {
 		stat, err := p.c.Exists(ctx, path)
-		if err != nil || stat == nil || owner == 0 ||
-			(stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID()) {
+		if err != nil || stat == nil || stat.EphemeralOwner == 0 {
 			return err
+		}
+		if !unverified && stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID() {
+			return nil
 		}
 		err = p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if !errors.Is(err, zk.ErrBadVersion) {
@@ -69,11 +72,11 @@ func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner i
 // deleteLater goes on deleting the ephemeral node after a Close that its
 // context or a partition cut short, until the node is gone or not ours, or
 // the client closes.
-func (p *PersistentNode) deleteLater(path string, owner int64) {
+func (p *PersistentNode) deleteLater(path string, owner int64, unverified bool) {
 	delay := minRetry
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), p.c.SessionTimeout())
-		err := p.deleteIfOwned(ctx, path, owner)
+		err := p.deleteIfOwned(ctx, path, owner, unverified)
 		cancel()
 		switch {
 		case err == nil || errors.Is(err, framework.ErrClosed):

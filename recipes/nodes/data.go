@@ -30,19 +30,21 @@ func (p *PersistentNode) SetData(ctx context.Context, data []byte) error {
 	p.data = bytes.Clone(data)
 	p.gen++
 	p.mu.Unlock()
-	return p.applyData(ctx)
+	_, err := p.applyData(ctx)
+	return err
 }
 
 // applyData writes the latest data on the node when the node does not hold
 // it yet. One write runs at a time and writes the latest data, again until
 // the node holds it, so that the last write carries the last SetData; a
 // caller whose ctx ends while another write runs returns with ctx's error
-// and leaves its data to that write.
-func (p *PersistentNode) applyData(ctx context.Context) error {
+// and leaves its data to that write. It reports whether the node holds the
+// latest data: false when there is no node, or it was found gone.
+func (p *PersistentNode) applyData(ctx context.Context) (bool, error) {
 	select {
 	case p.writing <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("nodes: set data of %s: %w (waiting for the write under way, which writes this data too)", p.base, ctx.Err())
+		return false, fmt.Errorf("nodes: set data of %s: %w (waiting for the write under way, which writes this data too)", p.base, ctx.Err())
 	}
 	defer func() { <-p.writing }()
 	for {
@@ -50,15 +52,15 @@ func (p *PersistentNode) applyData(ctx context.Context) error {
 		path, data, gen, applied := p.path, p.data, p.gen, p.applied
 		p.mu.Unlock()
 		if path == "" || applied >= gen {
-			return nil
+			return path != "", nil
 		}
 		_, err := p.c.SetData(ctx, path, data, -1)
 		if errors.Is(err, zk.ErrNoNode) {
 			p.poke() // it is made again with this data
-			return nil
+			return false, nil
 		}
 		if err != nil {
-			return fmt.Errorf("nodes: set data of %s: %w", path, err)
+			return false, fmt.Errorf("nodes: set data of %s: %w", path, err)
 		}
 		p.mu.Lock()
 		if p.path == path && p.applied < gen {

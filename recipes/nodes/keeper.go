@@ -97,7 +97,7 @@ func (p *PersistentNode) failed(err error) {
 // to fire when the node changes.
 func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	p.mu.Lock()
-	path, owner := p.path, p.owner
+	path, owner, unverified := p.path, p.owner, p.unverified
 	p.mu.Unlock()
 	if path == "" {
 		return p.create(ctx)
@@ -117,18 +117,14 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		return err
 	case stat == nil:
 		return p.create(ctx)
-	case !p.mode.IsEphemeral() || stat.EphemeralOwner == p.c.SessionID():
-		p.mu.Lock()
-		if p.mode.IsEphemeral() {
-			p.owner = stat.EphemeralOwner
+	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || stat.EphemeralOwner == p.c.SessionID():
+		p.takeOver(path, stat)
+		held, err := p.applyData(ctx)
+		if held {
+			p.markCreated() // a node taken over counts once it has our data
 		}
-		p.mu.Unlock()
-		if err := p.applyData(ctx); err != nil {
-			return err
-		}
-		p.markCreated() // a node taken over counts once it has our data
-		return nil
-	case owner != 0 && stat.EphemeralOwner == owner:
+		return err
+	case unverified || (owner != 0 && stat.EphemeralOwner == owner):
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if errors.Is(err, zk.ErrBadVersion) {
@@ -136,8 +132,36 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		}
 		return err
 	}
-	// Another session's node holds the path: wait (on w) for it to go.
+	// Another session's node holds the path: wait (on w) for it to go, and
+	// tell a wait that times out why.
+	p.mu.Lock()
+	p.last = fmt.Errorf("%s is an ephemeral node of another session (0x%x); waiting for it to go", path, stat.EphemeralOwner)
+	p.mu.Unlock()
 	return nil
+}
+
+// takeOver records the node at path as the one kept: this session's
+// ephemeral node, or any node in a persistent mode, or a persistent node in
+// an ephemeral mode, as Curator's PersistentNode takes over what stands at
+// its path (and warns, as Curator does, when the node's kind is not the
+// mode's).
+func (p *PersistentNode) takeOver(path string, stat *zk.Stat) {
+	ephemeral := stat.EphemeralOwner != 0
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.path != path {
+		return // replaced meanwhile
+	}
+	foreign := p.mode.IsEphemeral() && !ephemeral
+	if ephemeral != p.mode.IsEphemeral() && p.warnedAt != path {
+		p.warnedAt = path
+		p.c.Logger().Warn("nodes: the node standing at the path is not of the kept mode; keeping it as it is",
+			zap.String("path", path), zap.Stringer("mode", p.mode), zap.Bool("ephemeral", ephemeral))
+	}
+	p.foreign, p.unverified = foreign, false
+	if p.mode.IsEphemeral() {
+		p.owner = stat.EphemeralOwner
+	}
 }
 
 // create makes the node, or again where it stood.
@@ -159,6 +183,15 @@ func (p *PersistentNode) create(ctx context.Context) error {
 	var err error
 	if mode.IsEphemeral() {
 		made, owner, err = owned.Create(ctx, p.c, create)
+		if err != nil && made != "" {
+			// Made, but the session changed and reading its owner failed
+			// (Close may have cut the read short): keep its path, so that
+			// the next look or Close settles it, rather than lose it.
+			p.mu.Lock()
+			p.path, p.owner, p.applied, p.foreign, p.unverified = made, 0, gen, false, true
+			p.mu.Unlock()
+			return err
+		}
 	} else {
 		made, err = create(ctx)
 	}
@@ -169,22 +202,22 @@ func (p *PersistentNode) create(ctx context.Context) error {
 		return err
 	}
 	p.mu.Lock()
-	p.path, p.owner, p.applied = made, owner, gen
+	p.path, p.owner, p.applied, p.foreign, p.unverified = made, owner, gen, false, false
 	p.mu.Unlock()
 	p.markCreated()
 	return nil
 }
 
-// adopt takes over a node that stood at the path already, as Curator does:
-// a persistent one, or an ephemeral one of the current session. An ephemeral
-// node of another session is waited for, never counted.
+// adopt records a node that stood at the path already, for the next step to
+// take over as Curator does (see takeOver) or, in an ephemeral mode, to wait
+// out when another session's ephemeral node holds the path.
 func (p *PersistentNode) adopt(ctx context.Context, path string) error {
 	stat, err := p.c.Exists(ctx, path)
 	if err != nil || stat == nil {
 		return err
 	}
 	p.mu.Lock()
-	p.path, p.owner, p.applied = path, 0, 0 // its data is not known to be ours
+	p.path, p.owner, p.applied, p.foreign, p.unverified = path, 0, 0, false, false // its data is not known to be ours
 	if p.mode.IsEphemeral() && owned.IsCurrent(p.c, stat.EphemeralOwner) {
 		p.owner = stat.EphemeralOwner
 	}

@@ -8,6 +8,18 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
+// apply runs opts over cfg, refusing a nil option (which would panic) as
+// ErrInvalidArgument.
+func apply[C any, O ~func(*C)](cfg *C, path string, opts []O) error {
+	for i, o := range opts {
+		if o == nil {
+			return fmt.Errorf("%w: nil option (option %d of %d) for %q", ErrInvalidArgument, i+1, len(opts), path)
+		}
+		o(cfg)
+	}
+	return nil
+}
+
 // maxTTL is ZooKeeper's largest TTL (a 40-bit count of milliseconds).
 const maxTTL = time.Duration(0xFFFFFFFFFF) * time.Millisecond
 
@@ -56,8 +68,8 @@ func validateTTL(ttl time.Duration) error {
 	return nil
 }
 
-// PersistentTtlNodeOption configures a PersistentTtlNode.
-type PersistentTtlNodeOption func(*ttlConfig)
+// PersistentTTLNodeOption configures a PersistentTTLNode.
+type PersistentTTLNodeOption func(*ttlConfig)
 
 type ttlConfig struct {
 	child  string
@@ -72,12 +84,12 @@ const DefaultChildNodeName = "touch"
 const DefaultTouchScheduleFactor = 2
 
 // WithChildNodeName names the touched child (default "touch").
-func WithChildNodeName(name string) PersistentTtlNodeOption {
+func WithChildNodeName(name string) PersistentTTLNodeOption {
 	return func(c *ttlConfig) { c.child = name }
 }
 
 // WithTouchScheduleFactor touches the child every TTL/factor (default 2).
-func WithTouchScheduleFactor(factor int) PersistentTtlNodeOption {
+func WithTouchScheduleFactor(factor int) PersistentTTLNodeOption {
 	return func(c *ttlConfig) { c.factor = factor }
 }
 

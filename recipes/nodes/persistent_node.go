@@ -48,22 +48,30 @@ type PersistentNode struct {
 	applied uint64 // the generation the node holds, 0 when not known
 	path    string // the node's path once created
 	owner   int64  // the session that created an ephemeral node, 0 if not ours
-	fatal   error  // why the keeper stopped for good
-	last    error  // the keeper's last failure, for a wait that times out
+	// foreign marks a persistent node taken over in an ephemeral mode: it
+	// stands for this client whatever the session, and Close deletes it.
+	foreign bool
+	// unverified marks an ephemeral node our create made whose owner could
+	// not be read: one of this client's sessions owns it, and it does not
+	// count until a look finds that session current.
+	unverified bool
+	warnedAt   string // the path last warned of as not of the kept mode
+	fatal      error  // why the keeper stopped for good
+	last       error  // the keeper's last failure, for a wait that times out
 }
 
 // NewPersistentNode returns a node kept at path in mode, holding data. In a
 // sequential mode path is the prefix the server appends the sequence to; with
 // WithProtection the node's name gets Curator's "_c_<uuid>-" prefix. It makes
-// no network call: a nil client, a bad path or mode, or a bad option is an
+// no network call: a nil client, a bad path or mode, or a bad or nil option is an
 // error matching ErrInvalidArgument.
 func NewPersistentNode(c *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...PersistentNodeOption) (*PersistentNode, error) {
 	if err := validateTarget(c, path); err != nil {
 		return nil, err
 	}
 	var cfg nodeConfig
-	for _, o := range opts {
-		o(&cfg)
+	if err := apply(&cfg, path, opts); err != nil {
+		return nil, err
 	}
 	if err := cfg.validate(path, mode); err != nil {
 		return nil, err
@@ -151,11 +159,12 @@ func (p *PersistentNode) WaitForInitialCreate(ctx context.Context) error {
 
 // Path returns the path of the node while it stands for this client: once
 // created, and for an ephemeral node only while the session that created it
-// is the client's current one. It returns "" otherwise.
+// is the client's current one (a persistent node taken over in an ephemeral
+// mode stands in every session). It returns "" otherwise.
 func (p *PersistentNode) Path() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.mode.IsEphemeral() && !owned.IsCurrent(p.c, p.owner) {
+	if p.mode.IsEphemeral() && !p.foreign && !owned.IsCurrent(p.c, p.owner) {
 		return ""
 	}
 	return p.path

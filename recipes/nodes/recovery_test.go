@@ -101,7 +101,7 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 	pn, err := nodes.NewPersistentNode(c, "/part/p/n", framework.Persistent, nil)
 	must(t, err)
 	startNode(t, pn)
-	tn, err := nodes.NewPersistentTtlNode(c, "/part/t", time.Second, nil)
+	tn, err := nodes.NewPersistentTTLNode(c, "/part/t", time.Second, nil)
 	must(t, err)
 	must(t, tn.Start())
 	must(t, tn.WaitForInitialCreate(ctx))

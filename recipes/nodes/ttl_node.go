@@ -13,13 +13,13 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// PersistentTtlNode keeps a node alive through a TTL, as Curator's
+// PersistentTTLNode keeps a node alive through a TTL, as Curator's
 // PersistentTtlNode: the node is a container kept by a PersistentNode, and
 // a child (default "touch") is a PersistentWithTTL node set every
 // TTL/factor. When every keeper of the path has stopped, the child outlives
 // its TTL, the server deletes it, and then the empty container. The server
 // must allow TTL nodes (zookeeper.extendedTypesEnabled=true).
-type PersistentTtlNode struct {
+type PersistentTTLNode struct {
 	c     *framework.Client
 	node  *PersistentNode
 	child string
@@ -35,11 +35,11 @@ type PersistentTtlNode struct {
 	fatal error
 }
 
-// NewPersistentTtlNode returns a TTL node at path holding data, whose child
+// NewPersistentTTLNode returns a TTL node at path holding data, whose child
 // lives for ttl after each touch. It makes no network call: a nil client, a
-// bad path, a TTL outside 1ms..2^40-1ms or a bad option is an error matching
+// bad path, a TTL outside 1ms..2^40-1ms or a bad or nil option is an error matching
 // ErrInvalidArgument.
-func NewPersistentTtlNode(c *framework.Client, path string, ttl time.Duration, data []byte, opts ...PersistentTtlNodeOption) (*PersistentTtlNode, error) {
+func NewPersistentTTLNode(c *framework.Client, path string, ttl time.Duration, data []byte, opts ...PersistentTTLNodeOption) (*PersistentTTLNode, error) {
 	if err := validateTarget(c, path); err != nil {
 		return nil, err
 	}
@@ -47,8 +47,8 @@ func NewPersistentTtlNode(c *framework.Client, path string, ttl time.Duration, d
 		return nil, err
 	}
 	cfg := ttlConfig{child: DefaultChildNodeName, factor: DefaultTouchScheduleFactor}
-	for _, o := range opts {
-		o(&cfg)
+	if err := apply(&cfg, path, opts); err != nil {
+		return nil, err
 	}
 	if err := cfg.validate(path, ttl); err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func NewPersistentTtlNode(c *framework.Client, path string, ttl time.Duration, d
 		return nil, err
 	}
 	node.closeOpts = []framework.DeleteOption{framework.DeletingChildrenIfNeeded()}
-	return &PersistentTtlNode{
+	return &PersistentTTLNode{
 		c: c, node: node, ttl: ttl,
 		child:   framework.JoinPath(path, cfg.child),
 		every:   ttl / time.Duration(cfg.factor),
@@ -70,7 +70,7 @@ func NewPersistentTtlNode(c *framework.Client, path string, ttl time.Duration, d
 // Start begins keeping the container and touching its child, and returns
 // at once. A second Start returns ErrAlreadyStarted; on a closed client it
 // returns an error matching framework.ErrClosed.
-func (t *PersistentTtlNode) Start() error {
+func (t *PersistentTTLNode) Start() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.state == closed {
@@ -90,7 +90,7 @@ func (t *PersistentTtlNode) Start() error {
 // touched once. On a server without TTL nodes it returns an error matching
 // framework.ErrTTLNotEnabled; see PersistentNode.WaitForInitialCreate for
 // the rest.
-func (t *PersistentTtlNode) WaitForInitialCreate(ctx context.Context) error {
+func (t *PersistentTTLNode) WaitForInitialCreate(ctx context.Context) error {
 	if err := t.node.WaitForInitialCreate(ctx); err != nil {
 		return err
 	}
@@ -110,21 +110,21 @@ func (t *PersistentTtlNode) WaitForInitialCreate(ctx context.Context) error {
 }
 
 // Path returns the container's path once made; see PersistentNode.Path.
-func (t *PersistentTtlNode) Path() string { return t.node.Path() }
+func (t *PersistentTTLNode) Path() string { return t.node.Path() }
 
 // SetData sets the container's data; see PersistentNode.SetData.
-func (t *PersistentTtlNode) SetData(ctx context.Context, data []byte) error {
+func (t *PersistentTTLNode) SetData(ctx context.Context, data []byte) error {
 	return t.node.SetData(ctx, data)
 }
 
 // Data returns a copy of the container's data.
-func (t *PersistentTtlNode) Data() []byte { return t.node.Data() }
+func (t *PersistentTTLNode) Data() []byte { return t.node.Data() }
 
 // Close stops touching the child and deletes the child and the container
 // (guaranteed), rather than leaving them to the TTL as Curator does: nothing
 // a recipe made outlives its Close. Another keeper of the same path makes
 // both again within its touch interval. A second Close returns nil.
-func (t *PersistentTtlNode) Close(ctx context.Context) error {
+func (t *PersistentTTLNode) Close(ctx context.Context) error {
 	t.mu.Lock()
 	wasStarted := t.state == started
 	t.state = closed
@@ -138,7 +138,7 @@ func (t *PersistentTtlNode) Close(ctx context.Context) error {
 
 // touchLoop touches the child once the container stands, then every
 // interval until ctx ends or the client closes.
-func (t *PersistentTtlNode) touchLoop(ctx context.Context) {
+func (t *PersistentTTLNode) touchLoop(ctx context.Context) {
 	defer close(t.stopped)
 	select {
 	case <-ctx.Done():
@@ -179,7 +179,7 @@ func (t *PersistentTtlNode) touchLoop(ctx context.Context) {
 // touch sets the child's data, making it when it is missing. A missing
 // container is left to the container's keeper (the next touch makes the
 // child in it).
-func (t *PersistentTtlNode) touch(ctx context.Context) error {
+func (t *PersistentTTLNode) touch(ctx context.Context) error {
 	_, err := t.c.SetData(ctx, t.child, []byte{}, -1)
 	if !errors.Is(err, zk.ErrNoNode) {
 		return err

@@ -12,22 +12,23 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
-func TestNewPersistentTtlNodeRejectsBadArguments(t *testing.T) {
+func TestNewPersistentTTLNodeRejectsBadArguments(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	cases := []struct {
 		name string
 		ttl  time.Duration
-		opts []nodes.PersistentTtlNodeOption
+		opts []nodes.PersistentTTLNodeOption
 		want string
 	}{
 		{"zero ttl", 0, nil, "0s"},
-		{"child with a slash", time.Second, []nodes.PersistentTtlNodeOption{nodes.WithChildNodeName("a/b")}, `"a/b"`},
-		{"zero factor", time.Second, []nodes.PersistentTtlNodeOption{nodes.WithTouchScheduleFactor(0)}, "factor 0"},
-		{"interval below 1ms", time.Millisecond, []nodes.PersistentTtlNodeOption{nodes.WithTouchScheduleFactor(2)}, "factor 2"},
+		{"child with a slash", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithChildNodeName("a/b")}, `"a/b"`},
+		{"zero factor", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(0)}, "factor 0"},
+		{"interval below 1ms", time.Millisecond, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(2)}, "factor 2"},
+		{"nil option", time.Second, []nodes.PersistentTTLNodeOption{nil}, "nil option (option 1 of 1)"},
 	}
 	for _, tc := range cases {
-		_, err := nodes.NewPersistentTtlNode(c, "/ttl", tc.ttl, nil, tc.opts...)
+		_, err := nodes.NewPersistentTTLNode(c, "/ttl", tc.ttl, nil, tc.opts...)
 		if !errors.Is(err, nodes.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want ErrInvalidArgument naming %s", tc.name, err, tc.want)
 		}
@@ -36,12 +37,12 @@ func TestNewPersistentTtlNodeRejectsBadArguments(t *testing.T) {
 
 // The container stands with its touched TTL child, both are made again
 // when deleted, and Close deletes both.
-func TestPersistentTtlNodeKeepsContainerAndChild(t *testing.T) {
+func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	c := locktest.NewClient(t, srv.ConnectString())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentTtlNode(c, "/ttl/a", 400*time.Millisecond, []byte("d"))
+	n, err := nodes.NewPersistentTTLNode(c, "/ttl/a", 400*time.Millisecond, []byte("d"))
 	must(t, err)
 	must(t, n.Start())
 	defer n.Close(ctx)
@@ -70,11 +71,11 @@ func TestPersistentTtlNodeKeepsContainerAndChild(t *testing.T) {
 	}
 }
 
-func TestPersistentTtlNodeWithoutServerSupportFailsClearly(t *testing.T) {
+func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentTtlNode(c, "/nottl/a", time.Second, nil)
+	n, err := nodes.NewPersistentTTLNode(c, "/nottl/a", time.Second, nil)
 	must(t, err)
 	must(t, n.Start())
 	defer n.Close(ctx)
@@ -107,5 +108,16 @@ func TestPersistentNodeTTLModes(t *testing.T) {
 		if again := awaitStanding(t, admin, c, n, parent, false); again != first {
 			t.Fatalf("made again at %s, first at %s", again, first)
 		}
+	}
+}
+
+// The former names still compile and are the same as the new ones (their
+// use here is the point of the test).
+func TestPersistentTtlNodeDeprecatedNamesStillWork(t *testing.T) {
+	var opts []nodes.PersistentTtlNodeOption = []nodes.PersistentTTLNodeOption{nodes.WithChildNodeName("t")}
+	var n *nodes.PersistentTtlNode
+	n, err := nodes.NewPersistentTtlNode(nil, "/ttl", time.Second, nil, opts...)
+	if n != nil || !errors.Is(err, nodes.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
+		t.Fatalf("NewPersistentTtlNode(nil, ...) = %v, %v; want NewPersistentTTLNode's ErrInvalidArgument naming the nil client", n, err)
 	}
 }

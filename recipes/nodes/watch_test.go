@@ -52,7 +52,7 @@ func TestCloseLeavesNoWatch(t *testing.T) {
 	pn, err := nodes.NewPersistentNode(c, "/w/p/n-", framework.EphemeralSequential, nil, nodes.WithProtection())
 	must(t, err)
 	startNode(t, pn)
-	tn, err := nodes.NewPersistentTtlNode(c, "/w/t", time.Second, nil)
+	tn, err := nodes.NewPersistentTTLNode(c, "/w/t", time.Second, nil)
 	must(t, err)
 	must(t, tn.Start())
 	must(t, tn.WaitForInitialCreate(ctx))

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -164,3 +165,90 @@ func TestPersistentNodeNamesMatchCurator(t *testing.T) {
 }
 
 func lastElem(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// TestPersistentNodeTakesOverAStandingNodeAsCuratorDoes puts a Curator
+// PersistentNode and a zkcurator one, unprotected, each where a node of
+// another session stands already: both take a persistent node over in
+// either mode, and another session's ephemeral node in a persistent mode,
+// keeping its kind and setting their data; both Close calls delete it. The
+// one difference is the session rule: in an ephemeral mode Curator takes
+// another session's ephemeral node over too, where zkcurator waits it out.
+func TestPersistentNodeTakesOverAStandingNodeAsCuratorDoes(t *testing.T) {
+	srv := startZooKeeper(t)
+	gc := newGoClient(t, srv.ConnectString())
+	other := newGoClient(t, srv.ConnectString())
+	admin := newGoClient(t, srv.ConnectString())
+	java := StartHelper(t, srv.ConnectString())
+	ctx := testContext(t, 120*time.Second)
+	for i, tc := range []struct {
+		standing, mode framework.CreateMode
+		goWaits        bool
+	}{
+		{framework.Persistent, framework.Ephemeral, false},
+		{framework.Ephemeral, framework.Persistent, false},
+		{framework.Persistent, framework.Persistent, false},
+		{framework.Ephemeral, framework.Ephemeral, true},
+	} {
+		base := fmt.Sprintf("/interop/over/%v-in-%v", tc.standing, tc.mode)
+		javaPath, goPath := base+"/java", base+"/go"
+		owners := map[string]int64{}
+		for _, p := range []string{javaPath, goPath} {
+			if _, err := other.Create(ctx, p, []byte("old"), framework.WithMode(tc.standing), framework.CreatingParentsIfNeeded()); err != nil {
+				t.Fatal(err)
+			}
+			st, err := admin.Exists(ctx, p)
+			if err != nil || st == nil {
+				t.Fatalf("%s: %+v (%v)", p, st, err)
+			}
+			owners[p] = st.EphemeralOwner
+		}
+		handle := fmt.Sprintf("over%d", i)
+		e, err := java.Do(ctx, kindCreated, "nodes.persistent", handle, tc.mode.String(), "false", javaPath, "j", "10000")
+		if err != nil {
+			t.Fatalf("%s: Curator: %v", base, err)
+		}
+		if e.Field(1) != javaPath {
+			t.Fatalf("%s: Curator keeps %s", base, e.Field(1))
+		}
+		n, err := nodes.NewPersistentNode(gc, goPath, tc.mode, []byte("g"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err = n.WaitForInitialCreate(wctx)
+		cancel()
+		switch {
+		case tc.goWaits && (!errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "another session")):
+			t.Fatalf("%s: zkcurator's initial create over another session's ephemeral node: %v; want it waited out", base, err)
+		case !tc.goWaits && err != nil:
+			t.Fatalf("%s: zkcurator: %v", base, err)
+		}
+		for p, want := range map[string]string{javaPath: "j", goPath: "g"} {
+			if tc.goWaits && p == goPath {
+				want = "old"
+			}
+			data, st, err := admin.GetData(ctx, p)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", base, p, err)
+			}
+			if string(data) != want || st.EphemeralOwner != owners[p] {
+				t.Fatalf("%s: %s holds %q, owner 0x%x; want %q, owner 0x%x", base, p, data, st.EphemeralOwner, want, owners[p])
+			}
+		}
+		if _, err := java.Do(ctx, KindOK, "nodes.close", handle); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for p, gone := range map[string]bool{javaPath: true, goPath: !tc.goWaits} {
+			st, err := admin.Exists(ctx, p)
+			if err != nil || (st == nil) != gone {
+				t.Fatalf("%s: after close %s is %+v (%v); want gone=%v", base, p, st, err, gone)
+			}
+		}
+	}
+}
