@@ -28,6 +28,11 @@ func TestClusterSurvivesLeaderLoss(t *testing.T) {
 	if took > 20*time.Second {
 		t.Errorf("cluster start took %v, want well under 20s", took)
 	}
+	for i := range c.Size() {
+		if s := c.Server(i).SlowestStart(); s <= 0 || s > took {
+			t.Errorf("member %d's start recorded as %v; want its share of the cluster's %v start (ElectionBudget builds on it)", i, s, took)
+		}
+	}
 	if c.Size() != 3 || len(c.Addrs()) != 3 || c.ConnectString() != strings.Join(c.Addrs(), ",") {
 		t.Fatalf("Size %d, Addrs %v, ConnectString %q: want 3 members listed in order", c.Size(), c.Addrs(), c.ConnectString())
 	}
