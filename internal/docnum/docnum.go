@@ -1,7 +1,9 @@
 // Package docnum reads the numbers the project's documents cite, so that a
 // test can hold each one to the constant of the code it names: a number in
 // README.md, docs/ or a doc comment that drifts from the code fails a test
-// instead of misleading a reader.
+// instead of misleading a reader. Its tests also hold the method names of
+// docs/curator-migration.md and README.md's list of holds with Lost() to
+// the code.
 package docnum
 
 import (
