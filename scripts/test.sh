@@ -3,7 +3,8 @@
 # modules beside it (metrics adapters, test harnesses) with the race detector,
 # against real ZooKeeper servers.
 # Output reads as go test's, followed by the ten slowest tests (so the 20-minute budget
-# stays visible), the failed tests by name, and "tests: N passed, N failed".
+# stays visible), the failed tests by name, and "tests: N passed, N failed in <the
+# run's wall-clock time>", the figure README.md quotes.
 #
 # Environment (optional): GO (default go), TEST_TIMEOUT (default 25m),
 # TEST_ARGS (extra go test flags, e.g. -run), MODULES (the modules beside the library).

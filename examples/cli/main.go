@@ -48,7 +48,7 @@ func run(ctx context.Context, connect string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p.Say("built %s (go install github.com/zkcurator/zkcurator/cmd/zkcurator@latest)", "zkcurator")
+	p.Say("built zkcurator from this repository (go build ./cmd/zkcurator; elsewhere: go install github.com/zkcurator/zkcurator/cmd/zkcurator@latest)")
 
 	log := filepath.Join(dir, "log")
 	script := `echo "$0 started, fencing token $ZKCURATOR_FENCING_TOKEN" >> "$1"; sleep 0.2; echo "$0 done" >> "$1"`

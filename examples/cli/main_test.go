@@ -13,5 +13,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // TestRun runs the demo against a real ZooKeeper: it fails if the two jobs'
 // commands overlapped.
 func TestRun(t *testing.T) {
-	demotest.Run(t, run, "job-a started, fencing token", "job-b done", "OK: ")
+	demotest.Run(t, run, "built zkcurator from this repository", "job-a started, fencing token", "job-b done", "OK: ")
 }

@@ -48,7 +48,7 @@ func tourSteps() []step {
 		{name: "inventory", about: "a flash sale without a lock, with a lock, with version checks, with DistributedAtomicLong"},
 		{name: "leader", about: "a singleton job: one leader among three, a takeover when it dies"},
 		{name: "groupmember", about: "three members join a group, one dies, the others see it"},
-		{name: "config", about: "a feature flag every instance follows through a NodeCache"},
+		{name: "config", about: "a feature flag every instance follows through a CuratorCache"},
 		{name: "discovery", about: "services register as Curator does; a client picks one round-robin"},
 		{name: "fencing", about: "why Lost() and FencingToken() exist"},
 		{name: "cli", about: "any command under a lock: zkcurator lock PATH -- CMD"},

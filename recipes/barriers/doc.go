@@ -37,7 +37,11 @@
 // ctx lasts, else in the background (a guaranteed delete) once the partition
 // heals, so that the call itself returns within its ctx. Each Enter after
 // the first takes a new node name, so a delete still pending from an earlier
-// one never removes the new node.
+// one never removes the new node; and it first deletes every node an
+// earlier Enter of the member may have left standing (one whose delete went
+// to the background, or one never left), so that neither it nor another
+// member counts one member twice. Curator gets the same from one node name
+// per member.
 // A Leave cancelled while its member holds the lowest node deletes that
 // node too, which lets the members waiting for it go: cancel a Leave only to
 // abandon the barrier.

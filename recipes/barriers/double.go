@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -26,9 +27,10 @@ type DistributedDoubleBarrier struct {
 	readyPath string
 
 	mu      sync.Mutex
-	ourName string // our member node's name
-	used    bool   // an Enter has used ourName: the next one takes a new name
-	owner   int64  // session that owns our node, once entered; 0 when not
+	ourName string   // our member node's name
+	used    bool     // an Enter has used ourName: the next one takes a new name
+	owner   int64    // session that owns our node, once entered; 0 when not
+	stale   []string // names of our earlier nodes that may still stand
 }
 
 // NewDistributedDoubleBarrier returns a member of the double barrier at path
@@ -64,6 +66,9 @@ func (b *DistributedDoubleBarrier) MemberPath() string {
 // first.
 func (b *DistributedDoubleBarrier) Enter(ctx context.Context) (err error) {
 	m := b.newMember()
+	if err := b.dropStale(ctx); err != nil {
+		return b.errorf("enter", "deleting our earlier member node", err)
+	}
 	back, stop := reconnects(b.c)
 	defer stop()
 	ready, readyWatch, err := b.c.ExistsW(ctx, b.readyPath)
@@ -117,11 +122,15 @@ func (b *DistributedDoubleBarrier) Enter(ctx context.Context) (err error) {
 
 // newMember returns this member for a new Enter, under a new name when an
 // earlier Enter used the current one: a delete of that node still going on
-// in the background must not remove the new one.
+// in the background must not remove the new one. The node of an Enter that
+// was never left is stale from now on.
 func (b *DistributedDoubleBarrier) newMember() *member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used {
+		if b.owner != 0 {
+			b.stale = append(b.stale, b.ourName)
+		}
 		b.ourName = uuid.New().String()
 	}
 	b.used = true
@@ -131,6 +140,37 @@ func (b *DistributedDoubleBarrier) newMember() *member {
 
 func (b *DistributedDoubleBarrier) memberLocked() *member {
 	return &member{b: b, name: b.ourName, path: framework.JoinPath(b.path, b.ourName), owner: b.owner}
+}
+
+// noteStale records that our node name may still stand after a failed
+// Enter or Leave whose delete did not finish (the client's background queue
+// may still be deleting it).
+func (b *DistributedDoubleBarrier) noteStale(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !slices.Contains(b.stale, name) {
+		b.stale = append(b.stale, name)
+	}
+}
+
+// dropStale deletes every node of ours an earlier Enter may have left
+// standing, before a new Enter counts: a member never counts a node of its
+// own as another member, nor lets another member count it. A name gone
+// already is done; a delete that fails keeps the name for the next Enter.
+func (b *DistributedDoubleBarrier) dropStale(ctx context.Context) error {
+	b.mu.Lock()
+	names := slices.Clone(b.stale)
+	b.mu.Unlock()
+	for _, name := range names {
+		p := framework.JoinPath(b.path, name)
+		if err := b.c.Delete(ctx, p, framework.Quietly()); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		b.mu.Lock()
+		b.stale = slices.DeleteFunc(b.stale, func(n string) bool { return n == name })
+		b.mu.Unlock()
+	}
+	return nil
 }
 
 // countAndOpen counts the children and creates the ready node if there are

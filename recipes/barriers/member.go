@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // member is one Enter's (and the Leave that follows it) node of a double
@@ -20,30 +21,33 @@ type member struct {
 	owner int64 // 0 until the node is created
 }
 
-// create creates our ephemeral node and returns the session that owns it,
-// creating it again if it turns out to belong to an old session.
+// create creates our ephemeral node and returns the session that owns it
+// (owned.Create), creating it again if it turns out to belong to an old
+// session.
 func (m *member) create(ctx context.Context) (int64, error) {
 	c := m.b.c
-	for attempt := 0; attempt < 3; attempt++ {
-		before := c.SessionID()
+	create := func(ctx context.Context) (string, error) {
 		_, err := c.Create(ctx, m.path, nil, framework.WithMode(framework.Ephemeral), framework.CreatingParentContainersIfNeeded())
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return 0, err
+		if errors.Is(err, zk.ErrNodeExists) {
+			// The name is ours alone: an existing node is one an earlier
+			// attempt created, whose reply was lost. Its owner is read.
+			return "", errExists
 		}
-		// The name is ours alone: an existing node is one an earlier attempt
-		// created, whose reply was lost.
-		if after := c.SessionID(); err == nil && before != 0 && before == after {
-			return before, nil
+		return m.path, err
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		_, owner, err := owned.Create(ctx, c, create)
+		if errors.Is(err, errExists) {
+			owner, err = m.readOwner(ctx)
 		}
-		stat, err := c.Exists(ctx, m.path)
 		if err != nil {
 			return 0, err
 		}
-		if stat != nil && stat.EphemeralOwner != 0 && stat.EphemeralOwner == c.SessionID() {
-			return stat.EphemeralOwner, nil
+		if owned.IsCurrent(c, owner) {
+			return owner, nil
 		}
-		if stat != nil {
-			if err := c.Delete(ctx, m.path, framework.WithVersion(stat.Version)); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		if owner != 0 {
+			if err := c.Delete(ctx, m.path, framework.Quietly()); err != nil {
 				return 0, err
 			}
 		}
@@ -51,10 +55,20 @@ func (m *member) create(ctx context.Context) (int64, error) {
 	return 0, fmt.Errorf("%w: %s keeps belonging to an old session", ErrMembershipLost, m.path)
 }
 
-// isCurrent reports whether the session that owns our node is the client's.
-func (m *member) isCurrent() bool {
-	return m.owner != 0 && m.owner == m.b.c.SessionID()
+// errExists marks a create that found our node there already.
+var errExists = errors.New("our member node exists")
+
+// readOwner returns the session that owns our node; 0 when it is gone.
+func (m *member) readOwner(ctx context.Context) (int64, error) {
+	stat, err := m.b.c.Exists(ctx, m.path)
+	if err != nil || stat == nil {
+		return 0, err
+	}
+	return stat.EphemeralOwner, nil
 }
+
+// isCurrent reports whether the session that owns our node is the client's.
+func (m *member) isCurrent() bool { return owned.IsCurrent(m.b.c, m.owner) }
 
 // failed reports err from a step of op (what it was doing), as a lost
 // membership when the session that owns our node is gone by now: a call
@@ -90,9 +104,11 @@ func (m *member) lost(cause error) error {
 // deleteNode deletes our node after a failed call without outlasting ctx:
 // while ctx lasts it tries at once; what does not finish then (ctx ended,
 // the connection is down) the client goes on with in the background until
-// the node is gone or the client closes (a guaranteed delete).
+// the node is gone or the client closes (a guaranteed delete), and the next
+// Enter deletes it first (dropStale).
 func (m *member) deleteNode(ctx context.Context) {
 	if err := m.b.c.Delete(ctx, m.path, framework.Guaranteed(), framework.Quietly()); err != nil {
+		m.b.noteStale(m.name)
 		m.b.c.Logger().Debug("barriers: deleting our member node goes on in the background", zap.String("path", m.path), zap.Error(err))
 	}
 }

@@ -48,8 +48,9 @@
 // watch notifications the client delivers through
 // framework.Client.ListenNodeEvents, and one feeds the Events channel. While
 // it reads (the load, the whole tree again after a reconnect, and the nodes
-// whose watches fired), up to 32 readers more keep that many reads in
-// flight on the connection, and end with the reading; the events still come
+// whose watches fired), up to 128 readers more keep that many nodes' reads
+// in flight on the connection (a node's data read and its listing sent
+// together), and end with the reading; the events still come
 // in the order of reading one node after the other, each node before its
 // children. Each node has at most one data watch and one child watch armed
 // at a time.
@@ -87,6 +88,7 @@
 //
 // The constructors check their arguments and options before any request and
 // report a bad one as ErrInvalidArgument naming it; options only record
-// values. A cache logs through its client's logger unless WithLogger gives
-// another, and reports its metrics through the client's Metrics.
+// values. A cache logs through its client's logger and reports its metrics
+// through the client's Metrics, as every recipe does (WithLogger, which
+// replaces the logger for one cache, is deprecated).
 package cache

@@ -64,6 +64,10 @@ func WithSelector(follow func(path string) bool) Option {
 
 // WithLogger logs through log instead of the client's logger (nil keeps
 // the client's).
+//
+// Deprecated: every recipe logs through its client's logger
+// (docs/conventions.md): give the client the logger, with
+// framework.WithLogger. WithLogger still works as before.
 func WithLogger(log *zap.Logger) Option {
 	return func(c *config) { c.log = log }
 }

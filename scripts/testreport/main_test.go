@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 func run(t *testing.T, events ...event) (string, bool) {
@@ -72,5 +73,18 @@ func TestUnfinishedTestsOfADeadPackageAreShown(t *testing.T) {
 	)
 	if !strings.Contains(out, "last words") {
 		t.Errorf("a hung test's output was lost:\n%s", out)
+	}
+}
+
+// The closing line gives the whole run's wall-clock time, from the report's
+// start to its close: the figure README.md quotes for make test.
+func TestClosingLineGivesTheRunsWallTime(t *testing.T) {
+	var out bytes.Buffer
+	r := newReport(&out)
+	r.now = func() time.Time { return r.began.Add(18*time.Minute + 4*time.Second + 300*time.Millisecond) }
+	r.add(event{Action: "pass", Package: "p", Test: "T", Elapsed: 1})
+	r.close(1)
+	if want := "tests: 1 passed, 0 failed in 18m4s\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf("closing line: want %q:\n%s", want, out.String())
 	}
 }

@@ -104,6 +104,11 @@ func (r *Report) Tail(n int) string {
 	return b.String()
 }
 
+// defaultRecovery is the part of Config.Recovery's default that lets every
+// client, its session lost to the last fault, connect again and take its
+// turn; the ensemble's election budget is added to it.
+const defaultRecovery = 30 * time.Second
+
 // Run runs one campaign against cluster, which must be healthy and must not
 // have run a campaign of the same kind before, and returns its report. An error means the campaign could not be carried out (a
 // client or member would not start, a fault could not be healed); a lock
@@ -113,6 +118,9 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Recovery == 0 {
+		cfg.Recovery = defaultRecovery + cluster.ElectionBudget()
 	}
 	if cfg.Kind == Membership {
 		return runMembership(ctx, cluster, cfg)
@@ -169,11 +177,12 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 			churn.settle(ctx, history, cfg.Clients, clk, settleBound(cfg.SessionTimeout))
 		}
 	}
-	maxFaults := int(cfg.Duration/time.Second) + 1
+	maxFaults, fullRounds := int(cfg.Duration/time.Second)+1, 0
 	if cfg.Rounds > 0 {
-		maxFaults = min(maxFaults, cfg.Rounds*len(cfg.Faults))
+		maxFaults = cfg.Rounds * len(cfg.Faults)
+		fullRounds = maxFaults
 	}
-	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, maxFaults)
+	faults, healedAt, nemErr := nem.run(ctx, cfg.Duration, fullRounds, maxFaults)
 	if nem.settle != nil {
 		nem.settle(ctx)
 	}

@@ -115,15 +115,18 @@ type Config struct {
 	MaxLeases      int
 	SessionTimeout time.Duration // default 1.5 s
 	// Recovery bounds the time after the last fault healed in which every
-	// client must make progress (default 30 s).
+	// client must make progress (default 30 s plus the ensemble's
+	// zktest.Cluster.ElectionBudget: the last fault may have cost the
+	// ensemble its leader, and nobody progresses until it has a new one).
 	Recovery time.Duration
 	// Logf receives the nemesis log and progress notes (default: discarded).
 	Logf func(format string, args ...any)
 	// Faults are the kinds the nemesis draws from (default: every kind).
 	Faults []FaultKind
-	// Rounds, when positive, ends the nemesis after that many rounds (each
-	// every kind of Faults once, in a seeded order) even if Duration has not
-	// passed.
+	// Rounds, when positive, makes the nemesis inject exactly that many
+	// rounds (each every kind of Faults once, in a seeded order), however
+	// long they take: Duration neither cuts a round short nor adds one, so
+	// that a shorter CAMPAIGN_SECS still meets every kind.
 	Rounds int
 }
 
@@ -165,9 +168,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SessionTimeout < 400*time.Millisecond {
 		return c, fmt.Errorf("campaign: session timeout %v: below the 400ms a 200ms tick allows", c.SessionTimeout)
-	}
-	if c.Recovery == 0 {
-		c.Recovery = 30 * time.Second
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}

@@ -18,10 +18,11 @@ var pauseAndPartitionFaults = []campaign.FaultKind{
 // TestCampaignPartitionsAndPauses runs the mutex campaign through one round
 // of each: the leader cut off, a follower cut off, a bridge, a paused leader,
 // a paused follower (each past the sync limit) and a contender process
-// frozen past its session timeout while it holds the mutex, so that a short
-// run meets each kind once; every other campaign draws them too (the frozen
-// process only the mutex, TTL, read/write, election and counter campaigns), among
-// the client and kill faults.
+// frozen past its session timeout while it holds the mutex. The round runs
+// whole however long it takes (Config.Rounds), so a short CAMPAIGN_SECS or a
+// loaded machine still meets each kind once. Every other campaign draws them
+// too (the frozen process only the mutex, TTL, read/write, election and
+// counter campaigns), among the client and kill faults.
 func TestCampaignPartitionsAndPauses(t *testing.T) {
 	rep := runCampaignConfig(t, campaign.Config{Kind: campaign.MutexLock, Duration: 60 * time.Second,
 		Faults: pauseAndPartitionFaults, Rounds: 1})

@@ -64,7 +64,7 @@ func runMembership(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*R
 	var faults []Fault
 	var healedAt time.Duration
 	for end := time.Now().Add(cfg.Duration); time.Now().Before(end) && ctx.Err() == nil; {
-		fs, healed, err := nem.run(ctx, 4*time.Second, 1)
+		fs, healed, err := nem.run(ctx, 4*time.Second, 0, 1)
 		for _, f := range fs {
 			f.N = len(faults) + 1
 			faults = append(faults, f)

@@ -226,15 +226,16 @@ func (n *nemesis) plan(num int) (gap time.Duration, f Fault) {
 }
 
 // Run injects faults until budget has passed since it began or maxFaults
-// were injected, then heals everything. It returns the faults, when the last
-// one was healed (the time from which every client must make progress) and
-// the first error that kept it from injecting or healing a fault. A fault
-// under way when ctx ends is healed at once.
-func (n *nemesis) run(ctx context.Context, budget time.Duration, maxFaults int) (faults []Fault, healedAt time.Duration, err error) {
+// were injected, then heals everything; the first atLeast faults are
+// injected however long they take. It returns the faults, when the last one
+// was healed (the time from which every client must make progress) and the
+// first error that kept it from injecting or healing a fault. A fault under
+// way when ctx ends is healed at once.
+func (n *nemesis) run(ctx context.Context, budget time.Duration, atLeast, maxFaults int) (faults []Fault, healedAt time.Duration, err error) {
 	deadline := n.clock.now() + budget
 	for num := 1; num <= maxFaults; num++ {
 		gap, f := n.plan(num)
-		if n.clock.now()+gap >= deadline {
+		if num > atLeast && n.clock.now()+gap >= deadline {
 			break
 		}
 		if !sleepCtx(ctx, gap) {
@@ -326,10 +327,11 @@ func (n *nemesis) holder(from int) (int, bool) {
 	return from, false
 }
 
-// leader waits (bounded) for the ensemble to report a leader: after an
-// earlier restart it may still be electing one.
+// leader waits for the ensemble to report a leader: after an earlier fault
+// it may still be electing one. The wait is bounded by what a leader change
+// may take on this machine (zktest.Cluster.ElectionBudget).
 func (n *nemesis) leader(ctx context.Context) (int, error) {
-	const wait = 20 * time.Second
+	wait := n.cluster.ElectionBudget()
 	deadline := time.Now().Add(wait)
 	for {
 		i, err := n.cluster.Leader()

@@ -104,6 +104,7 @@ func (c *Cluster) startAll() error {
 		m.inst.ports = peers[i]
 		m.inst.peers = views[i]
 	}
+	began := time.Now() // each member's start is recorded from here until it is ready
 	for _, m := range c.members {
 		m.mu.Lock()
 		err := m.launchLocked()
@@ -124,7 +125,9 @@ func (c *Cluster) startAll() error {
 			defer wg.Done()
 			if errs[i] = m.awaitReady(ctx, m.proc); errs[i] != nil {
 				cancel() // one failed member fails the start; stop waiting
+				return
 			}
+			m.noteStart(time.Since(began))
 		}()
 	}
 	wg.Wait()

@@ -12,7 +12,15 @@ const (
 	maxSessionTimeout = 5 * time.Minute
 	initLimit         = 5 * time.Second // a follower's time to connect to and sync with a leader
 	syncLimit         = 2 * time.Second // a follower's time to answer the leader
+	initLimitTicks    = 10              // the least initLimit, in ticks
 	syncLimitTicks    = 5               // the least syncLimit, in ticks
+
+	// The election's own timeouts (jvmArgs), and FastLeaderElection's
+	// finalizeWait: how long a member waits for a better vote before it
+	// settles on one.
+	electionConnectTimeout  = time.Second // zookeeper.cnxTimeout: giving up on a peer that does not answer
+	maxNotificationInterval = time.Second // between a looking member's rounds of notifications
+	finalizeWait            = 200 * time.Millisecond
 )
 
 // ports are the loopback ports one ZooKeeper process listens on. Quorum and
@@ -52,7 +60,7 @@ func (in instance) zooCfg() string {
 	line("preAllocSize", 1024) // KiB; the default 64 MiB is wasted on a test
 	in.tlsLines(line)
 	if in.peers != nil {
-		line("initLimit", ticks(initLimit, tick, 10))
+		line("initLimit", ticks(initLimit, tick, initLimitTicks))
 		line("syncLimit", ticks(syncLimit, tick, syncLimitTicks))
 		line("standaloneEnabled", false)
 		for i, p := range in.peers {
@@ -86,8 +94,8 @@ func (in instance) jvmArgs(classPath, configPath string) []string {
 			// on other ports), give up quickly on unreachable peers, and keep
 			// re-sending election notifications at short intervals.
 			"-Dzookeeper.electionPortBindRetry=1",
-			"-Dzookeeper.cnxTimeout=1000",
-			"-Dzookeeper.fastleader.maxNotificationInterval=1000",
+			"-Dzookeeper.cnxTimeout="+strconv.FormatInt(electionConnectTimeout.Milliseconds(), 10),
+			"-Dzookeeper.fastleader.maxNotificationInterval="+strconv.FormatInt(maxNotificationInterval.Milliseconds(), 10),
 		)
 	}
 	return append(args, "-cp", classPath, "org.apache.zookeeper.server.quorum.QuorumPeerMain", configPath)
