@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // retryPause is how long the loop waits after a failed listing or item
@@ -31,6 +33,10 @@ func (e *engine) round(ctx context.Context) {
 	children, _, watch, err := e.c.ChildrenW(round, e.path)
 	if errors.Is(err, zk.ErrNoNode) {
 		err = e.ensure(round, e.path)
+	}
+	if errors.Is(err, framework.ErrClosed) {
+		<-ctx.Done() // the client is closed: nothing more to take
+		return
 	}
 	if err != nil {
 		if ctx.Err() == nil {

@@ -76,6 +76,9 @@ func (e *engine) start(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.state == stateClosed {
+		return fmt.Errorf("%w: %s at %s (closed while starting)", ErrClosed, e.kind, e.path)
+	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	e.cancel, e.done = cancel, make(chan struct{})
 	e.stopListen = e.c.Listen(e.onState)

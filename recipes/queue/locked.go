@@ -67,18 +67,22 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 // when the item was not locked); busy watches a lock node another consumer
 // holds.
 func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <-chan zk.Event, err error) {
+	return e.lockOnce(ctx, lockNode, false)
+}
+
+func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (owner int64, busy <-chan zk.Event, err error) {
 	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
 		return e.c.Create(ctx, lockNode, nil, framework.WithMode(framework.Ephemeral))
 	})
 	switch {
 	case err == nil:
 		return owner, nil, nil
-	case errors.Is(err, zk.ErrNoNode):
+	case errors.Is(err, zk.ErrNoNode) && !remade:
 		// The lock path was deleted: make it again, as Start did.
 		if err := e.ensure(ctx, e.cfg.lockPath); err != nil {
 			return 0, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
 		}
-		return e.lock(ctx, lockNode)
+		return e.lockOnce(ctx, lockNode, true)
 	case !errors.Is(err, zk.ErrNodeExists):
 		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
 	}

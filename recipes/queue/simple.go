@@ -110,11 +110,11 @@ func (q *SimpleDistributedQueue) Poll(ctx context.Context, wait time.Duration) (
 		data, ok, _, err = q.head(ctx, true, false)
 		return data, ok, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	data, err = q.Take(ctx)
-	if errors.Is(err, context.DeadlineExceeded) && len(data) == 0 && ctx.Err() != nil {
-		return nil, false, nil
+	data, err = q.Take(waitCtx)
+	if errors.Is(err, context.DeadlineExceeded) && len(data) == 0 && ctx.Err() == nil {
+		return nil, false, nil // the wait passed, not the caller's ctx
 	}
 	return data, err == nil || errors.Is(err, ErrOutcomeUnknown), err
 }
