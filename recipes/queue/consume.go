@@ -32,7 +32,10 @@ func (e *engine) round(ctx context.Context) {
 	defer end()
 	children, _, watch, err := e.c.ChildrenW(round, e.path)
 	if errors.Is(err, zk.ErrNoNode) {
-		err = e.ensure(round, e.path)
+		// The queue node was deleted: make it again, as Start did, and list again.
+		if err = e.ensure(round, e.path); err == nil {
+			return
+		}
 	}
 	if errors.Is(err, framework.ErrClosed) {
 		<-ctx.Done() // the client is closed: nothing more to take
@@ -42,7 +45,7 @@ func (e *engine) round(ctx context.Context) {
 		if ctx.Err() == nil {
 			e.log.Warn("queue: listing the items failed", zap.Error(err))
 		}
-		e.pause(ctx, nil, time.Now().Add(retryPause))
+		e.pause(ctx, nil, nil, time.Now().Add(retryPause))
 		return
 	}
 	freed := make(chan struct{}, 1)
@@ -71,22 +74,18 @@ func (e *engine) round(ctx context.Context) {
 	case <-watch:
 	case <-freed:
 	default:
-		e.pause(ctx, watch, next, freed)
+		e.pause(ctx, watch, freed, next)
 	}
 }
 
-// pause waits until one of chans fires, the time at (if not zero) comes, the
-// connection comes back, or ctx ends.
-func (e *engine) pause(ctx context.Context, watch <-chan zk.Event, at time.Time, chans ...<-chan struct{}) {
+// pause waits until watch fires, a held lock is freed, the time at (if not
+// zero) comes, the connection comes back, or ctx ends.
+func (e *engine) pause(ctx context.Context, watch <-chan zk.Event, freed <-chan struct{}, at time.Time) {
 	var timer <-chan time.Time
 	if !at.IsZero() {
 		t := time.NewTimer(time.Until(at))
 		defer t.Stop()
 		timer = t.C
-	}
-	var freed <-chan struct{}
-	if len(chans) > 0 {
-		freed = chans[0]
 	}
 	select {
 	case <-watch:

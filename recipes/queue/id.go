@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // DistributedIdQueue is Curator's DistributedIdQueue: a DistributedQueue
@@ -88,7 +89,7 @@ func (e *engine) remove(ctx context.Context, name string) (bool, error) {
 	}
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
 	owner, busy, err := e.lock(ctx, lockNode)
-	if err != nil || busy != nil || owner == 0 {
+	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
 		return false, err
 	}
 	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())

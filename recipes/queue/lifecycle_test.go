@@ -122,3 +122,29 @@ func TestCorruptedItemDropped(t *testing.T) {
 		t.Errorf("Start on a closed client: %v", err)
 	}
 }
+
+// TestQueueNodeDeletedAndRecreated: when the queue node is deleted, the
+// consumer makes it again and a later put (which also makes it again) is
+// consumed.
+func TestQueueNodeDeletedAndRecreated(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	var r recorder
+	cons, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/gone", queue.JSON[string](), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, cons.Start(ctx))
+	defer cons.Close()
+	prod, err := queue.NewDistributedQueue(c, "/gone", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	_, err = prod.Put(ctx, "before")
+	must(t, err)
+	awaitCount(t, 1, 20*time.Second, &r)
+	must(t, c.Delete(ctx, "/gone", framework.DeletingChildrenIfNeeded()))
+	_, err = prod.Put(ctx, "after")
+	must(t, err)
+	awaitCount(t, 2, 20*time.Second, &r)
+	exactlyOnce(t, []string{"before", "after"}, &r)
+}

@@ -30,8 +30,8 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	if err != nil || busy != nil {
 		return busy, err
 	}
-	if owner == 0 {
-		return closedEvents(), nil // our lock went at once: look again
+	if !owned.IsCurrent(e.c, owner) {
+		return closedEvents(), nil // the lock went, or the session changed, at once: look again
 	}
 	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
 	defer cancel()
