@@ -153,3 +153,30 @@ func TestRequeueKeepsPriorityAndDueTime(t *testing.T) {
 		t.Errorf("requeued delay item: %q, want due time %X", names, due.UnixMilli())
 	}
 }
+
+// TestPutWithoutConnectionIsNotUnknown: a put that never reached a server
+// fails within its ctx and is not reported as unknown.
+func TestPutWithoutConnectionIsNotUnknown(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	q, err := queue.NewDistributedQueue(c, "/nc", queue.Bytes())
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	s, err := queue.NewSimpleDistributedQueue(c, "/nc-simple")
+	must(t, err)
+	must(t, srv.Stop())
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	began := time.Now()
+	if _, err := q.Put(short, []byte("x")); err == nil || errors.Is(err, queue.ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Put with the server down = %v, want DeadlineExceeded and not ErrOutcomeUnknown", err)
+	}
+	if _, err := s.Offer(short, []byte("x")); err == nil || errors.Is(err, queue.ErrOutcomeUnknown) {
+		t.Errorf("Offer with the server down = %v, want an error other than ErrOutcomeUnknown", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("the puts took %v, their ctx allowed 1s", d)
+	}
+}

@@ -47,9 +47,13 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 		switch {
 		case err == nil:
 			return res[len(res)-1].String, nil
-		case errors.Is(err, framework.ErrNotConnected) && ctx.Err() == nil,
-			errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrSessionMoved):
-			continue // nothing was applied: try again within ctx
+		case errors.Is(err, framework.ErrNotConnected):
+			if ctx.Err() == nil {
+				continue // nothing was sent: try again within ctx
+			}
+			return "", fmt.Errorf("queue: put in the %s at %s (not sent): %w", e.kind, e.path, err)
+		case errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrSessionMoved):
+			continue // refused by the server: try again within ctx
 		case errors.Is(err, zk.ErrBadVersion):
 			continue // another put took the room first
 		case errors.Is(err, zk.ErrNoNode) && !recreated:
@@ -58,7 +62,7 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 				return "", fmt.Errorf("queue: put in the %s at %s: creating the queue node: %w", e.kind, e.path, err)
 			}
 			continue
-		case errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil && !errors.Is(err, framework.ErrNotConnected):
+		case errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil:
 			return "", fmt.Errorf("queue: put in the %s at %s: %w: %w", e.kind, e.path, ErrOutcomeUnknown, err)
 		default:
 			return "", fmt.Errorf("queue: put in the %s at %s: %w", e.kind, e.path, err)

@@ -47,7 +47,8 @@ func (q *SimpleDistributedQueue) Offer(ctx context.Context, data []byte) (string
 		data = []byte{}
 	}
 	create := &zk.CreateRequest{Path: framework.JoinPath(q.path, simplePrefix), Data: data, Flags: zk.FlagSequence}
-	for made := false; ; made = true {
+	made := false
+	for {
 		res, err := q.c.TransactionOnce(ctx, create)
 		switch {
 		case err == nil:
@@ -56,10 +57,14 @@ func (q *SimpleDistributedQueue) Offer(ctx context.Context, data []byte) (string
 			if err := q.c.CreateContainers(ctx, q.path); err != nil {
 				return "", fmt.Errorf("queue: offer to %s: creating the queue path: %w", q.path, err)
 			}
+			made = true
 			continue
-		case errors.Is(err, framework.ErrNotConnected) && ctx.Err() == nil:
-			continue // nothing was sent
-		case errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil && !errors.Is(err, framework.ErrNotConnected):
+		case errors.Is(err, framework.ErrNotConnected):
+			if ctx.Err() == nil {
+				continue // nothing was sent: try again within ctx
+			}
+			return "", fmt.Errorf("queue: offer to %s (not sent): %w", q.path, err)
+		case errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil:
 			return "", fmt.Errorf("queue: offer to %s: %w: %w", q.path, ErrOutcomeUnknown, err)
 		}
 		return "", fmt.Errorf("queue: offer to %s: %w", q.path, err)
