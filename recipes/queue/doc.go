@@ -6,7 +6,9 @@
 // DistributedDelayQueue keep each put as a PERSISTENT_SEQUENTIAL "queue-"
 // child of the queue path whose data is Curator's ItemSerializer envelope
 // (several items when put with PutMulti). The id, priority or due time is in
-// the node name, as Curator writes it (see names.go). Items are generic over
+// the node name, as Curator writes it: "queue-|<id>|<seq>",
+// "queue-<sign><8 hex digits><seq>", "queue-|<epoch ms in hex>|<seq>".
+// Items are generic over
 // T with a Serializer (Bytes and JSON are provided). SimpleDistributedQueue
 // is ZooKeeper's plain recipe: raw "qn-" nodes, no envelope.
 //
