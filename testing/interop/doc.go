@@ -41,7 +41,8 @@
 //     putMulti, ids, priorities, due times, SimpleDistributedQueue offers)
 //     are consumed by zkcurator in Curator's order, and the reverse; Go and
 //     Curator remove each other's items by id; Go and Curator consumers on
-//     one lock path take every item exactly once between them.
+//     one lock path take every item exactly once between them, and the item
+//     of a Curator consumer killed mid-item goes to a Go consumer, once.
 //
 // Curator 5.4.0 predates the fix of CURATOR-621 (5.5.0): its own downgrade
 // creates the read node with a new sequence, behind any writer already

@@ -271,3 +271,42 @@ func TestQueueMixedLockPathConsumers(t *testing.T) {
 	}
 	t.Logf("Go took %d items, Curator %d", len(goItems), len(c.Events("ITEM")))
 }
+
+// TestQueueKilledCuratorConsumerItemGoesToGo: a Curator consumer killed in
+// the middle of an item, in lock path mode, leaves the item; once its
+// session expires a Go consumer on the same lock path takes it, once, and
+// no lock node is left.
+func TestQueueKilledCuratorConsumerItemGoesToGo(t *testing.T) {
+	srv := startZooKeeper(t)
+	gc := newGoClient(t, srv.ConnectString())
+	java := StartHelper(t, srv.ConnectString())
+	ctx := testContext(t, 120*time.Second)
+	if _, err := java.Do(ctx, "PUT", "queue.put", "fifo", "/kq", "first,also", "-"); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := java.Send("queue.hold", "/kq", "/kq-locks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.Await(ctx, "HOLDING"); err != nil {
+		t.Fatal(err)
+	}
+	var g goTaken
+	q, err := queue.NewDistributedQueue(gc, "/kq", queue.Serializer[string](utf8Items{}),
+		queue.WithLockPath("/kq-locks"), queue.WithConsumer(g.consume))
+	if err != nil {
+		t.Fatal(err)
+	}
+	startGoQueue(t, q)
+	killed := time.Now()
+	if err := java.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	got, at := g.await(t, 2)
+	if !slices.Equal(got, []string{"first", "also"}) {
+		t.Errorf("Go took %q, want [first also] (the putMulti's two items, once)", got)
+	}
+	awaitNoChildren(t, gc, "/kq")
+	awaitNoChildren(t, gc, "/kq-locks")
+	t.Logf("Go took the killed consumer's item %v after the kill (Curator's session timeout %v)", at[0].Sub(killed).Round(time.Millisecond), java.SessionTimeout())
+}

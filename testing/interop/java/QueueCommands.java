@@ -10,6 +10,9 @@
 //                                           on a thread of its own: start a consumer, emit ITEM <item>
 //                                           per item consumed, stop after count items or timeoutMs
 //                                                                                        -> CONSUMED <n>
+//   queue.hold <path> <lockPath>            start a lock-path DistributedQueue consumer that emits HOLDING <item>
+//                                           for its first item and never returns from it (kill the helper
+//                                           to see the item taken by another consumer)  -> HOLDING <item>
 //   queue.remove <path> <id>                DistributedIdQueue.remove                    -> REMOVED <n>
 //   queue.offer <path> <item>               SimpleDistributedQueue.offer                 -> OFFERED
 //   queue.poll <path> <timeoutMs>           SimpleDistributedQueue.poll                  -> POLLED <item> | EMPTY
@@ -70,6 +73,21 @@ public final class QueueCommands {
                 int count = Integer.parseInt(f[5]);
                 long timeoutMs = Long.parseLong(f[6]);
                 POOL.execute(() -> consume(helper.client(), id, kind, path, lockPath, count, timeoutMs));
+                break;
+            }
+            case "queue.hold": {
+                CuratorHelper.arity(f, 4);
+                QueueConsumer<String> consumer = new QueueConsumer<String>() {
+                    @Override
+                    public void consumeMessage(String item) throws Exception {
+                        CuratorHelper.emit(CuratorHelper.now(), id, "HOLDING", item);
+                        new CountDownLatch(1).await();
+                    }
+
+                    @Override
+                    public void stateChanged(CuratorFramework c, ConnectionState s) {}
+                };
+                builder(helper.client(), consumer, f[2]).lockPath(f[3]).buildQueue().start();
                 break;
             }
             case "queue.remove": {
