@@ -18,7 +18,9 @@ var (
 
 	// ErrOutcomeUnknown reports a write whose reply was lost: the server may
 	// or may not have applied it, and it was not sent again, so that it is
-	// never applied twice. The error also matches zk.ErrConnectionClosed.
+	// never applied twice. The error also matches the attempt's own error:
+	// zk.ErrConnectionClosed, or ctx's error when ctx ended with the request
+	// under way.
 	ErrOutcomeUnknown = errors.New("queue: outcome unknown (the reply was lost)")
 
 	// ErrEmpty reports that a SimpleDistributedQueue had no item

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
@@ -70,9 +72,15 @@ func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <
 	return e.lockOnce(ctx, lockNode, false)
 }
 
+// lockOnce is lock; remade tells that the lock path was made again already.
+// The lock node's data is a token new to this lock, so that a create whose
+// reply was lost is told from a lock another consumer on the same client
+// (the same session) holds: both have our session as owner, only ours has
+// our token. Curator writes its client's address there and never reads it.
 func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (owner int64, busy <-chan zk.Event, err error) {
+	token := []byte(protection.NewID())
 	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
-		return e.c.Create(ctx, lockNode, nil, framework.WithMode(framework.Ephemeral))
+		return e.c.Create(ctx, lockNode, token, framework.WithMode(framework.Ephemeral))
 	})
 	switch {
 	case err == nil:
@@ -87,13 +95,13 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (ow
 		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
 	}
 	// Held by another consumer, or our own create whose reply was lost.
-	stat, watch, err := e.c.ExistsW(ctx, lockNode)
+	data, stat, watch, err := e.c.GetDataW(ctx, lockNode)
 	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return 0, closedEvents(), nil // already released: look again
 	case err != nil:
 		return 0, nil, fmt.Errorf("queue: watching the lock node %s: %w", lockNode, err)
-	case stat == nil:
-		return 0, closedEvents(), nil // already released: look again
-	case owned.IsCurrent(e.c, stat.EphemeralOwner):
+	case owned.IsCurrent(e.c, stat.EphemeralOwner) && bytes.Equal(data, token):
 		return stat.EphemeralOwner, nil, nil
 	}
 	return 0, watch, nil

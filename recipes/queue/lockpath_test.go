@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -204,4 +205,75 @@ func TestBoundedExactUnderRace(t *testing.T) {
 	if n := len(children(t, c, "/race")); n != max || ok != max {
 		t.Errorf("%d items, %d puts succeeded; want %d and %d", n, ok, max, max)
 	}
+}
+
+// TestRemoveSkipsAHeldItem: in lock path mode Remove does not delete an
+// item a consumer is consuming.
+func TestRemoveSkipsAHeldItem(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	in, release := make(chan struct{}), make(chan struct{})
+	var r recorder
+	r.block = func(ctx context.Context, _ string) error {
+		close(in)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+	q, err := queue.NewDistributedIdQueue(c, "/rh", queue.JSON[string](), queue.WithLockPath("/rh-locks"), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	_, err = q.Put(ctx, "held", "a")
+	must(t, err)
+	<-in
+	n, err := q.Remove(ctx, "a")
+	must(t, err)
+	if n != 0 {
+		t.Errorf("Remove of a held item = %d, want 0", n)
+	}
+	close(release)
+	awaitCount(t, 1, 20*time.Second, &r)
+	awaitEmpty(t, c, "/rh", 10*time.Second)
+	awaitEmpty(t, c, "/rh-locks", 10*time.Second)
+}
+
+// TestTwoConsumersOnOneClient: two consumers sharing one client (one
+// session) and one lock path take each item exactly once.
+func TestTwoConsumersOnOneClient(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	var ra, rb recorder
+	slow := func(ctx context.Context, _ string) error {
+		select {
+		case <-time.After(5 * time.Millisecond): // work that takes a while, so the consumers meet
+		case <-ctx.Done():
+		}
+		return nil
+	}
+	ra.block, rb.block = slow, slow
+	var want []string
+	prod, err := queue.NewDistributedQueue(c, "/two", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	for i := range 30 {
+		want = append(want, fmt.Sprint("item-", i))
+		_, err := prod.Put(ctx, want[i])
+		must(t, err)
+	}
+	for _, r := range []*recorder{&ra, &rb} {
+		q, err := queue.NewDistributedQueue(c, "/two", queue.JSON[string](), queue.WithLockPath("/two-locks"), queue.WithConsumer(r.consume))
+		must(t, err)
+		must(t, q.Start(ctx))
+		defer q.Close()
+	}
+	awaitCount(t, len(want), 30*time.Second, &ra, &rb)
+	awaitEmpty(t, c, "/two", 10*time.Second)
+	awaitEmpty(t, c, "/two-locks", 10*time.Second)
+	exactlyOnce(t, want, &ra, &rb)
 }
