@@ -37,6 +37,12 @@
 //     second to last) and either language holding the lowest node, no
 //     member returns from its leave before the last has started leaving
 //     and the lowest member's node goes last (Curator 5.4's protocol).
+//   - Distributed queues (java/QueueCommands.java): items Curator puts (put,
+//     putMulti, ids, priorities, due times, SimpleDistributedQueue offers)
+//     are consumed by zkcurator in Curator's order, and the reverse; Go and
+//     Curator remove each other's items by id; Go and Curator consumers on
+//     one lock path take every item exactly once between them, and the item
+//     of a Curator consumer killed mid-item goes to a Go consumer, once.
 //
 // Curator 5.4.0 predates the fix of CURATOR-621 (5.5.0): its own downgrade
 // creates the read node with a new sequence, behind any writer already

@@ -1,0 +1,152 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
+)
+
+const (
+	stateLatent = iota
+	stateStarted
+	stateClosed
+)
+
+// engine is what the four item queues share: the lifecycle, the put and the
+// consumer loop. The typed queues wrap it with their serializer and names.
+type engine struct {
+	c      *framework.Client
+	kind   string
+	path   string
+	cfg    config
+	naming naming
+	// consume is nil for a producer-only queue. It decodes an item's
+	// envelope and hands each item to the consumer; see itemResult.
+	consume func(ctx context.Context, name string, data []byte) itemResult
+	log     *zap.Logger
+
+	mu         sync.Mutex
+	state      int
+	cancel     context.CancelFunc
+	done       chan struct{}
+	stopListen func()
+	wake       chan struct{}
+	hold       *hold // the item being consumed in lock path mode
+}
+
+func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
+	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
+		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
+		wake: make(chan struct{}, 1)}
+}
+
+// start creates the queue node (and the lock node) as Curator does, then
+// starts the consumer loop if there is a consumer.
+func (e *engine) start(ctx context.Context) error {
+	e.mu.Lock()
+	switch e.state {
+	case stateStarted:
+		e.mu.Unlock()
+		return fmt.Errorf("%w: %s at %s", ErrAlreadyStarted, e.kind, e.path)
+	case stateClosed:
+		e.mu.Unlock()
+		return fmt.Errorf("%w: %s at %s", ErrClosed, e.kind, e.path)
+	}
+	e.state = stateStarted
+	e.mu.Unlock()
+	for _, p := range []string{e.path, e.cfg.lockPath} {
+		if p == "" {
+			continue
+		}
+		if err := e.ensure(ctx, p); err != nil {
+			e.mu.Lock()
+			e.state = stateLatent
+			e.mu.Unlock()
+			return fmt.Errorf("queue: start the %s at %s: creating %s: %w", e.kind, e.path, p, err)
+		}
+	}
+	if e.consume == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.state == stateClosed {
+		return fmt.Errorf("%w: %s at %s (closed while starting)", ErrClosed, e.kind, e.path)
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	e.cancel, e.done = cancel, make(chan struct{})
+	e.stopListen = e.c.Listen(e.onState)
+	go func() {
+		defer close(e.done)
+		e.run(loopCtx)
+	}()
+	return nil
+}
+
+// ensure creates p, a persistent node with container parents, as Curator's
+// start does; an existing node is fine.
+func (e *engine) ensure(ctx context.Context, p string) error {
+	_, err := e.c.Create(ctx, p, nil, framework.CreatingParentContainersIfNeeded())
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return nil
+}
+
+// close stops the consumer loop and waits until it returned: the item being
+// consumed gets a cancelled ctx, and its lock node is deleted.
+func (e *engine) close() error {
+	e.mu.Lock()
+	if e.state == stateClosed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.state = stateClosed
+	cancel, done, stop := e.cancel, e.done, e.stopListen
+	e.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+		stop()
+	}
+	return nil
+}
+
+// checkStarted returns the error of a put or remove on a queue that is not
+// started or is closed.
+func (e *engine) checkStarted() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch e.state {
+	case stateLatent:
+		return fmt.Errorf("%w: %s at %s (call Start first)", ErrNotStarted, e.kind, e.path)
+	case stateClosed:
+		return fmt.Errorf("%w: %s at %s", ErrClosed, e.kind, e.path)
+	}
+	return nil
+}
+
+// onState runs on the client's listener goroutine: an error state (per the
+// client's ErrorPolicy) cancels the item being consumed, and a new
+// connection wakes the loop, since watches cannot fire while disconnected.
+func (e *engine) onState(s framework.ConnectionState) {
+	if e.c.ErrorPolicy().IsErrorState(s) {
+		e.mu.Lock()
+		if e.hold != nil {
+			e.hold.cancel(ErrItemLost)
+		}
+		e.mu.Unlock()
+	}
+	if s.IsConnected() || s == framework.Lost {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
+)
+
+// DistributedIdQueue is Curator's DistributedIdQueue: a DistributedQueue
+// whose items carry an id in their node name ("queue-|<id>|<sequence>"), so
+// that they can be removed by id before a consumer takes them. Items are
+// taken in sequence order. It is safe for concurrent use.
+type DistributedIdQueue[T any] struct {
+	e *engine
+	s Serializer[T]
+}
+
+// NewDistributedIdQueue returns the id queue at path; see
+// NewDistributedQueue for the errors.
+func NewDistributedIdQueue[T any](c *framework.Client, path string, s Serializer[T], opts ...Option) (*DistributedIdQueue[T], error) {
+	e, err := newTyped("distributed id queue", c, path, s, idNaming, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &DistributedIdQueue[T]{e: e, s: s}, nil
+}
+
+// Start is DistributedQueue.Start.
+func (q *DistributedIdQueue[T]) Start(ctx context.Context) error { return q.e.start(ctx) }
+
+// Close is DistributedQueue.Close.
+func (q *DistributedIdQueue[T]) Close() error { return q.e.close() }
+
+// Put adds item under id, which must not be empty ('/' and '|' in it become
+// '_', as in Curator); see DistributedQueue.Put.
+func (q *DistributedIdQueue[T]) Put(ctx context.Context, item T, id string) (string, error) {
+	if id == "" {
+		return "", fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
+	}
+	return putItems(ctx, q.e, q.s, idPrefix(id), []T{item})
+}
+
+// Remove deletes the items with id that no consumer holds, and returns how
+// many it deleted. In lock path mode it takes each item's lock first, as
+// Curator does, so it never deletes an item a consumer is consuming.
+func (q *DistributedIdQueue[T]) Remove(ctx context.Context, id string) (int, error) {
+	if id == "" {
+		return 0, fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
+	}
+	if err := q.e.checkStarted(); err != nil {
+		return 0, err
+	}
+	children, _, err := q.e.c.Children(ctx, q.e.path)
+	if err != nil {
+		return 0, fmt.Errorf("queue: remove %q from the %s at %s: listing the items: %w", id, q.e.kind, q.e.path, err)
+	}
+	want := fixID(id)
+	count := 0
+	for _, name := range q.e.naming.sortItems(children) {
+		if got, _ := parseID(name); got != want {
+			continue
+		}
+		removed, err := q.e.remove(ctx, name)
+		if err != nil {
+			return count, fmt.Errorf("queue: remove %q from the %s at %s: %w", id, q.e.kind, q.e.path, err)
+		}
+		if removed {
+			count++
+		}
+	}
+	return count, nil
+}
+
+// remove deletes one item node, under its lock in lock path mode (Curator's
+// tryRemove).
+func (e *engine) remove(ctx context.Context, name string) (bool, error) {
+	itemPath := framework.JoinPath(e.path, name)
+	if e.cfg.lockPath == "" {
+		err := e.c.Delete(ctx, itemPath)
+		if errors.Is(err, zk.ErrNoNode) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	lockNode := framework.JoinPath(e.cfg.lockPath, name)
+	owner, busy, err := e.lock(ctx, lockNode)
+	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
+		return false, err
+	}
+	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
+	defer cancel()
+	defer e.unlock(finish, lockNode, owner)
+	if stat, err := e.c.Exists(ctx, itemPath); err != nil || stat == nil {
+		return false, err
+	}
+	if err := e.finish(ctx, name, lockNode, owner, nil, itemDone); err != nil {
+		return false, err
+	}
+	stat, err := e.c.Exists(ctx, itemPath)
+	return err == nil && stat == nil, err
+}

@@ -1,0 +1,150 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/queue"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
+)
+
+// TestCloseMidItemLeavesItem: Close cancels the consumer's ctx, waits for
+// it to return, and in lock path mode leaves its item and no lock node.
+func TestCloseMidItemLeavesItem(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	in := make(chan struct{})
+	returned := make(chan error, 1)
+	q, err := queue.NewDistributedQueue(c, "/cl", queue.JSON[string](), queue.WithLockPath("/cl-locks"),
+		queue.WithConsumer(func(ctx context.Context, _ string) error {
+			close(in)
+			<-ctx.Done()
+			returned <- ctx.Err()
+			return ctx.Err()
+		}))
+	must(t, err)
+	must(t, q.Start(ctx))
+	_, err = q.Put(ctx, "x")
+	must(t, err)
+	select {
+	case <-in:
+	case <-time.After(20 * time.Second):
+		t.Fatal("not consumed")
+	}
+	must(t, q.Close())
+	select {
+	case err := <-returned:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("consumer ctx ended with %v", err)
+		}
+	default:
+		t.Fatal("Close returned before the consumer did")
+	}
+	if n := len(children(t, c, "/cl")); n != 1 {
+		t.Errorf("%d items after Close mid-item, want the item left", n)
+	}
+	awaitEmpty(t, c, "/cl-locks", 10*time.Second)
+	must(t, q.Close())
+}
+
+// TestConsumerCtxCauseIsItemLost: a cut cancels a lock-path consumer's ctx
+// with ErrItemLost.
+func TestConsumerCtxCauseIsItemLost(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr())
+	ctx := testCtx(t)
+	in := make(chan struct{}, 1)
+	cause := make(chan error, 1)
+	first := true
+	q, err := queue.NewDistributedQueue(c, "/cause", queue.JSON[string](), queue.WithLockPath("/cause-locks"),
+		queue.WithConsumer(func(ctx context.Context, _ string) error {
+			if !first {
+				return nil
+			}
+			first = false
+			in <- struct{}{}
+			<-ctx.Done()
+			cause <- context.Cause(ctx)
+			return ctx.Err()
+		}))
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	_, err = q.Put(ctx, "x")
+	must(t, err)
+	<-in
+	p.Sever()
+	select {
+	case err := <-cause:
+		if !errors.Is(err, queue.ErrItemLost) {
+			t.Errorf("cause %v, want ErrItemLost", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the consumer's ctx did not end after a cut")
+	}
+	awaitEmpty(t, c, "/cause", 20*time.Second) // taken again after the reconnect
+}
+
+// TestCorruptedItemDropped: Start on a closed client
+// fails with framework.ErrClosed; an item that is not Curator's envelope is
+// logged and dropped, as Curator does, and the next item is consumed.
+func TestCorruptedItemDropped(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	_, err := c.Create(ctx, "/bad/queue-", []byte("not an envelope"), framework.WithMode(framework.PersistentSequential), framework.CreatingParentsIfNeeded())
+	must(t, err)
+	var r recorder
+	q, err := queue.NewDistributedQueue(c, "/bad", queue.JSON[string](), queue.WithLockPath("/bad-locks"), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	_, err = q.Put(ctx, "good")
+	must(t, err)
+	awaitCount(t, 1, 20*time.Second, &r)
+	awaitEmpty(t, c, "/bad", 10*time.Second)
+	if got := r.items(); !slices.Equal(got, []string{"good"}) {
+		t.Errorf("consumed %q", got)
+	}
+
+	closed := zkclient.New(t, srv.ConnectString())
+	must(t, closed.Close())
+	q2, err := queue.NewDistributedQueue(closed, "/bad2", queue.Bytes())
+	must(t, err)
+	if err := q2.Start(ctx); !errors.Is(err, framework.ErrClosed) {
+		t.Errorf("Start on a closed client: %v", err)
+	}
+}
+
+// TestQueueNodeDeletedAndRecreated: when the queue node is deleted, the
+// consumer makes it again and a later put (which also makes it again) is
+// consumed.
+func TestQueueNodeDeletedAndRecreated(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	var r recorder
+	cons, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/gone", queue.JSON[string](), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, cons.Start(ctx))
+	defer cons.Close()
+	prod, err := queue.NewDistributedQueue(c, "/gone", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	_, err = prod.Put(ctx, "before")
+	must(t, err)
+	awaitCount(t, 1, 20*time.Second, &r)
+	must(t, c.Delete(ctx, "/gone", framework.DeletingChildrenIfNeeded()))
+	_, err = prod.Put(ctx, "after")
+	must(t, err)
+	awaitCount(t, 2, 20*time.Second, &r)
+	exactlyOnce(t, []string{"before", "after"}, &r)
+}

@@ -1,0 +1,170 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/protection"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
+)
+
+// hold is the item a lock-path consumer is consuming.
+type hold struct {
+	cancel context.CancelCauseFunc
+}
+
+// takeLocked is Curator's processWithLockSafety, in Curator's order: create
+// the ephemeral "<lockPath>/<item name>", read the item, consume it, delete
+// it (or requeue it: delete and re-create in one transaction), and finally
+// delete the lock node. It adds what makes the order safe: the item is
+// deleted only in a transaction that checks the lock node, and only while
+// the session that created the lock is the client's current one; an item
+// whose consumer's ctx ended is left where it is.
+func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, error) {
+	lockNode := framework.JoinPath(e.cfg.lockPath, name)
+	owner, busy, err := e.lock(ctx, lockNode)
+	if err != nil || busy != nil {
+		return busy, err
+	}
+	if !owned.IsCurrent(e.c, owner) {
+		return closedEvents(), nil // the lock went, or the session changed, at once: look again
+	}
+	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
+	defer cancel()
+	defer e.unlock(finish, lockNode, owner)
+
+	itemPath := framework.JoinPath(e.path, name)
+	data, _, err := e.c.GetData(ctx, itemPath)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil // removed, or taken by a consumer without the lock path
+	}
+	if err != nil {
+		return nil, err
+	}
+	itemCtx, lost := context.WithCancelCause(ctx)
+	defer lost(nil)
+	e.mu.Lock()
+	e.hold = &hold{cancel: lost}
+	e.mu.Unlock()
+	res := itemLost
+	if owned.IsCurrent(e.c, owner) && e.c.State().IsConnected() {
+		res = e.consume(itemCtx, name, data)
+	}
+	e.mu.Lock()
+	e.hold = nil
+	e.mu.Unlock()
+	if res == itemLost {
+		return nil, nil
+	}
+	return nil, e.finish(finish, name, lockNode, owner, data, res)
+}
+
+// lock creates the item's lock node. owner is the session that holds it (0
+// when the item was not locked); busy watches a lock node another consumer
+// holds.
+func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <-chan zk.Event, err error) {
+	return e.lockOnce(ctx, lockNode, false)
+}
+
+// lockOnce is lock; remade tells that the lock path was made again already.
+// The lock node's data is a token new to this lock, so that a create whose
+// reply was lost is told from a lock another consumer on the same client
+// (the same session) holds: both have our session as owner, only ours has
+// our token. Curator writes its client's address there and never reads it.
+func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (owner int64, busy <-chan zk.Event, err error) {
+	token := []byte(protection.NewID())
+	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
+		return e.c.Create(ctx, lockNode, token, framework.WithMode(framework.Ephemeral))
+	})
+	switch {
+	case err == nil:
+		return owner, nil, nil
+	case errors.Is(err, zk.ErrNoNode) && !remade:
+		// The lock path was deleted: make it again, as Start did.
+		if err := e.ensure(ctx, e.cfg.lockPath); err != nil {
+			return 0, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
+		}
+		return e.lockOnce(ctx, lockNode, true)
+	case !errors.Is(err, zk.ErrNodeExists):
+		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
+	}
+	// Held by another consumer, or our own create whose reply was lost.
+	data, stat, watch, err := e.c.GetDataW(ctx, lockNode)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return 0, closedEvents(), nil // already released: look again
+	case err != nil:
+		return 0, nil, fmt.Errorf("queue: watching the lock node %s: %w", lockNode, err)
+	case owned.IsCurrent(e.c, stat.EphemeralOwner) && bytes.Equal(data, token):
+		return stat.EphemeralOwner, nil, nil
+	}
+	return 0, watch, nil
+}
+
+// finish deletes (or requeues) a consumed item, in one transaction with a
+// check that the lock node still exists, and only while the lock's session
+// is the client's current one. A lost reply is retried: the second attempt
+// finds the item gone and counts as done, so an item is never requeued
+// twice.
+func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64, data []byte, res itemResult) error {
+	itemPath := framework.JoinPath(e.path, name)
+	ops := []any{
+		&zk.CheckVersionRequest{Path: lockNode, Version: -1},
+		&zk.DeleteRequest{Path: itemPath, Version: -1},
+	}
+	if res == itemRequeue {
+		ops = append(ops, &zk.CreateRequest{Path: framework.JoinPath(e.path, requeuePrefix(name)), Data: data, Flags: zk.FlagSequence})
+	}
+	retried := false
+	err := e.c.RetryLoop(ctx, func(ctx context.Context) error {
+		if !owned.IsCurrent(e.c, owner) {
+			return errLockGone
+		}
+		_, err := e.c.TransactionOnce(ctx, ops...)
+		if errors.Is(err, zk.ErrNoNode) && retried {
+			return nil // the lost attempt applied
+		}
+		if errors.Is(err, zk.ErrConnectionClosed) {
+			retried = true
+		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errLockGone):
+		e.log.Warn("queue: the item's lock went with its session before the item was deleted; it stays for the next consumer", zap.String("item", itemPath))
+		return nil
+	case errors.Is(err, zk.ErrNoNode):
+		return nil // the item was removed, or the lock is gone: the item is not ours to delete
+	}
+	return fmt.Errorf("queue: deleting the consumed item %s: %w", itemPath, err)
+}
+
+var errLockGone = errors.New("the lock's session is gone")
+
+// unlock deletes the lock node if the session that created it is still
+// the client's (otherwise it went with its session, and a node of that name
+// may now be another consumer's).
+func (e *engine) unlock(ctx context.Context, lockNode string, owner int64) {
+	if !owned.IsCurrent(e.c, owner) {
+		return
+	}
+	err := e.c.Delete(ctx, lockNode, framework.Guaranteed(), framework.Quietly())
+	if err != nil {
+		e.log.Warn("queue: deleting the lock node failed; it is retried in the background", zap.String("lock", lockNode), zap.Error(err))
+	}
+}
+
+// closedEvents returns a watch that has fired, so that the loop looks again.
+func closedEvents() <-chan zk.Event {
+	ch := make(chan zk.Event)
+	close(ch)
+	return ch
+}

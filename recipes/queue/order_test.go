@@ -1,0 +1,163 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/recipes/queue"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
+)
+
+func TestFIFOWithPutMulti(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	prod, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/fifo", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	var want []string
+	for i := range 10 {
+		if i == 4 {
+			_, err := prod.PutMulti(ctx, []string{"m0", "m1", "m2"})
+			must(t, err)
+			want = append(want, "m0", "m1", "m2")
+			continue
+		}
+		_, err := prod.Put(ctx, fmt.Sprint("i", i))
+		must(t, err)
+		want = append(want, fmt.Sprint("i", i))
+	}
+	var r recorder
+	cons, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/fifo", queue.JSON[string](),
+		queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, cons.Start(ctx))
+	awaitCount(t, len(want), 30*time.Second, &r)
+	must(t, cons.Close())
+	if got := r.items(); !slices.Equal(got, want) {
+		t.Errorf("consumed %q, want FIFO %q", got, want)
+	}
+}
+
+func TestPriorityOrder(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	prod, err := queue.NewDistributedPriorityQueue(c, "/prio", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	puts := []struct {
+		item string
+		prio int32
+	}{{"p10a", 10}, {"n5", -5}, {"p0", 0}, {"p10b", 10}, {"n1", -1}, {"max", 1<<31 - 1}, {"min", -1 << 31}, {"p3", 3}}
+	for _, p := range puts {
+		_, err := prod.Put(ctx, p.item, p.prio)
+		must(t, err)
+	}
+	want := []string{"min", "n5", "n1", "p0", "p3", "p10a", "p10b", "max"}
+	var r recorder
+	cons, err := queue.NewDistributedPriorityQueue(c, "/prio", queue.JSON[string](), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, cons.Start(ctx))
+	awaitCount(t, len(want), 30*time.Second, &r)
+	must(t, cons.Close())
+	if got := r.items(); !slices.Equal(got, want) {
+		t.Errorf("consumed %q, want priority order %q", got, want)
+	}
+}
+
+func TestDelayedItemNotBeforeItsTime(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	type taken struct {
+		item string
+		at   time.Time
+	}
+	got := make(chan taken, 10)
+	q, err := queue.NewDistributedDelayQueue(c, "/delay", queue.JSON[string](),
+		queue.WithConsumer(func(_ context.Context, item string) error {
+			got <- taken{item, time.Now()}
+			return nil
+		}))
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	now := time.Now()
+	later, soon, past := now.Add(1500*time.Millisecond), now.Add(700*time.Millisecond), now.Add(-time.Hour)
+	for _, p := range []struct {
+		item string
+		at   time.Time
+	}{{"later", later}, {"soon", soon}, {"past", past}} {
+		_, err := q.Put(ctx, p.item, p.at)
+		must(t, err)
+	}
+	due := map[string]time.Time{"later": later, "soon": soon, "past": past}
+	var order []string
+	for range 3 {
+		select {
+		case tk := <-got:
+			order = append(order, tk.item)
+			if tk.at.Before(due[tk.item].Truncate(time.Millisecond)) {
+				t.Errorf("%s taken at %v, before its time %v", tk.item, tk.at, due[tk.item])
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("only %q taken", order)
+		}
+	}
+	if want := []string{"past", "soon", "later"}; !slices.Equal(order, want) {
+		t.Errorf("taken in order %q, want %q", order, want)
+	}
+}
+
+func TestIdQueueRemove(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	c := zkclient.New(t, srv.ConnectString())
+	for _, lockPath := range []string{"", "/idq-locks"} {
+		path := "/idq" + lockPath
+		var opts []queue.Option
+		if lockPath != "" {
+			opts = append(opts, queue.WithLockPath(lockPath))
+		}
+		q, err := queue.NewDistributedIdQueue(c, path, queue.JSON[string](), opts...)
+		must(t, err)
+		must(t, q.Start(ctx))
+		for i, id := range []string{"a", "b", "a", "c/d"} {
+			_, err := q.Put(ctx, fmt.Sprint("v", i), id)
+			must(t, err)
+		}
+		n, err := q.Remove(ctx, "a")
+		must(t, err)
+		if n != 2 {
+			t.Errorf("%s: Remove(a) = %d, want 2", path, n)
+		}
+		n, err = q.Remove(ctx, "c/d")
+		must(t, err)
+		if n != 1 {
+			t.Errorf("%s: Remove(c/d) = %d, want 1", path, n)
+		}
+		if left := children(t, c, path); len(left) != 1 {
+			t.Errorf("%s: left %q, want the item of id b", path, left)
+		}
+		if lockPath != "" {
+			awaitEmpty(t, c, lockPath, 10*time.Second)
+		}
+		must(t, q.Close())
+	}
+	// The remaining item is consumed with its id's siblings gone.
+	var r recorder
+	q, err := queue.NewDistributedIdQueue(c, "/idq", queue.JSON[string](), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, q.Start(ctx))
+	awaitCount(t, 1, 20*time.Second, &r)
+	must(t, q.Close())
+	if got := r.items(); !slices.Equal(got, []string{"v1"}) {
+		t.Errorf("consumed %q, want [v1]", got)
+	}
+}
