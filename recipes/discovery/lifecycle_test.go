@@ -1,0 +1,75 @@
+package discovery_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// A ServiceDiscovery queries before Start; a Start on a closed client is
+// framework.ErrClosed, however often it is tried; after Close, Start and
+// queries are ErrClosed, and Close again returns nil.
+func TestServiceDiscoveryStartAndClose(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
+	must(t, err)
+	if names, err := d.QueryForNames(ctx); err != nil || len(names) != 0 {
+		t.Fatalf("QueryForNames before Start: %v %v", names, err)
+	}
+	must(t, d.Close(ctx))
+	must(t, d.Close(ctx))
+	if err := d.Start(); !errors.Is(err, discovery.ErrClosed) {
+		t.Errorf("Start after Close: %v, want ErrClosed", err)
+	}
+	if _, err := d.QueryForNames(ctx); !errors.Is(err, discovery.ErrClosed) {
+		t.Errorf("QueryForNames after Close: %v, want ErrClosed", err)
+	}
+
+	gone := locktest.NewClient(t, srv.ConnectString())
+	d, err = discovery.NewServiceDiscovery[meta](gone, "/services")
+	must(t, err)
+	must(t, gone.Close())
+	for try := range 2 {
+		if err := d.Start(); !errors.Is(err, framework.ErrClosed) {
+			t.Errorf("Start %d on a closed client: %v, want framework.ErrClosed", try, err)
+		}
+	}
+	must(t, d.Close(ctx))
+}
+
+// A ServiceCache whose Start failed can be started again; a second Start is
+// ErrAlreadyStarted; after Close, Start is ErrClosed, and Close again
+// returns nil.
+func TestServiceCacheStartAndClose(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	d := started(t, c)
+	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	sc, err := d.NewServiceCache("api")
+	must(t, err)
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := sc.Start(done); err == nil {
+		t.Fatal("Start with an ended context succeeded")
+	}
+	must(t, sc.Start(ctx))
+	if got := sc.Instances(); len(got) != 1 || got[0].ID != "a" {
+		t.Fatalf("cached %+v after the second Start", got)
+	}
+	if err := sc.Start(ctx); !errors.Is(err, discovery.ErrAlreadyStarted) {
+		t.Errorf("second Start: %v, want ErrAlreadyStarted", err)
+	}
+	must(t, sc.Close())
+	must(t, sc.Close())
+	if err := sc.Start(ctx); !errors.Is(err, discovery.ErrClosed) {
+		t.Errorf("Start after Close: %v, want ErrClosed", err)
+	}
+}
