@@ -212,14 +212,8 @@ func (d *ServiceDiscovery[T]) deleteNode(ctx context.Context, path string) error
 // begin takes the turn to change registrations, on a started, open
 // ServiceDiscovery.
 func (d *ServiceDiscovery[T]) begin(ctx context.Context) error {
-	d.mu.Lock()
-	started, closed := d.started, d.closed
-	d.mu.Unlock()
-	switch {
-	case closed:
-		return ErrClosed
-	case !started:
-		return ErrNotStarted
+	if err := d.life.Check(""); err != nil {
+		return err
 	}
 	return d.take(ctx)
 }
