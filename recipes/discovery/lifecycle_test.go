@@ -3,7 +3,10 @@ package discovery_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
@@ -71,5 +74,42 @@ func TestServiceCacheStartAndClose(t *testing.T) {
 	must(t, sc.Close())
 	if err := sc.Start(ctx); !errors.Is(err, discovery.ErrClosed) {
 		t.Errorf("Start after Close: %v, want ErrClosed", err)
+	}
+}
+
+// A ServiceCache calls its listeners in the order they were added; a
+// stopped one is not called again, and a zero listener's stop does nothing.
+func TestServiceCacheListenersInOrderUntilStopped(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	d := started(t, c)
+	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	sc, err := d.NewServiceCache("api")
+	must(t, err)
+	var mu sync.Mutex
+	var calls []int
+	heard := func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(calls) }
+	stops := make([]func(), 5)
+	for i := range stops {
+		stops[i] = sc.Listen(discovery.CacheListener{CacheChanged: func() { mu.Lock(); calls = append(calls, i); mu.Unlock() }})
+	}
+	zero := sc.Listen(discovery.CacheListener{})
+	zero()
+	zero()
+	must(t, sc.Start(ctx))
+	defer sc.Close()
+
+	must(t, d.RegisterService(ctx, instance("api", "b", 2)))
+	zktest.Eventually(t, 10*time.Second, "every listener told of b", func() bool { return len(heard()) >= 5 })
+	if got := heard(); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+		t.Fatalf("listeners called %v, want in the order added", got)
+	}
+	stops[2]()
+	stops[2]()
+	must(t, d.RegisterService(ctx, instance("api", "c", 3)))
+	zktest.Eventually(t, 10*time.Second, "the others told of c", func() bool { return len(heard()) >= 9 })
+	if got := heard()[5:]; !slices.Equal(got, []int{0, 1, 3, 4}) {
+		t.Fatalf("after stopping listener 2, listeners called %v", got)
 	}
 }
