@@ -24,6 +24,7 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 			_, err := discovery.NewServiceDiscovery[meta](c, "/s", discovery.WithRetryEvery(0))
 			return err
 		}(),
+		"nil option": func() error { _, err := discovery.NewServiceDiscovery[meta](c, "/s", nil); return err }(),
 	} {
 		if !errors.Is(err, discovery.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
@@ -36,8 +37,15 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 			t.Errorf("RegisterService(%s/%s): %v", bad.Name, bad.ID, err)
 		}
 	}
-	if _, err := d.NewServiceProvider("a", discovery.WithDownInstancePolicy[meta](0, 2)); !errors.Is(err, discovery.ErrInvalidArgument) {
-		t.Errorf("down timeout 0: %v", err)
+	for name, opt := range map[string]discovery.ProviderOption[meta]{
+		"down timeout 0": discovery.WithDownInstancePolicy[meta](0, 2),
+		"nil option":     nil,
+		"nil filter":     discovery.WithFilter[meta](nil),
+		"nil strategy":   discovery.WithStrategy[meta](nil),
+	} {
+		if _, err := d.NewServiceProvider("a", opt); !errors.Is(err, discovery.ErrInvalidArgument) {
+			t.Errorf("provider with %s: %v, want ErrInvalidArgument", name, err)
+		}
 	}
 	if err := d.Start(); !errors.Is(err, discovery.ErrAlreadyStarted) {
 		t.Errorf("second Start: %v", err)
