@@ -53,7 +53,7 @@ func NewServiceDiscovery[T any](c *framework.Client, basePath string, opts ...Op
 	if basePath == "/" {
 		return nil, fmt.Errorf("%w: base path %q is the root", ErrInvalidArgument, basePath)
 	}
-	cfg, err := newConfig(opts)
+	cfg, err := newConfig(basePath, opts)
 	if err != nil {
 		return nil, err
 	}
