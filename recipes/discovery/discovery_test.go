@@ -9,13 +9,10 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestConstructorsRefuseBadArguments(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	for name, err := range map[string]error{
 		"nil client": func() error { _, err := discovery.NewServiceDiscovery[meta](nil, "/s"); return err }(),
 		"root":       func() error { _, err := discovery.NewServiceDiscovery[meta](c, "/"); return err }(),
@@ -61,8 +58,7 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 // Java-style node already at the path is deleted and created again (a new
 // czxid); unregister and Close delete the nodes.
 func TestRegisterQueryUnregister(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 
@@ -143,8 +139,7 @@ func TestRegisterQueryUnregister(t *testing.T) {
 // A change to registrations before Start is ErrNotStarted, whose message
 // says what to do, as the framework's does.
 func TestChangesBeforeStartAreErrNotStarted(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
 	must(t, err)
 	ctx := testCtx(t)

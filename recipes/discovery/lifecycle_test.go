@@ -18,8 +18,7 @@ import (
 // framework.ErrClosed, however often it is tried; after Close, Start and
 // queries are ErrClosed, and Close again returns nil.
 func TestServiceDiscoveryStartAndClose(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	srv, c, _ := serve(t)
 	ctx := testCtx(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
 	must(t, err)
@@ -51,8 +50,7 @@ func TestServiceDiscoveryStartAndClose(t *testing.T) {
 // ErrAlreadyStarted; after Close, Start is ErrClosed, and Close again
 // returns nil.
 func TestServiceCacheStartAndClose(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
@@ -80,8 +78,7 @@ func TestServiceCacheStartAndClose(t *testing.T) {
 // A ServiceCache calls its listeners in the order they were added; a
 // stopped one is not called again, and a zero listener's stop does nothing.
 func TestServiceCacheListenersInOrderUntilStopped(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
