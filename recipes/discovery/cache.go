@@ -78,9 +78,9 @@ func (s *ServiceCache[T]) Start(ctx context.Context) error {
 		return err
 	}
 	if err := s.pcc.Start(ctx); err != nil {
-		s.life.Unstart()                     // a failed Start may be tried again
-		if errors.Is(err, cache.ErrClosed) { // Close came during the load
-			return ErrClosed
+		s.life.Unstart() // a failed Start may be tried again
+		if errors.Is(err, cache.ErrClosed) {
+			return ErrClosed // Close came during the load
 		}
 		return fmt.Errorf("discovery: start the cache of %s: %w", s.dir, err)
 	}
