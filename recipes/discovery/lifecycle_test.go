@@ -46,16 +46,24 @@ func TestServiceDiscoveryStartAndClose(t *testing.T) {
 	must(t, d.Close(ctx))
 }
 
+// apiCache registers instance a of service api through a started
+// ServiceDiscovery and returns it with a cache of api, not started.
+func apiCache(t *testing.T) (*discovery.ServiceDiscovery[meta], *discovery.ServiceCache[meta]) {
+	t.Helper()
+	_, c, _ := serve(t)
+	d := started(t, c)
+	must(t, d.RegisterService(testCtx(t), instance("api", "a", 1)))
+	sc, err := d.NewServiceCache("api")
+	must(t, err)
+	return d, sc
+}
+
 // A ServiceCache whose Start failed can be started again; a second Start is
 // ErrAlreadyStarted; after Close, Start is ErrClosed, and Close again
 // returns nil.
 func TestServiceCacheStartAndClose(t *testing.T) {
-	_, c, _ := serve(t)
 	ctx := testCtx(t)
-	d := started(t, c)
-	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
-	sc, err := d.NewServiceCache("api")
-	must(t, err)
+	_, sc := apiCache(t)
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := sc.Start(done); err == nil {
@@ -78,12 +86,8 @@ func TestServiceCacheStartAndClose(t *testing.T) {
 // A ServiceCache calls its listeners in the order they were added; a
 // stopped one is not called again, and a zero listener's stop does nothing.
 func TestServiceCacheListenersInOrderUntilStopped(t *testing.T) {
-	_, c, _ := serve(t)
 	ctx := testCtx(t)
-	d := started(t, c)
-	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
-	sc, err := d.NewServiceCache("api")
-	must(t, err)
+	d, sc := apiCache(t)
 	var mu sync.Mutex
 	var calls []int
 	heard := func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(calls) }
