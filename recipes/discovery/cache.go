@@ -9,7 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/listen"
 	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // CacheListener is told of a ServiceCache's changes, as Curator's
@@ -28,18 +30,22 @@ type CacheListener struct {
 // as Curator's ServiceCache: the children of {basePath}/{name}, keyed by node
 // name, on recipes/cache's engine.
 type ServiceCache[T any] struct {
-	c   *framework.Client
-	dir string
-	pcc *cache.PathChildrenCache
-
-	mu        sync.Mutex
-	memo      map[string]decoded[T] // node path -> its instance, as last decoded
-	listeners map[int]CacheListener
-	nextID    int
-	loaded    bool // the initial load is complete: CacheChanged is called
-	started   bool
-	closed    bool
+	c         *framework.Client
+	dir       string
+	pcc       *cache.PathChildrenCache
+	life      lifecycle.Lifecycle
+	listeners listen.Set[cacheEvent]
 	wg        sync.WaitGroup
+
+	mu     sync.Mutex
+	memo   map[string]decoded[T] // node path -> its instance, as last decoded
+	loaded bool                  // the initial load is complete: CacheChanged is called
+}
+
+// cacheEvent is what one of the engine's events tells the listeners.
+type cacheEvent struct {
+	changed bool                      // an instance was added, updated or removed
+	state   framework.ConnectionState // 0: none
 }
 
 // decoded is an instance node's decoded data at one version of one node.
@@ -61,49 +67,40 @@ func (d *ServiceDiscovery[T]) NewServiceCache(name string) (*ServiceCache[T], er
 	if err != nil {
 		return nil, fmt.Errorf("discovery: cache of %s: %w", dir, err)
 	}
-	return &ServiceCache[T]{c: d.c, dir: dir, pcc: pcc, memo: map[string]decoded[T]{}, listeners: map[int]CacheListener{}}, nil
+	return &ServiceCache[T]{c: d.c, dir: dir, pcc: pcc, life: lifecycle.New(&lifeErrors), memo: map[string]decoded[T]{}}, nil
 }
 
 // Start loads the instances and follows them until Close. It returns once
 // the load is complete, or with ctx's error (the cache can then be started
 // again); a second Start is ErrAlreadyStarted.
 func (s *ServiceCache[T]) Start(ctx context.Context) error {
-	s.mu.Lock()
-	switch {
-	case s.closed:
-		s.mu.Unlock()
-		return ErrClosed
-	case s.started:
-		s.mu.Unlock()
-		return ErrAlreadyStarted
+	if err := s.life.Start(""); err != nil {
+		return err
 	}
-	s.mu.Unlock()
 	if err := s.pcc.Start(ctx); err != nil {
-		switch {
-		case errors.Is(err, cache.ErrAlreadyStarted):
-			return ErrAlreadyStarted
-		case errors.Is(err, cache.ErrClosed):
-			return ErrClosed
+		s.life.Unstart() // a failed Start may be tried again
+		if errors.Is(err, cache.ErrClosed) {
+			return ErrClosed // Close came during the load
 		}
 		return fmt.Errorf("discovery: start the cache of %s: %w", s.dir, err)
 	}
-	s.mu.Lock()
-	s.started = true
-	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.follow()
 	return nil
 }
 
-// Listen adds l; stop removes it (l is not called once stop returned,
-// unless a call was under way).
+// Listen adds l, called after the listeners added before it, and returns
+// its stop: idempotent, and once it returned l is not called again (a call
+// under way is not waited for).
 func (s *ServiceCache[T]) Listen(l CacheListener) (stop func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := s.nextID
-	s.nextID++
-	s.listeners[id] = l
-	return func() { s.mu.Lock(); delete(s.listeners, id); s.mu.Unlock() }
+	return s.listeners.Add(func(e cacheEvent) {
+		if e.changed && l.CacheChanged != nil {
+			l.CacheChanged()
+		}
+		if e.state != 0 && l.StateChanged != nil {
+			l.StateChanged(e.state)
+		}
+	})
 }
 
 // Instances returns the instances the cache holds, sorted by node name. It
@@ -156,50 +153,41 @@ func (s *ServiceCache[T]) decode(n cache.Node) decoded[T] {
 func (s *ServiceCache[T]) follow() {
 	defer s.wg.Done()
 	for ev := range s.pcc.Events() {
-		s.mu.Lock()
-		changed, state := false, framework.ConnectionState(0)
-		switch ev.Type {
-		case cache.NodeAdded, cache.NodeUpdated:
-			s.decode(ev.Node)
-			changed = s.loaded
-		case cache.NodeRemoved:
-			delete(s.memo, ev.Node.Path)
-			changed = s.loaded
-		case cache.Initialized:
-			s.loaded = true
-		case cache.ConnectionSuspended:
-			state = framework.Suspended
-		case cache.ConnectionReconnected:
-			state = framework.Reconnected
-		case cache.ConnectionLost:
-			state = framework.Lost
-		}
-		ls := make([]CacheListener, 0, len(s.listeners))
-		for _, l := range s.listeners {
-			ls = append(ls, l)
-		}
-		s.mu.Unlock()
-		for _, l := range ls {
-			if changed && l.CacheChanged != nil {
-				l.CacheChanged()
-			}
-			if state != 0 && l.StateChanged != nil {
-				l.StateChanged(state)
-			}
+		if e := s.apply(ev); e != (cacheEvent{}) {
+			s.listeners.Deliver(e)
 		}
 	}
+}
+
+// apply takes ev into the memo and returns what it tells the listeners.
+func (s *ServiceCache[T]) apply(ev cache.Event) cacheEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev.Type {
+	case cache.NodeAdded, cache.NodeUpdated:
+		s.decode(ev.Node)
+		return cacheEvent{changed: s.loaded}
+	case cache.NodeRemoved:
+		delete(s.memo, ev.Node.Path)
+		return cacheEvent{changed: s.loaded}
+	case cache.Initialized:
+		s.loaded = true
+	case cache.ConnectionSuspended:
+		return cacheEvent{state: framework.Suspended}
+	case cache.ConnectionReconnected:
+		return cacheEvent{state: framework.Reconnected}
+	case cache.ConnectionLost:
+		return cacheEvent{state: framework.Lost}
+	}
+	return cacheEvent{}
 }
 
 // Close stops following the instances; its goroutines have ended when it
 // returns. A second Close returns nil and does nothing.
 func (s *ServiceCache[T]) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if first, _ := s.life.Close(); !first {
 		return nil
 	}
-	s.closed = true
-	s.mu.Unlock()
 	err := s.pcc.Close()
 	s.wg.Wait()
 	if err != nil && !errors.Is(err, cache.ErrClosed) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -30,10 +29,7 @@ func summary(insts []discovery.ServiceInstance[meta]) []string {
 // lost reply to its listing or to a read, and its session's expiry while
 // instances come and go and change.
 func TestServiceCacheCatchesUpAfterEachFault(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	cc := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	admin, proxy, cc := proxied(t, framework.WithSessionTimeout(4*time.Second))
 	ctx := testCtx(t)
 	d := started(t, admin)
 	sc, err := started(t, cc).NewServiceCache("api")

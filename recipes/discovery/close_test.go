@@ -10,7 +10,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -19,10 +18,7 @@ import (
 // still deletes the registrations it knows and returns by its context, and
 // the register that finishes after it deletes its own node.
 func TestNoRegistrationOutlivesACloseCutShortByARegistrationUnderWay(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	admin, proxy, c := proxied(t, framework.WithSessionTimeout(30*time.Second))
 	ctx := testCtx(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
 	must(t, err)

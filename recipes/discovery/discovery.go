@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // ServiceDiscovery registers this process's service instances under a base
@@ -20,19 +21,22 @@ type ServiceDiscovery[T any] struct {
 	c    *framework.Client
 	base string
 	cfg  config
+	life lifecycle.Lifecycle
 
 	// turn serializes the changes to registrations (a one-slot semaphore
 	// that a ctx can give up waiting for).
 	turn chan struct{}
-	mu   sync.Mutex // guards the fields below
-	regs map[string]*registration[T]
-	// started, closed: the life cycle.
-	started, closed bool
-	stopListen      func()
-	wake            chan struct{} // one slot: the registrations need checking
-	ctx             context.Context
-	cancel          context.CancelFunc
-	wg              sync.WaitGroup
+
+	wake   chan struct{} // one slot: the registrations need checking
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// mu guards the fields below and the registrations' fields; Start
+	// holds it throughout, so that Close finds what Start began.
+	mu         sync.Mutex
+	regs       map[string]*registration[T]
+	stopListen func()
 }
 
 // NewServiceDiscovery returns a ServiceDiscovery of the services under
@@ -49,13 +53,13 @@ func NewServiceDiscovery[T any](c *framework.Client, basePath string, opts ...Op
 	if basePath == "/" {
 		return nil, fmt.Errorf("%w: base path %q is the root", ErrInvalidArgument, basePath)
 	}
-	cfg, err := newConfig(opts)
+	cfg, err := newConfig(basePath, opts)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &ServiceDiscovery[T]{
-		c: c, base: basePath, cfg: cfg,
+		c: c, base: basePath, cfg: cfg, life: lifecycle.New(&lifeErrors),
 		turn: make(chan struct{}, 1), regs: make(map[string]*registration[T]),
 		wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel,
 	}, nil
@@ -70,18 +74,15 @@ func (d *ServiceDiscovery[T]) BasePath() string { return d.base }
 func (d *ServiceDiscovery[T]) Start() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	switch {
-	case d.closed:
-		return ErrClosed
-	case d.started:
-		return ErrAlreadyStarted
+	if err := d.life.Start(""); err != nil {
+		return err
 	}
 	select {
 	case <-d.c.Done():
+		d.life.Unstart()
 		return fmt.Errorf("discovery: start: %w", framework.ErrClosed)
 	default:
 	}
-	d.started = true
 	d.stopListen = d.c.Listen(func(s framework.ConnectionState) {
 		if s == framework.Reconnected || s == framework.Connected {
 			d.poke()
@@ -100,12 +101,10 @@ func (d *ServiceDiscovery[T]) Start() error {
 // Close returns nil and does nothing. Caches and providers have their own
 // Close.
 func (d *ServiceDiscovery[T]) Close(ctx context.Context) error {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
+	if first, _ := d.life.Close(); !first {
 		return nil
 	}
-	d.closed = true
+	d.mu.Lock() // waits for a Start under way
 	stop := d.stopListen
 	d.mu.Unlock()
 	if stop != nil {
@@ -222,17 +221,11 @@ func (d *ServiceDiscovery[T]) pathFor(name, id string) string {
 }
 
 // isClosed reports whether Close has begun.
-func (d *ServiceDiscovery[T]) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
-}
+func (d *ServiceDiscovery[T]) isClosed() bool { return d.life.State() == lifecycle.Closed }
 
-// usable reports ErrClosed after Close.
+// usable reports ErrClosed after Close; queries need no Start.
 func (d *ServiceDiscovery[T]) usable() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if d.isClosed() {
 		return ErrClosed
 	}
 	return nil

@@ -9,13 +9,10 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestConstructorsRefuseBadArguments(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	for name, err := range map[string]error{
 		"nil client": func() error { _, err := discovery.NewServiceDiscovery[meta](nil, "/s"); return err }(),
 		"root":       func() error { _, err := discovery.NewServiceDiscovery[meta](c, "/"); return err }(),
@@ -24,6 +21,7 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 			_, err := discovery.NewServiceDiscovery[meta](c, "/s", discovery.WithRetryEvery(0))
 			return err
 		}(),
+		"nil option": func() error { _, err := discovery.NewServiceDiscovery[meta](c, "/s", nil); return err }(),
 	} {
 		if !errors.Is(err, discovery.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
@@ -36,8 +34,15 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 			t.Errorf("RegisterService(%s/%s): %v", bad.Name, bad.ID, err)
 		}
 	}
-	if _, err := d.NewServiceProvider("a", discovery.WithDownInstancePolicy[meta](0, 2)); !errors.Is(err, discovery.ErrInvalidArgument) {
-		t.Errorf("down timeout 0: %v", err)
+	for name, opt := range map[string]discovery.ProviderOption[meta]{
+		"down timeout 0": discovery.WithDownInstancePolicy[meta](0, 2),
+		"nil option":     nil,
+		"nil filter":     discovery.WithFilter[meta](nil),
+		"nil strategy":   discovery.WithStrategy[meta](nil),
+	} {
+		if _, err := d.NewServiceProvider("a", opt); !errors.Is(err, discovery.ErrInvalidArgument) {
+			t.Errorf("provider with %s: %v, want ErrInvalidArgument", name, err)
+		}
 	}
 	if err := d.Start(); !errors.Is(err, discovery.ErrAlreadyStarted) {
 		t.Errorf("second Start: %v", err)
@@ -53,8 +58,7 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 // Java-style node already at the path is deleted and created again (a new
 // czxid); unregister and Close delete the nodes.
 func TestRegisterQueryUnregister(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 
@@ -135,8 +139,7 @@ func TestRegisterQueryUnregister(t *testing.T) {
 // A change to registrations before Start is ErrNotStarted, whose message
 // says what to do, as the framework's does.
 func TestChangesBeforeStartAreErrNotStarted(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	_, c, _ := serve(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
 	must(t, err)
 	ctx := testCtx(t)

@@ -1,6 +1,10 @@
 package discovery
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
+)
 
 var (
 	// ErrInvalidArgument reports a bad argument to a constructor, an option
@@ -20,3 +24,6 @@ var (
 	// Curator's JSON format.
 	ErrBadInstance = errors.New("discovery: bad instance data")
 )
+
+// lifeErrors are the refusals of a Start and of calls outside a recipe's life.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, NotStarted: ErrNotStarted, Closed: ErrClosed}

@@ -8,7 +8,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // A Dynamic registration survives a session expiry: the node of the expired
@@ -16,10 +15,7 @@ import (
 // once in the new session, and a later reconnect within that session leaves
 // the node alone (Curator would delete and create it again).
 func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
-	srv := zktest.StartServer(t)
-	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	admin, p, c := proxied(t, framework.WithSessionTimeout(4*time.Second))
 	ctx := testCtx(t)
 	lost, reconnected := make(chan struct{}, 8), make(chan struct{}, 8)
 	stop := c.Listen(func(s framework.ConnectionState) {
@@ -94,9 +90,7 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 // The provider never returns an instance the cache knows is gone: when the
 // cache reports a removal, no later pick returns it.
 func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	_, c, admin := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 	for i, id := range []string{"a", "b", "c"} {
@@ -169,9 +163,7 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 // Nothing outlives Close: no goroutine (goleak in TestMain) and no watch:
 // once the watched nodes change, the server holds no watch of the client.
 func TestCloseLeavesNoWatch(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	srv, c, admin := serve(t)
 	ctx := testCtx(t)
 	d := started(t, c)
 	must(t, d.RegisterService(ctx, instance("api", "a", 1)))

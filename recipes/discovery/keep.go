@@ -57,8 +57,7 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("discovery: check %s: %w", r.path, err)
 		}
-		session := d.c.SessionID()
-		if stat != nil && (!r.inst.ServiceType.ephemeral() || stat.EphemeralOwner == session) {
+		if stat != nil && d.ours(r.inst.ServiceType, stat.EphemeralOwner) {
 			d.mu.Lock()
 			r.owner = stat.EphemeralOwner
 			d.mu.Unlock()

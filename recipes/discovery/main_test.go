@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -24,6 +25,23 @@ type meta struct {
 func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
 func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
+
+// serve starts a server with two clients on it: c, for the recipe under
+// test, and admin, to look at the server.
+func serve(t *testing.T) (srv *zktest.Server, c, admin *framework.Client) {
+	t.Helper()
+	srv = zktest.StartServer(t)
+	return srv, locktest.NewClient(t, srv.ConnectString()), locktest.NewClient(t, srv.ConnectString())
+}
+
+// proxied starts a server with an admin client on it, and c, built with
+// opts, on a proxy in front of it.
+func proxied(t *testing.T, opts ...framework.Option) (admin *framework.Client, p *zktest.Proxy, c *framework.Client) {
+	t.Helper()
+	srv := zktest.StartServer(t)
+	p = zktest.StartProxy(t, srv.ConnectString())
+	return locktest.NewClient(t, srv.ConnectString()), p, locktest.NewClient(t, p.Addr(), opts...)
+}
 
 // started returns a started ServiceDiscovery closed with the test.
 func started(t *testing.T, c *framework.Client, opts ...discovery.Option) *discovery.ServiceDiscovery[meta] {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 )
 
 // ProviderOption configures a ServiceProvider.
@@ -49,11 +51,8 @@ type ServiceProvider[T any] struct {
 // ErrInvalidArgument.
 func (d *ServiceDiscovery[T]) NewServiceProvider(name string, opts ...ProviderOption[T]) (*ServiceProvider[T], error) {
 	cfg := providerConfig[T]{strategy: RoundRobin[T](), downTimeout: DefaultDownTimeout, downThreshold: DefaultDownThreshold}
-	for n, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("%w: provider option %d is nil", ErrInvalidArgument, n)
-		}
-		o(&cfg)
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the provider of %q", name)); err != nil {
+		return nil, err
 	}
 	switch {
 	case cfg.strategy == nil:

@@ -152,7 +152,14 @@ func (d *ServiceDiscovery[T]) IsRegistered(id string) bool {
 	if r == nil {
 		return false
 	}
-	return r.owner != -1 && (!r.inst.ServiceType.ephemeral() || owned.IsCurrent(d.c, r.owner))
+	return r.owner != -1 && d.ours(r.inst.ServiceType, r.owner)
+}
+
+// ours reports whether a registration's node of type t owned by owner is
+// this client's: a persistent node always, an ephemeral one only in the
+// client's current session.
+func (d *ServiceDiscovery[T]) ours(t ServiceType, owner int64) bool {
+	return !t.ephemeral() || owned.IsCurrent(d.c, owner)
 }
 
 // outlives returns the node of r that creating a node of type t at base
@@ -212,14 +219,8 @@ func (d *ServiceDiscovery[T]) deleteNode(ctx context.Context, path string) error
 // begin takes the turn to change registrations, on a started, open
 // ServiceDiscovery.
 func (d *ServiceDiscovery[T]) begin(ctx context.Context) error {
-	d.mu.Lock()
-	started, closed := d.started, d.closed
-	d.mu.Unlock()
-	switch {
-	case closed:
-		return ErrClosed
-	case !started:
-		return ErrNotStarted
+	if err := d.life.Check(""); err != nil {
+		return err
 	}
 	return d.take(ctx)
 }

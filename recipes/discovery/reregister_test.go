@@ -10,8 +10,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Registering an id again, in any service type after any other, replaces
@@ -20,9 +18,7 @@ import (
 // type (Curator 5.4's ServiceDiscovery deletes PERMANENT instances on close
 // too).
 func TestRegisteringAnIDAgainInAnotherTypeLeavesOneNode(t *testing.T) {
-	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	_, c, admin := serve(t)
 	ctx := testCtx(t)
 	types := []discovery.ServiceType{discovery.Static, discovery.Dynamic, discovery.DynamicSequential, discovery.Permanent}
 	for _, from := range types {

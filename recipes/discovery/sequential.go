@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // sequenceDigits is the width of the server's sequence suffix.
@@ -28,7 +29,6 @@ func (d *ServiceDiscovery[T]) sweepSequential(ctx context.Context, base, keep st
 	if err != nil {
 		return fmt.Errorf("discovery: look for stray nodes of %s: %w", base, err)
 	}
-	session := d.c.SessionID()
 	for _, name := range names {
 		path := framework.JoinPath(dir, name)
 		if path == keep || !isSequenceOf(name, id) {
@@ -38,7 +38,7 @@ func (d *ServiceDiscovery[T]) sweepSequential(ctx context.Context, base, keep st
 		if err != nil {
 			return fmt.Errorf("discovery: look at stray node %s: %w", path, err)
 		}
-		if stat == nil || session == 0 || stat.EphemeralOwner != session {
+		if stat == nil || !owned.IsCurrent(d.c, stat.EphemeralOwner) {
 			continue
 		}
 		err = d.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())

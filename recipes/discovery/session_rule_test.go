@@ -10,7 +10,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/testing/locktest"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // When the client gives its session up (simulated expiry) while the server
@@ -20,12 +19,9 @@ import (
 // reports the connection states, and its listener hears no change for the
 // initial load.
 func TestGivenUpSessionNodeIsNotARegistration(t *testing.T) {
-	srv := zktest.StartServer(t)
-	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
 	// Suspended after about 2/3 of the 8 s timeout, given up 10% later: the
 	// server keeps the session (and its node) for about 2 s more.
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second),
+	admin, p, c := proxied(t, framework.WithSessionTimeout(8*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(10))
 	ctx := testCtx(t)
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))

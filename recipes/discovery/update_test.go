@@ -87,10 +87,7 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 // context ended in a short partition) is kept and made by the keeper, not
 // left for a reconnect that may never come.
 func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
-	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	admin, proxy, c := proxied(t, framework.WithSessionTimeout(30*time.Second))
 	ctx := testCtx(t)
 	var reconnects atomic.Int32
 	stop := c.Listen(func(s framework.ConnectionState) {
