@@ -17,6 +17,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
+	"github.com/zkcurator/zkcurator/recipes/queue"
 	"github.com/zkcurator/zkcurator/recipes/shared"
 )
 
@@ -46,6 +47,11 @@ var migrated = map[string]reflect.Type{
 	"locks.NewInterProcessSemaphoreMutex":  reflect.TypeOf((*locks.InterProcessSemaphoreMutex)(nil)),
 	"locks.NewInterProcessMultiLock":       reflect.TypeOf((*locks.InterProcessMultiLock)(nil)),
 	"nodes.NewPersistentNode":              reflect.TypeOf((*nodes.PersistentNode)(nil)),
+	"queue.NewDistributedQueue":            reflect.TypeOf((*queue.DistributedQueue[struct{}])(nil)),
+	"queue.NewDistributedIdQueue":          reflect.TypeOf((*queue.DistributedIdQueue[struct{}])(nil)),
+	"queue.NewDistributedPriorityQueue":    reflect.TypeOf((*queue.DistributedPriorityQueue[struct{}])(nil)),
+	"queue.NewDistributedDelayQueue":       reflect.TypeOf((*queue.DistributedDelayQueue[struct{}])(nil)),
+	"queue.NewSimpleDistributedQueue":      reflect.TypeOf((*queue.SimpleDistributedQueue)(nil)),
 	"shared.NewSharedCount":                reflect.TypeOf((*shared.SharedCount)(nil)),
 	"shared.NewSharedValue":                reflect.TypeOf((*shared.SharedValue)(nil)),
 }
