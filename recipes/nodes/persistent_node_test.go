@@ -34,7 +34,7 @@ func TestNewPersistentNodeRejectsBadArguments(t *testing.T) {
 		{"ttl mode without ttl", c, "/a", framework.PersistentWithTTL, nil, "WithTTL"},
 		{"ttl without ttl mode", c, "/a", framework.Persistent, []nodes.PersistentNodeOption{nodes.WithTTL(time.Second)}, "1s"},
 		{"ttl too small", c, "/a", framework.PersistentWithTTL, []nodes.PersistentNodeOption{nodes.WithTTL(time.Microsecond)}, "1µs"},
-		{"nil option", c, "/a", framework.Ephemeral, []nodes.PersistentNodeOption{nodes.WithProtection(), nil}, "nil option (option 2 of 2)"},
+		{"nil option", c, "/a", framework.Ephemeral, []nodes.PersistentNodeOption{nodes.WithProtection(), nil}, `option 1 of the node at "/a" is nil`},
 	}
 	for _, tc := range cases {
 		_, err := nodes.NewPersistentNode(tc.c, tc.path, tc.mode, nil, tc.opts...)

@@ -25,7 +25,7 @@ func TestNewPersistentTTLNodeRejectsBadArguments(t *testing.T) {
 		{"child with a slash", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithChildNodeName("a/b")}, `"a/b"`},
 		{"zero factor", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(0)}, "factor 0"},
 		{"interval below 1ms", time.Millisecond, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(2)}, "factor 2"},
-		{"nil option", time.Second, []nodes.PersistentTTLNodeOption{nil}, "nil option (option 1 of 1)"},
+		{"nil option", time.Second, []nodes.PersistentTTLNodeOption{nil}, `option 0 of the TTL node at "/ttl" is nil`},
 	}
 	for _, tc := range cases {
 		_, err := nodes.NewPersistentTTLNode(c, "/ttl", tc.ttl, nil, tc.opts...)
