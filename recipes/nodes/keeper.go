@@ -117,14 +117,14 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		return err
 	case stat == nil:
 		return p.create(ctx)
-	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || stat.EphemeralOwner == p.c.SessionID():
+	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || owned.IsCurrent(p.c, stat.EphemeralOwner):
 		p.takeOver(path, stat)
 		held, err := p.applyData(ctx)
 		if held {
 			p.markCreated() // a node taken over counts once it has our data
 		}
 		return err
-	case unverified || (owner != 0 && stat.EphemeralOwner == owner):
+	case madeHere(stat.EphemeralOwner, owner, unverified):
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if errors.Is(err, zk.ErrBadVersion) {
@@ -138,6 +138,14 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	p.last = fmt.Errorf("%s is an ephemeral node of another session (0x%x); waiting for it to go", path, stat.EphemeralOwner)
 	p.mu.Unlock()
 	return nil
+}
+
+// madeHere reports whether the ephemeral node of session eo is the one this
+// keeper's create made: owner is the session that create reported (0 when
+// none), and a node whose owner could not be read (unverified) is ours in
+// whatever session.
+func madeHere(eo, owner int64, unverified bool) bool {
+	return unverified || (owner != 0 && eo == owner)
 }
 
 // takeOver records the node at path as the one kept: this session's
