@@ -159,4 +159,7 @@ func TestGroupMemberLifecycle(t *testing.T) {
 	if st, err := c.Exists(ctx, "/life-group/a"); err != nil || st != nil {
 		t.Fatalf("member node after Close: %v %v", st, err)
 	}
+	if err := m.Start(ctx); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
 }

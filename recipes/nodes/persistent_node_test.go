@@ -133,6 +133,12 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 	if err := n.SetData(ctx, nil); !errors.Is(err, nodes.ErrClosed) {
 		t.Fatalf("SetData after Close: %v", err)
 	}
+	if err := n.Start(); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("wait after Close: %v", err)
+	}
 	if stat, err := c.Exists(ctx, "/life/a"); err != nil || stat != nil {
 		t.Fatalf("node after Close: %v %v", stat, err)
 	}

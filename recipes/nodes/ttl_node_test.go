@@ -92,6 +92,37 @@ func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 	}
 }
 
+// A second Start is refused, and so is a Start after Close; a Start that a
+// closed client refuses leaves the node as it was, so that it is refused
+// for the same reason again.
+func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentTTLNode(c, "/ttl-life/a", time.Second, nil)
+	must(t, err)
+	must(t, n.Start())
+	if err := n.Start(); !errors.Is(err, nodes.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v", err)
+	}
+	must(t, n.Close(ctx))
+	must(t, n.Close(ctx))
+	if err := n.Start(); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+
+	closedClient := locktest.NewClient(t, srv.ConnectString())
+	m, err := nodes.NewPersistentTTLNode(closedClient, "/ttl-life/b", time.Second, nil)
+	must(t, err)
+	must(t, closedClient.Close())
+	for i := range 2 {
+		if err := m.Start(); !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("Start %d on a closed client: %v", i+1, err)
+		}
+	}
+	must(t, m.Close(ctx))
+}
+
 // A PersistentNode in a TTL mode is made (a server without TTL nodes
 // refuses it, see above) and made again at its name.
 func TestPersistentNodeTTLModes(t *testing.T) {
