@@ -164,11 +164,7 @@ func (t *PersistentTTLNode) touchLoop(ctx context.Context) {
 		case err != nil:
 			t.c.Logger().Debug("nodes: touching a TTL node failed", zap.String("path", t.child), zap.Error(err))
 		default:
-			select {
-			case <-t.touched:
-			default:
-				close(t.touched)
-			}
+			closeOnce(t.touched)
 		}
 		select {
 		case <-ctx.Done():
