@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // A GroupMember's Start that fails because its ctx ends while the server
@@ -33,8 +32,5 @@ func TestGroupMemberStartIsBoundedByItsContext(t *testing.T) {
 	if limit := wait + 2*time.Second; took > limit {
 		t.Errorf("Start with a %v context returned after %v, want within %v", wait, took, limit)
 	}
-	zktest.Eventually(t, 30*time.Second, "no member node is left", func() bool {
-		st, err := admin.Exists(ctx, "/start-bound/g/m")
-		return err == nil && st == nil
-	})
+	awaitGone(t, admin, "/start-bound/g/m")
 }

@@ -65,10 +65,7 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 	if string(data) != "d" {
 		t.Fatalf("container data %q", data)
 	}
-	must(t, n.Close(ctx))
-	if st, err := admin.Exists(ctx, "/ttl/a"); err != nil || st != nil {
-		t.Fatalf("container after Close: %v %v", st, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, "/ttl/a")
 }
 
 func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
@@ -131,9 +128,7 @@ func TestPersistentNodeTTLModes(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	for _, mode := range []framework.CreateMode{framework.PersistentWithTTL, framework.PersistentSequentialWithTTL} {
 		parent := "/ttlmode/" + mode.String()
-		n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
-		must(t, err)
-		startNode(t, n)
+		n := keptNode(t, c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
 		first := awaitStanding(t, admin, c, n, parent, false)
 		must(t, admin.Delete(testCtx(t), first))
 		if again := awaitStanding(t, admin, c, n, parent, false); again != first {
