@@ -24,22 +24,9 @@ import (
 func TestPersistentNodeAdoptsAStandingPersistentNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
-	_, err := admin.Create(ctx, "/adopt/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	_, err := admin.Create(testCtx(t), "/adopt/n", []byte("old"), framework.CreatingParentsIfNeeded())
 	must(t, err)
-	n, err := nodes.NewPersistentNode(c, "/adopt/n", framework.Persistent, []byte("new"))
-	must(t, err)
-	must(t, n.Start())
-	defer n.Close(ctx)
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	must(t, n.WaitForInitialCreate(wctx))
-	data, _, err := admin.GetData(ctx, "/adopt/n")
-	must(t, err)
-	if string(data) != "new" || n.Path() != "/adopt/n" {
-		t.Fatalf("data %q, Path() %q after taking the node over", data, n.Path())
-	}
+	takenOver(t, admin, locktest.NewClient(t, srv.ConnectString()), "/adopt/n", framework.Persistent)
 }
 
 // An ephemeral node of another session at the path never counts as ours:
@@ -71,10 +58,7 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	if stat == nil || stat.EphemeralOwner != c.SessionID() || n.Path() != "/other/n" {
 		t.Fatalf("node %+v, Path() %q; want ours (session 0x%x)", stat, n.Path(), c.SessionID())
 	}
-	must(t, n.Close(ctx))
-	if stat, err := admin.Exists(ctx, "/other/n"); err != nil || stat != nil {
-		t.Fatalf("after Close /other/n stands: %+v (%v)", stat, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, "/other/n")
 }
 
 // takenOver starts a PersistentNode in mode at path, where a node stands
@@ -96,10 +80,7 @@ func takenOver(t *testing.T, admin, c *framework.Client, path string, mode frame
 	if string(data) != "ours" || n.Path() != path {
 		t.Fatalf("%v over a standing node: data %q, Path() %q; want ours at %s", mode, data, n.Path(), path)
 	}
-	must(t, n.Close(ctx))
-	if stat, err := admin.Exists(ctx, path); err != nil || stat != nil {
-		t.Fatalf("%v: after Close %s stands: %+v (%v)", mode, path, stat, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, path)
 	return stat
 }
 
@@ -150,9 +131,7 @@ func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T)
 
 	_, err = other.Create(ctx, "/theirs/b", []byte("theirs"), framework.WithMode(framework.Ephemeral))
 	must(t, err)
-	n, err := nodes.NewPersistentNode(c, "/theirs/b", framework.Persistent, []byte("ours"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/theirs/b", framework.Persistent, []byte("ours"))
 	must(t, other.Close())
 	await(t, 30*time.Second, "a persistent node of ours replaces the other session's", func() (bool, string) {
 		data, stat, err := admin.GetData(ctx, "/theirs/b")
@@ -161,10 +140,7 @@ func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T)
 		}
 		return true, ""
 	})
-	must(t, n.Close(ctx))
-	if stat, err := admin.Exists(ctx, "/theirs/b"); err != nil || stat != nil {
-		t.Fatalf("after Close /theirs/b stands: %+v (%v)", stat, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, "/theirs/b")
 }
 
 // A node of the kept mode is taken over and its data set: a persistent one
@@ -237,9 +213,7 @@ func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T)
 	ctx := testCtx(t)
 	_, err := admin.Create(ctx, "/every/n", []byte("old"), framework.CreatingParentsIfNeeded())
 	must(t, err)
-	n, err := nodes.NewPersistentNode(c, "/every/n", framework.Ephemeral, []byte("ours"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/every/n", framework.Ephemeral, []byte("ours"))
 	before := c.SessionID()
 	expire(t, proxy, c)
 	await(t, 30*time.Second, "the node taken over is kept in the new session", func() (bool, string) {
@@ -249,10 +223,7 @@ func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T)
 		}
 		return true, ""
 	})
-	must(t, n.Close(ctx))
-	if stat, err := admin.Exists(ctx, "/every/n"); err != nil || stat != nil {
-		t.Fatalf("after Close /every/n stands: %+v (%v)", stat, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, "/every/n")
 }
 
 // A node taken over whose kind is not the mode's is warned of once, as
@@ -267,9 +238,7 @@ func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
 	ctx := testCtx(t)
 	_, err := admin.Create(ctx, "/warned/n", nil, framework.CreatingParentsIfNeeded())
 	must(t, err)
-	n, err := nodes.NewPersistentNode(c, "/warned/n", framework.Ephemeral, []byte("ours"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/warned/n", framework.Ephemeral, []byte("ours"))
 	// A change of the node makes the keeper look at it again: its exists
 	// request, and the reply to it, go through the proxy.
 	var mu sync.Mutex

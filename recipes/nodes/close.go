@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -58,7 +59,7 @@ func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner i
 		if err != nil || stat == nil || stat.EphemeralOwner == 0 {
 			return err
 		}
-		if !unverified && stat.EphemeralOwner != owner && stat.EphemeralOwner != p.c.SessionID() {
+		if !madeHere(stat.EphemeralOwner, owner, unverified) && !owned.IsCurrent(p.c, stat.EphemeralOwner) {
 			return nil
 		}
 		err = p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())

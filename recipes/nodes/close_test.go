@@ -150,9 +150,7 @@ func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
 		{"/down/ps/n-", framework.PersistentSequential, []nodes.PersistentNodeOption{nodes.WithProtection()}},
 		{"/down/taken/n", framework.Ephemeral, nil},
 	} {
-		n, err := nodes.NewPersistentNode(c, tc.path, tc.mode, []byte("d"), tc.opts...)
-		must(t, err)
-		startNode(t, n)
+		n := keptNode(t, c, tc.path, tc.mode, []byte("d"), tc.opts...)
 		kept = append(kept, n)
 	}
 	must(t, srv.Stop())

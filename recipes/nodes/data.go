@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // SetData sets the data the node is kept with: on the node now, if it
@@ -23,7 +24,7 @@ func (p *PersistentNode) SetData(ctx context.Context, data []byte) error {
 	default:
 	}
 	p.mu.Lock()
-	if p.state == closed {
+	if p.life.State() == lifecycle.Closed {
 		p.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrClosed, p.base)
 	}

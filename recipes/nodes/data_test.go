@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -17,9 +16,7 @@ import (
 func TestPersistentNodeSetDataIsBoundedByItsContext(t *testing.T) {
 	admin, proxy, c := proxied(t)
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentNode(c, "/data-bound/n", framework.Persistent, []byte("v1"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/data-bound/n", framework.Persistent, []byte("v1"))
 
 	const slow = 1500 * time.Millisecond // each way
 	proxy.ResetCounts()
@@ -33,7 +30,7 @@ func TestPersistentNodeSetDataIsBoundedByItsContext(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	began := time.Now()
-	err = n.SetData(short, []byte("v3"))
+	err := n.SetData(short, []byte("v3"))
 	if took := time.Since(began); took > slow {
 		t.Errorf("SetData with a 200 ms context returned after %v, behind the write under way", took)
 	}

@@ -1,6 +1,10 @@
 package nodes
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
+)
 
 var (
 	// ErrInvalidArgument reports a bad argument to a constructor or option,
@@ -16,3 +20,6 @@ var (
 	// ErrClosed reports a call after Close.
 	ErrClosed = errors.New("nodes: closed")
 )
+
+// lifeErrors are the package's refusals of a call out of Start/Close order.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, NotStarted: ErrNotStarted, Closed: ErrClosed}

@@ -12,27 +12,6 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
-// awaitState waits until c reports state.
-func awaitState(t *testing.T, c *framework.Client, state framework.ConnectionState) func() {
-	seen := make(chan struct{})
-	var once bool
-	stop := c.Listen(func(s framework.ConnectionState) {
-		if s == state && !once {
-			once = true
-			close(seen)
-		}
-	})
-	return func() {
-		t.Helper()
-		defer stop()
-		select {
-		case <-seen:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("the client never reported %v", state)
-		}
-	}
-}
-
 // After the server expires the session, the ephemeral node is back once,
 // owned by the new session, at the same protected name.
 func TestPersistentNodeBackOnceAfterSessionExpiry(t *testing.T) {
@@ -40,13 +19,11 @@ func TestPersistentNodeBackOnceAfterSessionExpiry(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	n, err := nodes.NewPersistentNode(c, "/expiry/member-", framework.EphemeralSequential, []byte("x"), nodes.WithProtection())
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/expiry/member-", framework.EphemeralSequential, []byte("x"), nodes.WithProtection())
 	first := awaitStanding(t, admin, c, n, "/expiry", true)
 	before := c.SessionID()
 
-	lost := awaitState(t, c, framework.Lost)
+	lost := awaitLost(t, c)
 	proxy.Pause()
 	lost()
 	if n.Path() != "" {
@@ -120,11 +97,9 @@ func TestPersistentNodeReplacesTheNodeOfAGivenUpSession(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(30))
-	n, err := nodes.NewPersistentNode(c, "/givenup/n", framework.Ephemeral, nil)
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/givenup/n", framework.Ephemeral, nil)
 	before := c.SessionID()
-	lost := awaitState(t, c, framework.Lost)
+	lost := awaitLost(t, c)
 	proxy.Pause()
 	lost()
 	proxy.Sever()

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // GroupMember is one member of a group, as Curator's GroupMember: an
@@ -20,9 +20,7 @@ type GroupMember struct {
 	id    string
 	node  *PersistentNode
 	cache *cache.PathChildrenCache
-
-	mu    sync.Mutex
-	state lifecycle
+	life  lifecycle.Lifecycle
 }
 
 // NewGroupMember returns the member thisID of the group at membershipPath,
@@ -48,7 +46,7 @@ func NewGroupMember(c *framework.Client, membershipPath, thisID string, data []b
 	if err != nil {
 		return nil, fmt.Errorf("nodes: group %s: %w", membershipPath, err)
 	}
-	return &GroupMember{c: c, group: membershipPath, id: thisID, node: node, cache: members}, nil
+	return &GroupMember{c: c, group: membershipPath, id: thisID, node: node, cache: members, life: lifecycle.New(&lifeErrors)}, nil
 }
 
 // Start joins the group: it begins keeping the member's node, loads the
@@ -57,17 +55,9 @@ func NewGroupMember(c *framework.Client, membershipPath, thisID string, data []b
 // if made, deleted, within ctx: a delete that ctx cuts short goes on in the
 // background. A second Start returns ErrAlreadyStarted.
 func (g *GroupMember) Start(ctx context.Context) error {
-	g.mu.Lock()
-	switch g.state {
-	case started:
-		g.mu.Unlock()
-		return fmt.Errorf("%w: member %s of %s", ErrAlreadyStarted, g.id, g.group)
-	case closed:
-		g.mu.Unlock()
-		return fmt.Errorf("%w: member %s of %s", ErrClosed, g.id, g.group)
+	if err := g.life.Start(fmt.Sprintf("member %s of %s", g.id, g.group)); err != nil {
+		return err
 	}
-	g.state = started
-	g.mu.Unlock()
 	err := g.node.Start()
 	if err == nil {
 		err = g.cache.Start(ctx)
@@ -109,15 +99,11 @@ func (g *GroupMember) CurrentMembers() map[string][]byte {
 // Close leaves the group: it stops the cache and deletes the member's node.
 // A second Close returns nil.
 func (g *GroupMember) Close(ctx context.Context) error {
-	g.mu.Lock()
-	if g.state == closed {
-		g.mu.Unlock()
+	first, was := g.life.Close()
+	if !first {
 		return nil
 	}
-	wasStarted := g.state == started
-	g.state = closed
-	g.mu.Unlock()
-	if wasStarted {
+	if was == lifecycle.Started {
 		_ = g.cache.Close() // ErrClosed only when it never started
 	}
 	return g.node.Close(ctx)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
-	"github.com/zkcurator/zkcurator/retry"
 )
 
 // The keeper waits between failed attempts from minRetry, doubling up to
@@ -84,7 +83,7 @@ func (p *PersistentNode) stop(err error) {
 
 func (p *PersistentNode) failed(err error) {
 	log := p.c.Logger().Warn
-	if retry.IsRetryable(err) || errors.Is(err, framework.ErrNotConnected) {
+	if transient(err) {
 		log = p.c.Logger().Debug
 	}
 	log("nodes: keeping a node failed; trying again", zap.String("path", p.base), zap.Error(err))
@@ -117,14 +116,14 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		return err
 	case stat == nil:
 		return p.create(ctx)
-	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || stat.EphemeralOwner == p.c.SessionID():
+	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || owned.IsCurrent(p.c, stat.EphemeralOwner):
 		p.takeOver(path, stat)
 		held, err := p.applyData(ctx)
 		if held {
-			p.markCreated() // a node taken over counts once it has our data
+			closeOnce(p.created) // a node taken over counts once it has our data
 		}
 		return err
-	case unverified || (owner != 0 && stat.EphemeralOwner == owner):
+	case madeHere(stat.EphemeralOwner, owner, unverified):
 		// Ours, from a session the client gave up: it must not count.
 		err := p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
 		if errors.Is(err, zk.ErrBadVersion) {
@@ -138,6 +137,14 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	p.last = fmt.Errorf("%s is an ephemeral node of another session (0x%x); waiting for it to go", path, stat.EphemeralOwner)
 	p.mu.Unlock()
 	return nil
+}
+
+// madeHere reports whether the ephemeral node of session eo is the one this
+// keeper's create made: owner is the session that create reported (0 when
+// none), and a node whose owner could not be read (unverified) is ours in
+// whatever session.
+func madeHere(eo, owner int64, unverified bool) bool {
+	return unverified || (owner != 0 && eo == owner)
 }
 
 // takeOver records the node at path as the one kept: this session's
@@ -187,9 +194,7 @@ func (p *PersistentNode) create(ctx context.Context) error {
 			// Made, but the session changed and reading its owner failed
 			// (Close may have cut the read short): keep its path, so that
 			// the next look or Close settles it, rather than lose it.
-			p.mu.Lock()
-			p.path, p.owner, p.applied, p.foreign, p.unverified = made, 0, gen, false, true
-			p.mu.Unlock()
+			p.record(made, 0, gen, true)
 			return err
 		}
 	} else {
@@ -201,10 +206,8 @@ func (p *PersistentNode) create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	p.path, p.owner, p.applied, p.foreign, p.unverified = made, owner, gen, false, false
-	p.mu.Unlock()
-	p.markCreated()
+	p.record(made, owner, gen, false)
+	closeOnce(p.created)
 	return nil
 }
 
@@ -216,13 +219,21 @@ func (p *PersistentNode) adopt(ctx context.Context, path string) error {
 	if err != nil || stat == nil {
 		return err
 	}
-	p.mu.Lock()
-	p.path, p.owner, p.applied, p.foreign, p.unverified = path, 0, 0, false, false // its data is not known to be ours
+	var owner int64
 	if p.mode.IsEphemeral() && owned.IsCurrent(p.c, stat.EphemeralOwner) {
-		p.owner = stat.EphemeralOwner
+		owner = stat.EphemeralOwner
 	}
-	p.mu.Unlock()
+	p.record(path, owner, 0, false) // its data is not known to be ours
 	return nil
+}
+
+// record makes the node at path the one kept, as a create or adopt found
+// it (not taken over yet): owner and unverified as described on the
+// fields, applied the data generation it holds (0 when not known).
+func (p *PersistentNode) record(path string, owner int64, applied uint64, unverified bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.path, p.owner, p.applied, p.foreign, p.unverified = path, owner, applied, false, unverified
 }
 
 // target is where and in which mode to create the node. Once it has stood
@@ -255,10 +266,12 @@ func plain(m framework.CreateMode) framework.CreateMode {
 	return m
 }
 
-func (p *PersistentNode) markCreated() {
+// closeOnce closes ch unless it is closed already; only one goroutine may
+// close it.
+func closeOnce(ch chan struct{}) {
 	select {
-	case <-p.created:
+	case <-ch:
 	default:
-		close(p.created)
+		close(ch)
 	}
 }

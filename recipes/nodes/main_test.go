@@ -13,6 +13,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,6 +39,51 @@ func startNode(t *testing.T, n *nodes.PersistentNode) {
 	must(t, n.Start())
 	t.Cleanup(func() { _ = n.Close(context.Background()) })
 	must(t, n.WaitForInitialCreate(testCtx(t)))
+}
+
+// keptNode makes a PersistentNode with NewPersistentNode's arguments and
+// starts it as startNode does.
+func keptNode(t *testing.T, c *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...nodes.PersistentNodeOption) *nodes.PersistentNode {
+	t.Helper()
+	n, err := nodes.NewPersistentNode(c, path, mode, data, opts...)
+	must(t, err)
+	startNode(t, n)
+	return n
+}
+
+// closeLeavesNoNode runs a keeper's Close (stop) and fails the test unless
+// path is gone, as admin sees it, once it has returned.
+func closeLeavesNoNode(t *testing.T, admin *framework.Client, stop func(context.Context) error, path string) {
+	t.Helper()
+	ctx := testCtx(t)
+	must(t, stop(ctx))
+	if stat, err := admin.Exists(ctx, path); err != nil || stat != nil {
+		t.Fatalf("after Close %s stands: %+v (%v)", path, stat, err)
+	}
+}
+
+// awaitGone waits until path is gone, as admin sees it.
+func awaitGone(t *testing.T, admin *framework.Client, path string) {
+	t.Helper()
+	zktest.Eventually(t, 30*time.Second, path+" is gone", func() bool {
+		stat, err := admin.Exists(context.Background(), path)
+		return err == nil && stat == nil
+	})
+}
+
+// awaitLost registers for c's report of a lost session and returns the wait
+// for it, which fails the test after 30 s.
+func awaitLost(t *testing.T, c *framework.Client) func() {
+	lost, stop := zkclient.LostSignal(c)
+	return func() {
+		t.Helper()
+		defer stop()
+		select {
+		case <-lost:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the client never reported its session lost")
+		}
+	}
 }
 
 // children lists parent's children as the server has them, sorted.

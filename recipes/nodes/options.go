@@ -8,18 +8,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// apply runs opts over cfg, refusing a nil option (which would panic) as
-// ErrInvalidArgument.
-func apply[C any, O ~func(*C)](cfg *C, path string, opts []O) error {
-	for i, o := range opts {
-		if o == nil {
-			return fmt.Errorf("%w: nil option (option %d of %d) for %q", ErrInvalidArgument, i+1, len(opts), path)
-		}
-		o(cfg)
-	}
-	return nil
-}
-
 // maxTTL is ZooKeeper's largest TTL (a 40-bit count of milliseconds).
 const maxTTL = time.Duration(0xFFFFFFFFFF) * time.Millisecond
 

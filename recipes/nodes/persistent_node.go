@@ -8,15 +8,9 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
-)
-
-type lifecycle int
-
-const (
-	latent lifecycle = iota
-	started
-	closed
 )
 
 // PersistentNode keeps one node on the server while it runs, as Curator's
@@ -42,7 +36,7 @@ type PersistentNode struct {
 	writing chan struct{} // a token held by the one data write under way
 
 	mu      sync.Mutex
-	state   lifecycle
+	life    lifecycle.Lifecycle // moved under mu, so that Close finds what Start set up
 	data    []byte
 	gen     uint64 // the data's generation: 1 for the first, one more per SetData
 	applied uint64 // the generation the node holds, 0 when not known
@@ -70,7 +64,7 @@ func NewPersistentNode(c *framework.Client, path string, mode framework.CreateMo
 		return nil, err
 	}
 	var cfg nodeConfig
-	if err := apply(&cfg, path, opts); err != nil {
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the node at %q", path)); err != nil {
 		return nil, err
 	}
 	if err := cfg.validate(path, mode); err != nil {
@@ -78,6 +72,7 @@ func NewPersistentNode(c *framework.Client, path string, mode framework.CreateMo
 	}
 	p := &PersistentNode{
 		c: c, base: path, mode: mode, cfg: cfg,
+		life:    lifecycle.New(&lifeErrors),
 		created: make(chan struct{}),
 		stopped: make(chan struct{}),
 		kick:    make(chan struct{}, 1),
@@ -103,13 +98,9 @@ func (p *PersistentNode) Start() error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.state {
-	case started:
-		return fmt.Errorf("%w: %s", ErrAlreadyStarted, p.base)
-	case closed:
-		return fmt.Errorf("%w: %s", ErrClosed, p.base)
+	if err := p.life.Start(p.base); err != nil {
+		return err
 	}
-	p.state = started
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.unlisten = p.c.Listen(func(framework.ConnectionState) { p.poke() })
@@ -122,14 +113,8 @@ func (p *PersistentNode) Start() error {
 // the reason the node can never be made (such as framework.ErrTTLNotEnabled),
 // ErrNotStarted before Start and ErrClosed after Close.
 func (p *PersistentNode) WaitForInitialCreate(ctx context.Context) error {
-	p.mu.Lock()
-	state := p.state
-	p.mu.Unlock()
-	switch state {
-	case latent:
-		return fmt.Errorf("%w: %s", ErrNotStarted, p.base)
-	case closed:
-		return fmt.Errorf("%w: %s", ErrClosed, p.base)
+	if err := p.life.Check(p.base); err != nil {
+		return err
 	}
 	select {
 	case <-p.created:
@@ -182,15 +167,10 @@ func (p *PersistentNode) Data() []byte {
 // background work to end. A second Close returns nil.
 func (p *PersistentNode) Close(ctx context.Context) error {
 	p.mu.Lock()
-	if p.state == closed {
-		p.mu.Unlock()
-		return nil
-	}
-	wasStarted := p.state == started
-	p.state = closed
+	_, was := p.life.Close()
 	p.mu.Unlock()
-	if !wasStarted {
-		return nil
+	if was != lifecycle.Started {
+		return nil // a second Close, or the node was never started
 	}
 	p.unlisten()
 	p.cancel()

@@ -34,7 +34,7 @@ func TestNewPersistentNodeRejectsBadArguments(t *testing.T) {
 		{"ttl mode without ttl", c, "/a", framework.PersistentWithTTL, nil, "WithTTL"},
 		{"ttl without ttl mode", c, "/a", framework.Persistent, []nodes.PersistentNodeOption{nodes.WithTTL(time.Second)}, "1s"},
 		{"ttl too small", c, "/a", framework.PersistentWithTTL, []nodes.PersistentNodeOption{nodes.WithTTL(time.Microsecond)}, "1µs"},
-		{"nil option", c, "/a", framework.Ephemeral, []nodes.PersistentNodeOption{nodes.WithProtection(), nil}, "nil option (option 2 of 2)"},
+		{"nil option", c, "/a", framework.Ephemeral, []nodes.PersistentNodeOption{nodes.WithProtection(), nil}, `option 1 of the node at "/a" is nil`},
 	}
 	for _, tc := range cases {
 		_, err := nodes.NewPersistentNode(tc.c, tc.path, tc.mode, nil, tc.opts...)
@@ -61,9 +61,7 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 				if protected {
 					opts = append(opts, nodes.WithProtection())
 				}
-				n, err := nodes.NewPersistentNode(c, parent+"/node-", mode, []byte("v1"), opts...)
-				must(t, err)
-				startNode(t, n)
+				n := keptNode(t, c, parent+"/node-", mode, []byte("v1"), opts...)
 				first := awaitStanding(t, admin, c, n, parent, mode.IsEphemeral())
 				name := first[len(parent)+1:]
 				if protection.IsProtected(name) != protected {
@@ -103,9 +101,7 @@ func TestPersistentNodeSetDataAppliesNow(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentNode(c, "/set/a", framework.Ephemeral, []byte("one"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/set/a", framework.Ephemeral, []byte("one"))
 	must(t, n.SetData(ctx, []byte("two")))
 	data, _, err := c.GetData(ctx, "/set/a")
 	must(t, err)
@@ -128,13 +124,16 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 		t.Fatalf("second Start: %v", err)
 	}
 	must(t, n.WaitForInitialCreate(ctx))
-	must(t, n.Close(ctx))
+	closeLeavesNoNode(t, c, n.Close, "/life/a")
 	must(t, n.Close(ctx))
 	if err := n.SetData(ctx, nil); !errors.Is(err, nodes.ErrClosed) {
 		t.Fatalf("SetData after Close: %v", err)
 	}
-	if stat, err := c.Exists(ctx, "/life/a"); err != nil || stat != nil {
-		t.Fatalf("node after Close: %v %v", stat, err)
+	if err := n.Start(); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("wait after Close: %v", err)
 	}
 
 	closedClient := locktest.NewClient(t, srv.ConnectString())

@@ -16,7 +16,7 @@ import (
 // meanwhile), then resumes it.
 func expire(t *testing.T, p *zktest.Proxy, c *framework.Client) {
 	t.Helper()
-	lost := awaitState(t, c, framework.Lost)
+	lost := awaitLost(t, c)
 	p.Pause()
 	lost()
 	p.Resume()
@@ -30,9 +30,7 @@ func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentNode(c, "/setlost/n", framework.Ephemeral, []byte("one"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/setlost/n", framework.Ephemeral, []byte("one"))
 	proxy.LoseNextReply(zktest.OpSetData)
 	_ = n.SetData(ctx, []byte("two")) // the write landed; the client saw a loss
 	if proxy.LostReplies() != 1 {
@@ -70,10 +68,7 @@ func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 			// Without retries the cache's load may meet the severed
 			// connection: Start fails, and leaves no member node (its
 			// delete may finish in the background).
-			zktest.Eventually(t, 30*time.Second, "no member node after a failed Start", func() bool {
-				st, err := admin.Exists(ctx, "/lostgroup/me")
-				return err == nil && st == nil
-			})
+			awaitGone(t, admin, "/lostgroup/me")
 			continue
 		}
 		awaitView(t, admin, m, "/lostgroup", "me", "other")
@@ -82,10 +77,7 @@ func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 		if stat == nil || stat.EphemeralOwner != c.SessionID() {
 			t.Fatalf("%T: member node %+v, session %x", policy, stat, c.SessionID())
 		}
-		must(t, m.Close(ctx))
-		if st, err := admin.Exists(ctx, "/lostgroup/me"); err != nil || st != nil {
-			t.Fatalf("%T: member node after Close: %+v %v", policy, st, err)
-		}
+		closeLeavesNoNode(t, admin, m.Close, "/lostgroup/me")
 	}
 }
 
@@ -98,9 +90,7 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
 	ctx := testCtx(t)
-	pn, err := nodes.NewPersistentNode(c, "/part/p/n", framework.Persistent, nil)
-	must(t, err)
-	startNode(t, pn)
+	pn := keptNode(t, c, "/part/p/n", framework.Persistent, nil)
 	tn, err := nodes.NewPersistentTTLNode(c, "/part/t", time.Second, nil)
 	must(t, err)
 	must(t, tn.Start())
@@ -123,10 +113,7 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 	}
 	proxy.Resume()
 	for _, path := range []string{"/part/p/n", "/part/t", "/part/g/m"} {
-		zktest.Eventually(t, 30*time.Second, path+" gone after the partition", func() bool {
-			st, err := admin.Exists(ctx, path)
-			return err == nil && st == nil
-		})
+		awaitGone(t, admin, path)
 	}
 }
 
@@ -138,9 +125,7 @@ func TestPersistentNodeFailedSetDataStillReachesTheNode(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	n, err := nodes.NewPersistentNode(c, "/setfail/n", framework.Ephemeral, []byte("one"))
-	must(t, err)
-	startNode(t, n)
+	n := keptNode(t, c, "/setfail/n", framework.Ephemeral, []byte("one"))
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := n.SetData(ended, []byte("two")); err == nil {

@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // PersistentTTLNode keeps a node alive through a TTL, as Curator's
@@ -31,7 +33,7 @@ type PersistentTTLNode struct {
 	cancel  context.CancelFunc
 
 	mu    sync.Mutex
-	state lifecycle
+	life  lifecycle.Lifecycle // moved under mu, so that Close finds what Start set up
 	fatal error
 }
 
@@ -47,7 +49,7 @@ func NewPersistentTTLNode(c *framework.Client, path string, ttl time.Duration, d
 		return nil, err
 	}
 	cfg := ttlConfig{child: DefaultChildNodeName, factor: DefaultTouchScheduleFactor}
-	if err := apply(&cfg, path, opts); err != nil {
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the TTL node at %q", path)); err != nil {
 		return nil, err
 	}
 	if err := cfg.validate(path, ttl); err != nil {
@@ -60,6 +62,7 @@ func NewPersistentTTLNode(c *framework.Client, path string, ttl time.Duration, d
 	node.closeOpts = []framework.DeleteOption{framework.DeletingChildrenIfNeeded()}
 	return &PersistentTTLNode{
 		c: c, node: node, ttl: ttl,
+		life:    lifecycle.New(&lifeErrors),
 		child:   framework.JoinPath(path, cfg.child),
 		every:   ttl / time.Duration(cfg.factor),
 		touched: make(chan struct{}),
@@ -73,13 +76,13 @@ func NewPersistentTTLNode(c *framework.Client, path string, ttl time.Duration, d
 func (t *PersistentTTLNode) Start() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.state == closed {
-		return fmt.Errorf("%w: %s", ErrClosed, t.node.base)
-	}
-	if err := t.node.Start(); err != nil {
+	if err := t.life.Start(t.node.base); err != nil {
 		return err
 	}
-	t.state = started
+	if err := t.node.Start(); err != nil {
+		t.life.Unstart() // the client is closed: stay latent, as the node does
+		return err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
 	go t.touchLoop(ctx)
@@ -126,10 +129,9 @@ func (t *PersistentTTLNode) Data() []byte { return t.node.Data() }
 // both again within its touch interval. A second Close returns nil.
 func (t *PersistentTTLNode) Close(ctx context.Context) error {
 	t.mu.Lock()
-	wasStarted := t.state == started
-	t.state = closed
+	_, was := t.life.Close()
 	t.mu.Unlock()
-	if wasStarted {
+	if was == lifecycle.Started {
 		t.cancel()
 		<-t.stopped
 	}
@@ -162,11 +164,7 @@ func (t *PersistentTTLNode) touchLoop(ctx context.Context) {
 		case err != nil:
 			t.c.Logger().Debug("nodes: touching a TTL node failed", zap.String("path", t.child), zap.Error(err))
 		default:
-			select {
-			case <-t.touched:
-			default:
-				close(t.touched)
-			}
+			closeOnce(t.touched)
 		}
 		select {
 		case <-ctx.Done():

@@ -25,7 +25,7 @@ func TestNewPersistentTTLNodeRejectsBadArguments(t *testing.T) {
 		{"child with a slash", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithChildNodeName("a/b")}, `"a/b"`},
 		{"zero factor", time.Second, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(0)}, "factor 0"},
 		{"interval below 1ms", time.Millisecond, []nodes.PersistentTTLNodeOption{nodes.WithTouchScheduleFactor(2)}, "factor 2"},
-		{"nil option", time.Second, []nodes.PersistentTTLNodeOption{nil}, "nil option (option 1 of 1)"},
+		{"nil option", time.Second, []nodes.PersistentTTLNodeOption{nil}, `option 0 of the TTL node at "/ttl" is nil`},
 	}
 	for _, tc := range cases {
 		_, err := nodes.NewPersistentTTLNode(c, "/ttl", tc.ttl, nil, tc.opts...)
@@ -65,10 +65,7 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 	if string(data) != "d" {
 		t.Fatalf("container data %q", data)
 	}
-	must(t, n.Close(ctx))
-	if st, err := admin.Exists(ctx, "/ttl/a"); err != nil || st != nil {
-		t.Fatalf("container after Close: %v %v", st, err)
-	}
+	closeLeavesNoNode(t, admin, n.Close, "/ttl/a")
 }
 
 func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
@@ -92,6 +89,37 @@ func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 	}
 }
 
+// A second Start is refused, and so is a Start after Close; a Start that a
+// closed client refuses leaves the node as it was, so that it is refused
+// for the same reason again.
+func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	n, err := nodes.NewPersistentTTLNode(c, "/ttl-life/a", time.Second, nil)
+	must(t, err)
+	must(t, n.Start())
+	if err := n.Start(); !errors.Is(err, nodes.ErrAlreadyStarted) {
+		t.Fatalf("second Start: %v", err)
+	}
+	must(t, n.Close(ctx))
+	must(t, n.Close(ctx))
+	if err := n.Start(); !errors.Is(err, nodes.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+
+	closedClient := locktest.NewClient(t, srv.ConnectString())
+	m, err := nodes.NewPersistentTTLNode(closedClient, "/ttl-life/b", time.Second, nil)
+	must(t, err)
+	must(t, closedClient.Close())
+	for i := range 2 {
+		if err := m.Start(); !errors.Is(err, framework.ErrClosed) {
+			t.Fatalf("Start %d on a closed client: %v", i+1, err)
+		}
+	}
+	must(t, m.Close(ctx))
+}
+
 // A PersistentNode in a TTL mode is made (a server without TTL nodes
 // refuses it, see above) and made again at its name.
 func TestPersistentNodeTTLModes(t *testing.T) {
@@ -100,9 +128,7 @@ func TestPersistentNodeTTLModes(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	for _, mode := range []framework.CreateMode{framework.PersistentWithTTL, framework.PersistentSequentialWithTTL} {
 		parent := "/ttlmode/" + mode.String()
-		n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
-		must(t, err)
-		startNode(t, n)
+		n := keptNode(t, c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
 		first := awaitStanding(t, admin, c, n, parent, false)
 		must(t, admin.Delete(testCtx(t), first))
 		if again := awaitStanding(t, admin, c, n, parent, false); again != first {
