@@ -44,6 +44,7 @@ const (
 	codeOK             int32 = 0
 	codeConnectionLoss int32 = -4
 	codeUnimplemented  int32 = -6
+	codeMarshalling    int32 = -5
 	codeBadArguments   int32 = -8
 	codeNoNode         int32 = -101
 	codeNoAuth         int32 = -102
@@ -57,6 +58,9 @@ var (
 	// (a server older than the request); the server closes the connection
 	// after it.
 	ErrUnimplemented = errors.New("zk: operation is unimplemented by the server")
+	// ErrMarshalling is the server's answer to a request it could not
+	// read, such as a removeWatches of a watcher type it does not know.
+	ErrMarshalling = errors.New("zk: the server could not read the request")
 	// ErrNoWatcher is the server's answer to removeWatches for a watch the
 	// connection does not hold.
 	ErrNoWatcher = errors.New("zk: no such watcher")
@@ -73,6 +77,8 @@ func codeError(code int32) error {
 		return zk.ErrConnectionClosed
 	case codeUnimplemented:
 		return ErrUnimplemented
+	case codeMarshalling:
+		return ErrMarshalling
 	case codeBadArguments:
 		return zk.ErrBadArguments
 	case codeNoNode:
