@@ -53,11 +53,11 @@ func (w *PersistentWatch) Close(ctx context.Context) error {
 }
 
 // push queues ev for the reader; it never blocks. Past
-// MaxPendingWatchEvents the queued events give way to one reset.
+// MaxPendingWatchEvents the queued events give way to one reset, then ev.
 func (w *PersistentWatch) push(ev WatchEvent) {
 	w.queue.Edit(func(items []WatchEvent) []WatchEvent {
 		if len(items) >= pendingWatchEvents {
-			return append(items[:0], WatchEvent{Reset: true})
+			return append(items[:0], WatchEvent{Reset: true}, ev)
 		}
 		return append(items, ev)
 	})
