@@ -58,6 +58,7 @@ func (r *watchRegistry) newGate() *gozk.Gate {
 	g = gozk.NewGateHooks(gozk.Hooks{
 		Exchange: func(ctx context.Context, l *gozk.Link) error { return r.restore(ctx, g, l) },
 		Notify:   func(n gozk.Notification) { r.notify(g, n) },
+		OneShot:  func(path string) { r.oneShotSet(g, path) },
 	})
 	r.mu.Lock()
 	r.gate = g

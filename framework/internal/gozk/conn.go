@@ -116,13 +116,35 @@ func (c *conn) Write(p []byte) (int, error) {
 			return 0, net.ErrClosed
 		}
 	}
-	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
-		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+	setWatches := len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
+		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches
+	if setWatches {
 		c.once.Do(func() {
 			close(c.written)
 			c.report()
 		})
 	}
+	path, kind, watch := watchRequest(p)
+	if watch {
+		c.gate.noteOneShot(path, kind)
+	}
+	n, err := c.writeZK(p)
+	if err != nil || c.gate.hooks.OneShot == nil {
+		return n, err
+	}
+	switch {
+	case watch:
+		c.gate.hooks.OneShot(path)
+	case setWatches: // go-zookeeper set every one-shot watch again
+		for _, path := range c.gate.oneShotPaths() {
+			c.gate.hooks.OneShot(path)
+		}
+	}
+	return n, err
+}
+
+// writeZK writes a request of go-zookeeper's with its deadline.
+func (c *conn) writeZK(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	var by time.Time
@@ -200,8 +222,11 @@ func (c *conn) readMessage() error {
 			}
 			return nil
 		}
-		if n, ok := parseNotification(msg[replyHeaderLen:]); ok && c.gate.hooks.Notify != nil {
-			c.gate.hooks.Notify(n)
+		if n, ok := parseNotification(msg[replyHeaderLen:]); ok {
+			c.gate.fireOneShot(n)
+			if c.gate.hooks.Notify != nil {
+				c.gate.hooks.Notify(n)
+			}
 		}
 		c.ahead = msg
 		return nil

@@ -35,6 +35,9 @@ type Hooks struct {
 	// reads the connection and before go-zookeeper reads it; it must not
 	// block.
 	Notify func(Notification)
+	// OneShot is called when go-zookeeper has written a request that sets a
+	// one-shot watch on path, on its goroutine; it must not block.
+	OneShot func(path string)
 }
 
 // Gate is what the connections of one go-zookeeper Conn share: the Conn,
@@ -53,6 +56,10 @@ type Gate struct {
 	conns map[*conn]struct{} // open connections, until Shut; nil after it
 	shut  bool
 	link  *Link // the connection with a session, if any
+	// The one-shot watches go-zookeeper holds, by path (oneshot.go), in
+	// session.
+	oneShot        map[string]uint8
+	oneShotSession int64
 }
 
 // NewGate returns a Gate for one go-zookeeper Conn.
@@ -144,6 +151,9 @@ func (g *Gate) linkUp(l *Link) {
 	defer g.mu.Unlock()
 	if _, open := g.conns[l.c]; open {
 		g.link = l
+	}
+	if l.session != g.oneShotSession { // go-zookeeper dropped the old session's watches
+		g.oneShot, g.oneShotSession = nil, l.session
 	}
 }
 
