@@ -1,8 +1,8 @@
 package framework_test
 
 import (
-	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -206,9 +206,10 @@ func TestWatchUnsupportedServer(t *testing.T) {
 	if !errors.Is(err, framework.ErrPersistentWatchUnsupported) {
 		t.Fatalf("AddWatch = %v, want ErrPersistentWatchUnsupported", err)
 	}
+	if msg := err.Error(); strings.Count(msg, "framework: ") != 1 || !strings.Contains(msg, testRoot(t)) {
+		t.Fatalf("error %q: want the package named once and the path", msg)
+	}
 	if _, err := c.Exists(testCtx(t), "/"); err != nil {
 		t.Fatalf("a request after the refusal: %v", err)
 	}
 }
-
-var _ = context.Background

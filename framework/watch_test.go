@@ -222,3 +222,25 @@ func TestWatchOverflowResets(t *testing.T) {
 		t.Fatalf("%d events and %d resets for %d changes with room for 4: want a reset in place of dropped events", events, resets, changes+1)
 	}
 }
+
+// Closing the client closes every handle's channel; a later AddWatch
+// returns ErrClosed.
+func TestWatchEndsWithTheClient(t *testing.T) {
+	c := newClient(t, sharedServer(t).ConnectString())
+	w := addWatch(t, c, testRoot(t), framework.WatchPersistentRecursive)
+	c.Close()
+	select {
+	case _, ok := <-w.Events():
+		if ok {
+			t.Fatal("an event after the client's Close")
+		}
+	case <-time.After(testWait):
+		t.Fatal("the channel stayed open after the client's Close")
+	}
+	if _, err := c.AddWatch(testCtx(t), testRoot(t), framework.WatchPersistent); !errors.Is(err, framework.ErrClosed) {
+		t.Fatalf("AddWatch on a closed client = %v, want ErrClosed", err)
+	}
+	if err := w.Close(testCtx(t)); err != nil {
+		t.Fatalf("Close after the client's: %v", err)
+	}
+}

@@ -16,8 +16,8 @@ var (
 	// of a reply held back for SetWatches when the Gate is retired first.
 	ErrRetired = errors.New("framework: the session of this connection was given up")
 	// ErrNoLink is what Gate.Link returns while no connection has a
-	// session: a connection loss, matching zk.ErrConnectionClosed too.
-	ErrNoLink = errors.Join(errors.New("framework: no connection with a session"), zk.ErrConnectionClosed)
+	// session; the error matches zk.ErrConnectionClosed too.
+	ErrNoLink = errors.New("framework: no connection with a session")
 )
 
 // Exchange is run on each connection once its session is established and
@@ -108,7 +108,7 @@ func (g *Gate) Link() (*Link, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.link == nil {
-		return nil, ErrNoLink
+		return nil, connectionLoss{ErrNoLink}
 	}
 	return g.link, nil
 }

@@ -34,9 +34,19 @@ type Reply struct {
 	Body []byte // what follows the reply header; empty on an error
 }
 
-// ErrLinkClosed is what a request whose connection ended returns, with
-// zk.ErrConnectionClosed: a connection loss, whose outcome is unknown.
+// ErrLinkClosed is what a request whose connection ended returns; the error
+// matches zk.ErrConnectionClosed too: a connection loss, whose outcome is
+// unknown.
 var ErrLinkClosed = errors.New("framework: the connection of the request ended")
+
+// connectionLoss is an error that matches a sentinel of ours and
+// zk.ErrConnectionClosed, read as one line.
+type connectionLoss struct{ ours error }
+
+func (e connectionLoss) Error() string {
+	return e.ours.Error() + " (" + zk.ErrConnectionClosed.Error() + ")"
+}
+func (e connectionLoss) Unwrap() []error { return []error{e.ours, zk.ErrConnectionClosed} }
 
 // Link is one connection of a Gate once its session is established:
 // requests of our own go out on it between go-zookeeper's, and their
@@ -131,7 +141,7 @@ func (l *Link) end() {
 		l.mu.Unlock()
 		return
 	}
-	l.ended = errors.Join(ErrLinkClosed, zk.ErrConnectionClosed)
+	l.ended = connectionLoss{ErrLinkClosed}
 	pending := l.pending
 	l.pending = nil
 	close(l.done)

@@ -163,9 +163,9 @@ func nodes(t *testing.T, root string, n int) (paths []string, data [][]byte, czx
 	return paths, data, czxids
 }
 
-// connectionLoss reports whether err is what a request whose connection
+// isConnectionLoss reports whether err is what a request whose connection
 // ended returns.
-func connectionLoss(err error) bool {
+func isConnectionLoss(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
 		errors.Is(err, ErrNoLink) || errors.Is(err, zk.ErrSessionExpired)
 }
@@ -202,7 +202,7 @@ func TestRepliesMatchRequestsUnderFaults(t *testing.T) {
 				i := (w*rounds + r) % len(paths)
 				got, _, err := conn.Get(paths[i])
 				switch {
-				case connectionLoss(err):
+				case isConnectionLoss(err):
 					losses.Add(1)
 				case err != nil:
 					fail("GetData(%s): %v", paths[i], err)
@@ -227,7 +227,7 @@ func TestRepliesMatchRequestsUnderFaults(t *testing.T) {
 					}
 				}
 				switch {
-				case connectionLoss(err):
+				case isConnectionLoss(err):
 					losses.Add(1)
 					awaitLink(ctx, g)
 				case err != nil:
@@ -253,7 +253,7 @@ func TestRepliesMatchRequestsUnderFaults(t *testing.T) {
 					}
 				}
 				switch {
-				case connectionLoss(err):
+				case isConnectionLoss(err):
 					losses.Add(1)
 					awaitLink(ctx, g)
 				case err != nil:
