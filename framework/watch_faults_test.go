@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -21,7 +23,15 @@ const opAddWatch = zktest.Op(106)
 // session watches path on srv.
 func watchedAfterReset(t *testing.T, srv *zktest.Server, other *framework.Client, w *framework.PersistentWatch, path string) {
 	t.Helper()
-	awaitReset(t, w)
+	watchedAfterResetWithin(t, srv, other, w, path, testWait)
+}
+
+// watchedAfterResetWithin is watchedAfterReset, the reset awaited for up to
+// d.
+func watchedAfterResetWithin(t *testing.T, srv *zktest.Server, other *framework.Client, w *framework.PersistentWatch, path string, d time.Duration) {
+	t.Helper()
+	awaitResetWithin(t, w, d)
+	t.Logf("reset; changing %s", path)
 	ctx := testCtx(t)
 	st, err := other.Exists(ctx, path)
 	if err != nil {
@@ -116,17 +126,22 @@ func TestWatchResetAfterSessionExpiry(t *testing.T) {
 	watchedAfterReset(t, srv, other, w, path)
 }
 
-// A server restart within the session: the watch is set again.
+// A server restart: the watch is set again. A redial that lands on the
+// stopping server waits for go-zookeeper's handshake deadline, ten times its
+// read timeout (two thirds of the session timeout), before it dials again:
+// the reset is awaited for that long after the restart.
 func TestWatchResetAfterServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := newClient(t, srv.ConnectString(), framework.WithSessionTimeout(20*time.Second))
-	other := newClient(t, srv.ConnectString(), framework.WithSessionTimeout(20*time.Second))
+	session := srv.SessionOutlastingRestart(4 * time.Second)
+	c := newClient(t, srv.ConnectString(), framework.WithSessionTimeout(session),
+		framework.WithLogger(zaptest.NewLogger(t, zaptest.Level(zap.InfoLevel))))
 	path := "/restart"
 	w := addWatch(t, c, path, framework.WatchPersistent)
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	watchedAfterReset(t, srv, other, w, path)
+	other := newClient(t, srv.ConnectString()) // connected to the restarted server
+	watchedAfterResetWithin(t, srv, other, w, path, 10*session*2/3+testWait)
 }
 
 // The reply to addWatch itself is lost (the proxy cuts the connection in

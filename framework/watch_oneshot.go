@@ -17,49 +17,45 @@ import (
 // the path again. On 3.9 and later neither is needed and both are
 // harmless: the server keeps watches of different modes apart.
 
-// oneShotSet sets the persistent watches on path again: go-zookeeper has
-// just written a request that sets a one-shot watch there. It runs on
-// go-zookeeper's goroutine: it only starts the work.
-func (r *watchRegistry) oneShotSet(g *gozk.Gate, path string) {
+// oneShotSet sets the persistent watches on path again, through b: right
+// behind go-zookeeper's request that sets a one-shot watch there, so that
+// the server takes the two in that order. It runs on go-zookeeper's
+// goroutine with the connection held: it only queues. It needs no
+// semaphore: a watch whose last handle has gone is skipped, and its removal
+// is written after this. A notification between the two requests may have
+// used up a watch the one-shot watch had turned into a one-shot one: then
+// the handles get a reset.
+func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
+	type again struct {
+		e    *watchEntry
+		seen uint64
+	}
+	var todo []again
 	r.mu.Lock()
-	var entries []*watchEntry
 	if g == r.gate {
 		for key, e := range r.entries {
 			if key.path == path && e.on != nil && len(e.handles) > 0 {
-				entries = append(entries, e)
+				todo = append(todo, again{e, e.events})
 			}
 		}
 	}
 	r.mu.Unlock()
-	for _, e := range entries {
-		r.k.spawn(func() { r.reassert(e) })
+	for _, a := range todo {
+		e, key := a.e, a.e.key
+		b.Send(opAddWatch, gozk.PathRequest(key.path, addWatchMode(key.mode)), func(_ gozk.Reply, err error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			switch {
+			case err == nil && e.events != a.seen:
+				for h := range e.handles {
+					h.push(WatchEvent{Reset: true})
+				}
+			case err != nil && !errors.Is(err, gozk.ErrLinkClosed):
+				r.k.log.Sugar().Errorw("cannot set a persistent watch again after a one-shot watch on its path",
+					"path", key.path, "error", err)
+			}
+		})
 	}
-}
-
-// reassert sends addWatch for e again on the connection that holds it.
-func (r *watchRegistry) reassert(e *watchEntry) {
-	select {
-	case e.sem <- struct{}{}:
-	case <-r.k.closing:
-		return
-	}
-	r.mu.Lock()
-	l, wanted := e.on, len(e.handles) > 0
-	r.mu.Unlock()
-	if l == nil || !wanted {
-		<-e.sem
-		return
-	}
-	done := make(chan struct{})
-	l.Send(opAddWatch, gozk.PathRequest(e.key.path, addWatchMode(e.key.mode)), func(_ gozk.Reply, err error) {
-		if err != nil && !errors.Is(err, gozk.ErrLinkClosed) {
-			r.k.log.Sugar().Errorw("cannot set a persistent watch again after a one-shot watch on its path",
-				"path", e.key.path, "error", err)
-		}
-		<-e.sem
-		close(done)
-	})
-	<-done
 }
 
 // removeWatchBefore39 removes the watch of key on a server older than 3.9

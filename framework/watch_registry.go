@@ -33,6 +33,7 @@ type watchEntry struct {
 	// Guarded by watchRegistry.mu.
 	handles map[*PersistentWatch]struct{}
 	on      *gozk.Link // the connection on which the server holds the watch
+	events  uint64     // notifications handed to the handles so far
 }
 
 // watchRegistry holds the client's persistent watches: it sets each again on
@@ -58,7 +59,7 @@ func (r *watchRegistry) newGate() *gozk.Gate {
 	g = gozk.NewGateHooks(gozk.Hooks{
 		Exchange: func(ctx context.Context, l *gozk.Link) error { return r.restore(ctx, g, l) },
 		Notify:   func(n gozk.Notification) { r.notify(g, n) },
-		OneShot:  func(path string) { r.oneShotSet(g, path) },
+		OneShot:  func(b *gozk.Behind, path string) { r.oneShotSet(g, b, path) },
 	})
 	r.mu.Lock()
 	r.gate = g
@@ -130,6 +131,11 @@ func (r *watchRegistry) add(ctx context.Context, e *watchEntry, l *gozk.Link, re
 	}
 	r.mu.Lock()
 	held, wanted := e.on == l, len(e.handles) > 0
+	if held && reset { // set on l by AddWatch meanwhile: the handles missed what came before
+		for h := range e.handles {
+			h.push(WatchEvent{Reset: true})
+		}
+	}
 	r.mu.Unlock()
 	if held || !wanted {
 		<-e.sem
@@ -213,6 +219,7 @@ func (r *watchRegistry) notify(g *gozk.Gate, n gozk.Notification) {
 		if !key.concerns(n) {
 			continue
 		}
+		e.events++
 		for h := range e.handles {
 			h.push(WatchEvent{Type: n.Type, Path: h.c.relPath(n.Path)})
 		}

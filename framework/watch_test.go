@@ -16,14 +16,20 @@ import (
 // nextEvent returns the watch's next event, failing the test after testWait.
 func nextEvent(t *testing.T, w *framework.PersistentWatch) framework.WatchEvent {
 	t.Helper()
+	return nextEventWithin(t, w, testWait)
+}
+
+// nextEventWithin is nextEvent with a bound of its own.
+func nextEventWithin(t *testing.T, w *framework.PersistentWatch, d time.Duration) framework.WatchEvent {
+	t.Helper()
 	select {
 	case ev, ok := <-w.Events():
 		if !ok {
 			t.Fatal("the watch's channel closed")
 		}
 		return ev
-	case <-time.After(testWait):
-		t.Fatalf("no watch event within %v", testWait)
+	case <-time.After(d):
+		t.Fatalf("no watch event within %v", d)
 	}
 	return framework.WatchEvent{}
 }
@@ -41,8 +47,15 @@ func expectEvents(t *testing.T, w *framework.PersistentWatch, want ...framework.
 // awaitReset skips events until a reset.
 func awaitReset(t *testing.T, w *framework.PersistentWatch) {
 	t.Helper()
+	awaitResetWithin(t, w, testWait)
+}
+
+// awaitResetWithin is awaitReset with a bound of its own.
+func awaitResetWithin(t *testing.T, w *framework.PersistentWatch, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for range 1000 {
-		if nextEvent(t, w).Reset {
+		if nextEventWithin(t, w, time.Until(deadline)).Reset {
 			return
 		}
 	}

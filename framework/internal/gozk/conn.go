@@ -128,23 +128,21 @@ func (c *conn) Write(p []byte) (int, error) {
 	if watch {
 		c.gate.noteOneShot(path, kind)
 	}
-	n, err := c.writeZK(p)
-	if err != nil || c.gate.hooks.OneShot == nil {
-		return n, err
-	}
+	var paths []string
 	switch {
+	case c.gate.hooks.OneShot == nil:
 	case watch:
-		c.gate.hooks.OneShot(path)
-	case setWatches: // go-zookeeper set every one-shot watch again
-		for _, path := range c.gate.oneShotPaths() {
-			c.gate.hooks.OneShot(path)
-		}
+		paths = []string{path}
+	case setWatches: // go-zookeeper sets every one-shot watch again
+		paths = c.gate.oneShotPaths()
 	}
-	return n, err
+	return c.writeZK(p, paths)
 }
 
-// writeZK writes a request of go-zookeeper's with its deadline.
-func (c *conn) writeZK(p []byte) (int, error) {
+// writeZK writes a request of go-zookeeper's with its deadline and, when it
+// sets one-shot watches on paths, the requests Hooks.OneShot puts behind
+// it, before any other request.
+func (c *conn) writeZK(p []byte, paths []string) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	var by time.Time
@@ -152,7 +150,35 @@ func (c *conn) writeZK(p []byte) (int, error) {
 		by = time.Unix(0, ns)
 	}
 	c.Conn.SetWriteDeadline(by)
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	l := c.link.Load()
+	if err != nil || len(paths) == 0 || l == nil {
+		return n, err
+	}
+	b := &Behind{l: l}
+	for _, path := range paths {
+		c.gate.hooks.OneShot(b, path)
+	}
+	if len(b.frames) > 0 {
+		if _, err := c.Conn.Write(b.frames); err != nil {
+			c.Conn.Close() // go-zookeeper's frame went out whole; ours may not have
+		}
+	}
+	return n, err
+}
+
+// Behind queues requests of ours to go out right behind a request of
+// go-zookeeper's, in the same hold of the connection.
+type Behind struct {
+	l      *Link
+	frames []byte
+}
+
+// Send is Link.Send, the request written right behind go-zookeeper's.
+func (b *Behind) Send(op int32, body []byte, done func(Reply, error)) {
+	if xid, ok := b.l.register(done); ok {
+		b.frames = append(b.frames, requestFrame(xid, op, body)...)
+	}
 }
 
 // writeOwn writes a request of ours whole, within timeout.
@@ -192,6 +218,9 @@ func (c *conn) Read(p []byte) (int, error) {
 			return n, err
 		}
 		if err := c.readMessage(); err != nil {
+			if l := c.link.Load(); l != nil {
+				l.end() // the stream is broken: no reply of ours will come
+			}
 			return 0, err
 		}
 	}

@@ -36,8 +36,10 @@ type Hooks struct {
 	// block.
 	Notify func(Notification)
 	// OneShot is called when go-zookeeper has written a request that sets a
-	// one-shot watch on path, on its goroutine; it must not block.
-	OneShot func(path string)
+	// one-shot watch on path (or SetWatches, once per path), on its
+	// goroutine with the connection held: requests sent through b go out
+	// right behind go-zookeeper's. It must not block.
+	OneShot func(b *Behind, path string)
 }
 
 // Gate is what the connections of one go-zookeeper Conn share: the Conn,

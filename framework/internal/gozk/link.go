@@ -80,20 +80,29 @@ func (l *Link) Done() <-chan struct{} { return l.done }
 // zk.ErrConnectionClosed when the connection ends first. done must not
 // block; it may run before Send returns.
 func (l *Link) Send(op int32, body []byte, done func(Reply, error)) {
-	g := l.c.gate
+	xid, ok := l.register(done)
+	if !ok {
+		return
+	}
+	if err := l.c.writeOwn(requestFrame(xid, op, body), l.timeout*2/3); err != nil {
+		l.c.Close() // a partial frame would garble the stream: the connection ends
+	}
+}
+
+// register records done as the request of a new xid; on an ended
+// connection it calls done with the error and reports false.
+func (l *Link) register(done func(Reply, error)) (int32, bool) {
 	l.mu.Lock()
 	if l.ended != nil {
 		err := l.ended
 		l.mu.Unlock()
 		done(Reply{}, err)
-		return
+		return 0, false
 	}
-	xid := g.takeXid(func(x int32) bool { _, busy := l.pending[x]; return busy })
+	xid := l.c.gate.takeXid(func(x int32) bool { _, busy := l.pending[x]; return busy })
 	l.pending[xid] = done
 	l.mu.Unlock()
-	if err := l.c.writeOwn(requestFrame(xid, op, body), l.timeout*2/3); err != nil {
-		l.c.Close() // a partial frame would garble the stream: the connection ends
-	}
+	return xid, true
 }
 
 // Do sends a request and waits for its reply, ctx or the end of the
