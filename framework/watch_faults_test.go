@@ -228,3 +228,30 @@ func TestWatchUnsupportedServer(t *testing.T) {
 		t.Fatalf("a request after the refusal: %v", err)
 	}
 }
+
+// The reply to removeWatches is lost (the proxy cuts the connection in its
+// place): Close returns, since the watch went with the connection, and no
+// watch is left on the server.
+func TestWatchLostRemoveWatchesReply(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
+	path := testRoot(t)
+	w := addWatch(t, c, path, framework.WatchPersistentRecursive)
+	p.LoseNextReply(zktest.Op(18)) // removeWatches
+	if err := w.Close(testCtx(t)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if p.LostReplies() != 1 {
+		t.Fatalf("lost replies = %d, want 1", p.LostReplies())
+	}
+	if err := c.BlockUntilConnected(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exists(testCtx(t), "/"); err != nil { // the next connection serves
+		t.Fatal(err)
+	}
+	if n := watchers(t, srv, path); n != 0 {
+		t.Fatalf("sessions watching %s = %d, want 0", path, n)
+	}
+}

@@ -89,7 +89,8 @@ func (w *PersistentWatcher) deliver(h *framework.PersistentWatch, done chan<- st
 }
 
 // Close removes the watch from the server (bounded by ctx) and stops the
-// listeners: none is called after Close returns. It is idempotent.
+// listeners: none is called after Close returns, so a listener must not call
+// it (it would wait for itself). It is idempotent.
 func (w *PersistentWatcher) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.closed {
