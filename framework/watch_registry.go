@@ -91,18 +91,14 @@ func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) 
 	return w, nil
 }
 
-// dropLocked forgets handle w, and its entry when no handle and no watch on
-// the server is left; it reports whether w was the entry's last handle.
+// dropLocked forgets handle w; it reports whether w was its entry's last
+// handle. The entry itself is forgotten under its semaphore (leave), so that
+// an addWatch still in flight is followed by its removal, never by a second
+// entry's addWatch that the removal would undo.
 func (r *watchRegistry) dropLocked(w *PersistentWatch) bool {
 	e := w.entry
 	delete(e.handles, w)
-	if len(e.handles) > 0 {
-		return false
-	}
-	if e.on == nil && r.entries[e.key] == e {
-		delete(r.entries, e.key)
-	}
-	return true
+	return len(e.handles) == 0
 }
 
 // ensure sets e's watch on the current connection unless the server holds
@@ -258,6 +254,9 @@ func (r *watchRegistry) leave(ctx context.Context, w *PersistentWatch) error {
 	r.mu.Lock()
 	on := e.on
 	if len(e.handles) > 0 || on == nil {
+		if len(e.handles) == 0 && r.entries[e.key] == e {
+			delete(r.entries, e.key)
+		}
 		r.mu.Unlock()
 		<-e.sem
 		return nil
