@@ -257,3 +257,44 @@ func TestWatchEndsWithTheClient(t *testing.T) {
 		t.Fatalf("Close after the client's: %v", err)
 	}
 }
+
+// A handle's Close racing another handle's AddWatch on the same path and
+// mode never leaves the new handle without the server's watch.
+func TestWatchCloseRacingAddWatch(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, err := c.Create(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		a, err := c.AddWatch(ctx, path, framework.WatchPersistent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- a.Close(ctx) }()
+		b, err := c.AddWatch(ctx, path, framework.WatchPersistent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.SetData(ctx, path, []byte{byte(i)}, -1); err != nil {
+			t.Fatal(err)
+		}
+		for ev := nextEvent(t, b); ev != changed(path); ev = nextEvent(t, b) {
+			if !ev.Reset {
+				t.Fatalf("round %d: event %+v", i, ev)
+			}
+		}
+		if err := b.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := watchers(t, srv, path); n != 0 {
+		t.Fatalf("sessions watching %s = %d, want 0", path, n)
+	}
+}
