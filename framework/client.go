@@ -40,6 +40,7 @@ type core struct {
 	// callbacks of ListenNodeEvents (node_events.go).
 	nodeEvents    *queue.Queue[zk.Event]
 	nodeListeners listenerSet[zk.Event]
+	watches       *watchRegistry // persistent watches (watch_registry.go)
 	bg            *background
 
 	closing  chan struct{} // closed when Close begins
@@ -84,6 +85,7 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
+	k.watches = newWatchRegistry(k)
 	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
 		k.events.Push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
 	})

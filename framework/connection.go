@@ -62,7 +62,7 @@ func (k *core) connectLocked() error {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	gate := gozk.NewGate()
+	gate := k.watches.newGate()
 	zkLog := k.log.Sugar()
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
 		zk.WithEventCallback(func(ev zk.Event) {

@@ -71,6 +71,20 @@
 // gzip frame has the header Curator's GzipCompressionProvider writes: a node
 // compressed by either is read by the other.
 //
+// # Persistent watches
+//
+// AddWatch sets a persistent watch (ZooKeeper 3.6's addWatch), which
+// go-zookeeper does not offer: the client sends it on go-zookeeper's own
+// connection (internal/gozk). Its handle, a PersistentWatch, delivers the
+// watch's events on one channel in the server's order, never blocking
+// go-zookeeper; the client sets every watch again on each new connection
+// and in each new session, before go-zookeeper's first request there, and
+// puts a reset event in the handle's stream, since changes in between are
+// not replayed. Handles on one path and mode share one watch on the server;
+// the last Close removes it and leaves any one-shot watch on the path. The
+// watch's notifications also reach ListenNodeEvents, as every notification
+// does. recipes/watch builds Curator's PersistentWatcher on it.
+//
 // # Curator names
 //
 //	Curator                                            zkcurator
@@ -100,6 +114,8 @@
 //	getChildren() / .usingWatcher(...)                 Children / ExistsW, GetDataW, ChildrenW
 //	transaction() / transactionOp()                    Transaction(ctx, ops...)
 //	createContainers(path)                             CreateContainers(ctx, path)
+//	watchers().add().withMode(m).forPath(p)            AddWatch(ctx, p, WatchPersistent or WatchPersistentRecursive)
+//	watchers().remove(w).forPath(p)                    PersistentWatch.Close(ctx)
 //	RetryLoop.callWithRetry                            RetryLoop(ctx, fn)
 //	ConnectionState.CONNECTED ... READ_ONLY            Connected, Suspended, Reconnected, Lost, ReadOnly
 //	StandardConnectionStateErrorPolicy                 StandardErrorPolicy

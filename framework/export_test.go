@@ -30,3 +30,20 @@ func GenerationDialer(c *Client, dial zk.Dialer) zk.Dialer {
 
 // ErrGivenUp is what a dial of a given-up generation returns.
 var ErrGivenUp = gozk.ErrRetired
+
+// SetPendingWatchEvents lowers the bound of a PersistentWatch's queue for
+// the rest of the test.
+func SetPendingWatchEvents(t interface{ Cleanup(func()) }, n int) {
+	old := pendingWatchEvents
+	pendingWatchEvents = n
+	t.Cleanup(func() { pendingWatchEvents = old })
+}
+
+// SendAddWatchAs makes AddWatch send opcode op for the rest of the test, so
+// that a test sees how the client takes an old server's answer to an
+// opcode it does not know.
+func SendAddWatchAs(t interface{ Cleanup(func()) }, op int32) {
+	old := opAddWatch
+	opAddWatch = op
+	t.Cleanup(func() { opAddWatch = old })
+}

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 const (
@@ -24,129 +22,21 @@ const (
 	opSetWatches = 101
 	// replyHeaderLen is a reply's length prefix and header: xid, zxid, err.
 	replyHeaderLen = 4 + 4 + 8 + 4
+	// connectResponseMin is the least a connect response holds: protocol
+	// version, timeout, session id and the password's length.
+	connectResponseMin = 4 + 4 + 8 + 4
 )
 
-var (
-	// ErrRetired is what a dial through a retired Gate returns, and a read
-	// of a reply held back for SetWatches when the Gate is retired first.
-	ErrRetired = errors.New("framework: the session of this connection was given up")
-	// errNoSetWatches ends a connection whose reply was held back for
-	// ReadHold without go-zookeeper writing SetWatches: delivering the reply
-	// then would race with go-zookeeper's read of the zxid, so go-zookeeper
-	// gets a broken connection instead and connects again.
-	errNoSetWatches = errors.New("framework: no SetWatches request on a resumed connection")
-)
-
-// Gate is what the connections of one go-zookeeper Conn share: the Conn,
-// once zk.Connect has returned it, the session in which a watch is certain
-// to be set again after a reconnect, and whether the Conn was given up.
-type Gate struct {
-	session atomic.Pointer[func() int64] // the Conn's SessionID
-	armed   atomic.Int64
-	retired chan struct{} // closed by Retire
-	retire  sync.Once
-
-	mu    sync.Mutex
-	conns map[*conn]struct{} // open connections, until Shut; nil after it
-	shut  bool
-}
-
-// NewGate returns a Gate for one go-zookeeper Conn.
-func NewGate() *Gate {
-	return &Gate{retired: make(chan struct{}), conns: make(map[*conn]struct{})}
-}
-
-// SetConn records the go-zookeeper connection whose dials go through g.
-func (g *Gate) SetConn(c *zk.Conn) {
-	id := c.SessionID
-	g.session.Store(&id)
-}
-
-// Arm records that go-zookeeper holds a watch in session id, so that it
-// writes SetWatches on every connection that resumes that session.
-func (g *Gate) Arm(id int64) { g.armed.Store(id) }
-
-// Retire makes every later dial fail with ErrRetired, and so does a read
-// whose reply is held back for SetWatches.
-func (g *Gate) Retire() {
-	g.retire.Do(func() { close(g.retired) })
-}
-
-// Shut retires g and closes its open connections. go-zookeeper's Close sends
-// closeSession and waits at most a second for the reply, but its receive loop
-// then waits for its read deadline (two thirds of the session timeout) on a
-// server that went silent; after Close, Shut ends that wait at once.
-func (g *Gate) Shut() {
-	g.Retire()
-	g.mu.Lock()
-	conns := g.conns
-	g.conns, g.shut = nil, true
-	g.mu.Unlock()
-	for c := range conns {
-		c.Conn.Close()
-	}
-}
-
-// track records c as open; it reports false, recording nothing, once g is shut.
-func (g *Gate) track(c *conn) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.shut {
-		return false
-	}
-	g.conns[c] = struct{}{}
-	return true
-}
-
-func (g *Gate) untrack(c *conn) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.conns, c)
-}
-
-// Dialer wraps dial so that each connection calls rewatched once when
-// go-zookeeper writes SetWatches on it and, on a connection that resumes the
-// armed session, holds back the first reply that records a zxid until then.
-// A reply still held when the Gate is retired or after ReadHold is never
-// delivered: the connection fails instead. go-zookeeper reads the zxid for SetWatches before it
-// queues the request, so from then on its receive loop may record newer
-// ones: the hold orders the two, even for requests that were queued inside
-// go-zookeeper when the previous connection dropped.
-func (g *Gate) Dialer(dial zk.Dialer, rewatched func()) zk.Dialer {
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		select {
-		case <-g.retired:
-			return nil, ErrRetired
-		default:
-		}
-		nc, err := dial(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		c := &conn{Conn: nc, gate: g, report: rewatched, written: make(chan struct{})}
-		if !g.track(c) {
-			nc.Close()
-			return nil, ErrRetired
-		}
-		return c, nil
-	}
-}
-
-// Close closes the connection and forgets it.
-func (c *conn) Close() error {
-	c.gate.untrack(c)
-	return c.Conn.Close()
-}
-
-// resumesArmed reports whether go-zookeeper's connection is in the armed
-// session, so that SetWatches will come.
-func (g *Gate) resumesArmed() bool {
-	id := g.session.Load()
-	return id != nil && (*id)() != 0 && (*id)() == g.armed.Load()
-}
+// errNoSetWatches ends a connection whose reply was held back for
+// ReadHold without go-zookeeper writing SetWatches: delivering the reply
+// then would race with go-zookeeper's read of the zxid, so go-zookeeper
+// gets a broken connection instead and connects again.
+var errNoSetWatches = errors.New("framework: no SetWatches request on a resumed connection")
 
 // conn is one connection through a Gate. The bytes go-zookeeper reads are
-// the bytes the server sent; only when it gets them changes.
+// the bytes the server sent, less the replies to our own requests; only
+// when it gets them changes. The bytes it writes go out as written, whole
+// requests never interleaved with ours.
 type conn struct {
 	net.Conn
 	gate    *Gate
@@ -154,41 +44,159 @@ type conn struct {
 	report  func()
 	written chan struct{} // closed once SetWatches is written
 
+	link     atomic.Pointer[Link] // set once the session is established
+	released chan struct{}        // closed when go-zookeeper's requests may go out
+	closed   chan struct{}        // closed by Close
+	close    sync.Once
+
+	wmu       sync.Mutex   // one whole request at a time
+	zkWriteBy atomic.Int64 // go-zookeeper's write deadline (UnixNano, 0 for none)
+
 	// Reads of the connect response (go-zookeeper's handshake, on its own
 	// goroutine, before the receive loop starts).
-	handshake    [4]byte
-	handshakeLen int   // bytes of the length prefix read so far
-	handshakeRem int64 // bytes of the response body still to come
+	handshake    []byte // the length prefix and the response, as far as read
+	handshakeRem int64  // bytes of the response body still to come, once the prefix is read
 
 	// Reads of the receive loop, one goroutine.
 	decided bool   // whether replies are held was decided
-	open    bool   // replies pass unexamined
+	open    bool   // replies are not held for SetWatches
 	ahead   []byte // bytes read off the connection, not yet delivered
 	rest    int64  // bytes of the current reply still to pass before the next header
 }
 
+func newConn(nc net.Conn, g *Gate, rewatched func()) *conn {
+	return &conn{Conn: nc, gate: g, report: rewatched, written: make(chan struct{}),
+		released: make(chan struct{}), closed: make(chan struct{})}
+}
+
+// Close closes the connection, forgets it and fails our requests on it.
+func (c *conn) Close() error {
+	err := c.Conn.Close()
+	c.close.Do(func() {
+		close(c.closed)
+		c.gate.untrack(c)
+		if l := c.link.Load(); l != nil {
+			l.end()
+		}
+	})
+	return err
+}
+
+// SetWriteDeadline records go-zookeeper's deadline, applied to its next write
+// (ours set their own under the same lock).
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.zkWriteBy.Store(unixNano(t))
+	return nil
+}
+
+// SetDeadline is SetReadDeadline, and SetWriteDeadline recorded.
+func (c *conn) SetDeadline(t time.Time) error {
+	c.zkWriteBy.Store(unixNano(t))
+	return c.Conn.SetReadDeadline(t)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
 // Write sees whole requests: go-zookeeper writes each one, length prefix,
-// xid and opcode first, in a single call. The connect request, which has no
-// xid or opcode, starts with a zero protocol version where a request's xid
-// is positive.
+// xid and opcode first, in a single call. The connect request goes out at
+// once; every later one waits until the connection's Exchange has ended.
+// The connect request, which has no xid or opcode, starts with a zero
+// protocol version where a request's xid is positive.
 func (c *conn) Write(p []byte) (int, error) {
-	if len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
-		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+	if c.link.Load() != nil {
+		select {
+		case <-c.released:
+		case <-c.closed:
+			return 0, net.ErrClosed
+		}
+	}
+	setWatches := len(p) >= 12 && int32(binary.BigEndian.Uint32(p[4:8])) > 0 &&
+		int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches
+	if setWatches {
 		c.once.Do(func() {
 			close(c.written)
 			c.report()
 		})
 	}
-	return c.Conn.Write(p)
+	path, kind, watch := watchRequest(p)
+	if watch {
+		c.gate.noteOneShot(path, kind)
+	}
+	var paths []string
+	switch {
+	case c.gate.hooks.OneShot == nil:
+	case watch:
+		paths = []string{path}
+	case setWatches: // go-zookeeper sets every one-shot watch again
+		paths = c.gate.oneShotPaths()
+	}
+	return c.writeZK(p, paths)
 }
 
-// Read passes the connect response through; after it, when the connection
-// resumed the armed session, replies are examined one header at a time until
-// one that records a zxid has been held for SetWatches. go-zookeeper reads
-// the connect response with exact lengths, so counting its bytes finds its
-// end.
+// writeZK writes a request of go-zookeeper's with its deadline and, when it
+// sets one-shot watches on paths, the requests Hooks.OneShot puts behind
+// it, before any other request.
+func (c *conn) writeZK(p []byte, paths []string) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	var by time.Time
+	if ns := c.zkWriteBy.Load(); ns != 0 {
+		by = time.Unix(0, ns)
+	}
+	c.Conn.SetWriteDeadline(by)
+	n, err := c.Conn.Write(p)
+	l := c.link.Load()
+	if err != nil || len(paths) == 0 || l == nil {
+		return n, err
+	}
+	b := &Behind{l: l}
+	for _, path := range paths {
+		c.gate.hooks.OneShot(b, path)
+	}
+	if len(b.frames) > 0 {
+		if _, err := c.Conn.Write(b.frames); err != nil {
+			c.Close() // go-zookeeper's frame went out whole; ours may not have
+		}
+	}
+	return n, err
+}
+
+// Behind queues requests of ours to go out right behind a request of
+// go-zookeeper's, in the same hold of the connection.
+type Behind struct {
+	l      *Link
+	frames []byte
+}
+
+// Send is Link.Send, the request written right behind go-zookeeper's.
+func (b *Behind) Send(op int32, body []byte, done func(Reply, error)) {
+	if xid, ok := b.l.register(done); ok {
+		b.frames = append(b.frames, requestFrame(xid, op, body)...)
+	}
+}
+
+// writeOwn writes a request of ours whole, within timeout.
+func (c *conn) writeOwn(frame []byte, timeout time.Duration) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.Conn.SetWriteDeadline(time.Now().Add(timeout))
+	_, err := c.Conn.Write(frame)
+	return err
+}
+
+// Read passes the connect response through; after it, it reads the server's
+// messages one header at a time: replies to our requests go to them and
+// never to go-zookeeper, notifications are reported to the Gate's Notify
+// first, and, when the connection resumed the armed session, the first
+// reply that records a zxid is held for SetWatches. go-zookeeper reads the
+// connect response with exact lengths, so counting its bytes finds its end.
 func (c *conn) Read(p []byte) (int, error) {
-	if c.handshakeLen < len(c.handshake) || c.handshakeRem > 0 {
+	if c.handshakeRem > 0 || len(c.handshake) < 4 {
 		n, err := c.Conn.Read(p)
 		c.countHandshake(p[:n])
 		return n, err
@@ -197,47 +205,68 @@ func (c *conn) Read(p []byte) (int, error) {
 		c.decided = true
 		c.open = !c.gate.resumesArmed()
 	}
-	switch {
-	case len(c.ahead) > 0:
-		n := copy(p, c.ahead)
-		c.ahead = c.ahead[n:]
-		return n, nil
-	case c.open:
-		return c.Conn.Read(p)
-	case c.rest > 0:
-		n, err := c.Conn.Read(p[:min(int64(len(p)), c.rest)])
-		c.rest -= int64(n)
-		return n, err
-	}
-	return c.readHeader(p)
-}
-
-// readHeader reads the next reply's length and header off the connection,
-// holds it back while it records a zxid and SetWatches is not written, and
-// starts delivering it.
-func (c *conn) readHeader(p []byte) (int, error) {
-	hdr := make([]byte, replyHeaderLen)
-	n, err := io.ReadFull(c.Conn, hdr)
-	if err != nil {
-		c.open = true // deliver what came, then the error again
-		if n == 0 {
+	for {
+		switch {
+		case len(c.ahead) > 0:
+			n := copy(p, c.ahead)
+			c.ahead = c.ahead[n:]
+			return n, nil
+		case c.rest > 0:
+			n, err := c.Conn.Read(p[:min(int64(len(p)), c.rest)])
+			c.rest -= int64(n)
+			return n, err
+		}
+		if err := c.readMessage(); err != nil {
+			if l := c.link.Load(); l != nil {
+				l.end() // the stream is broken: no reply of ours will come
+			}
 			return 0, err
 		}
-		c.ahead = hdr[:n]
-		return c.Read(p)
+	}
+}
+
+// readMessage reads the next message's length and header off the
+// connection and takes it (a reply of ours), or queues it for go-zookeeper
+// (holding it back while it records a zxid and SetWatches is not written).
+func (c *conn) readMessage() error {
+	hdr := make([]byte, replyHeaderLen)
+	if _, err := io.ReadFull(c.Conn, hdr); err != nil {
+		return err
 	}
 	size := int64(binary.BigEndian.Uint32(hdr[:4]))
 	xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
 	zxid := int64(binary.BigEndian.Uint64(hdr[8:16]))
-	c.rest = max(size-(replyHeaderLen-4), 0)
-	if xid >= 0 && zxid > 0 {
+	rest := max(size-(replyHeaderLen-4), 0)
+	if xid == xidNotification || isOwnXid(xid) {
+		// Small messages, read whole: a notification's path, a reply of ours.
+		msg := make([]byte, replyHeaderLen+rest)
+		copy(msg, hdr)
+		if _, err := io.ReadFull(c.Conn, msg[replyHeaderLen:]); err != nil {
+			return err
+		}
+		if isOwnXid(xid) {
+			if l := c.link.Load(); l != nil {
+				l.deliver(msg[4:])
+			}
+			return nil
+		}
+		if n, ok := parseNotification(msg[replyHeaderLen:]); ok {
+			c.gate.fireOneShot(n)
+			if c.gate.hooks.Notify != nil {
+				c.gate.hooks.Notify(n)
+			}
+		}
+		c.ahead = msg
+		return nil
+	}
+	if !c.open && xid >= 0 && zxid > 0 {
 		if err := c.awaitSetWatches(); err != nil {
-			return 0, err
+			return err
 		}
 		c.open = true
 	}
-	c.ahead = hdr
-	return c.Read(p)
+	c.ahead, c.rest = hdr, rest
+	return nil
 }
 
 // awaitSetWatches waits until SetWatches is written (nil), the Gate is
@@ -255,21 +284,25 @@ func (c *conn) awaitSetWatches() error {
 	}
 }
 
+// countHandshake follows the connect response; at its end, a response that
+// grants a session makes the connection a Link.
 func (c *conn) countHandshake(b []byte) {
 	for len(b) > 0 {
-		if c.handshakeLen < len(c.handshake) {
-			k := copy(c.handshake[c.handshakeLen:], b)
-			c.handshakeLen += k
+		if len(c.handshake) < 4 {
+			k := min(4-len(c.handshake), len(b))
+			c.handshake = append(c.handshake, b[:k]...)
 			b = b[k:]
-			if c.handshakeLen == len(c.handshake) {
-				c.handshakeRem = int64(binary.BigEndian.Uint32(c.handshake[:]))
+			if len(c.handshake) == 4 {
+				c.handshakeRem = int64(binary.BigEndian.Uint32(c.handshake))
 			}
 			continue
 		}
 		k := min(int64(len(b)), c.handshakeRem)
+		c.handshake = append(c.handshake, b[:k]...)
 		c.handshakeRem -= k
 		b = b[k:]
 		if c.handshakeRem == 0 {
+			c.established()
 			return
 		}
 	}

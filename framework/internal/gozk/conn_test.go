@@ -12,7 +12,17 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(stopShared{m}) }
+
+type stopShared struct{ m *testing.M }
+
+func (s stopShared) Run() int {
+	code := s.m.Run()
+	if shared.srv != nil {
+		shared.srv.Close()
+	}
+	return code
+}
 
 // frame is a length-prefixed message as ZooKeeper sends it.
 func frame(body []byte) []byte {
