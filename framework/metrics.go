@@ -70,6 +70,7 @@ var operations = map[string]string{
 	"create": "create", "delete": "delete", "exists": "exists",
 	"get data": "get_data", "set data": "set_data", "get children": "get_children",
 	"transaction": "transaction", "create containers": "create_containers",
+	"sync": "sync", "get ACL": "get_acl", "set ACL": "set_acl",
 }
 
 func newClientMetrics(m Metrics) *clientMetrics {
