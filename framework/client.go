@@ -56,17 +56,20 @@ type core struct {
 	wg         sync.WaitGroup
 	sess       session         // guarded by mu; see connection.go
 	nsReady    map[string]bool // namespace roots known to exist
+	chrootSeen bool            // the connect string's chroot was found to exist
 	closeOnce  sync.Once
 }
 
 // NewClient checks its arguments and makes a client for the comma-separated servers in
 // connectString ("127.0.0.1:2181,127.0.0.1:2182"; a server without a port uses 2181,
-// an IPv6 host goes in brackets). It does no network I/O; call Start. An argument it
-// cannot use (a port outside 1..65535, an empty host, a chroot suffix, a session or
-// connection timeout outside 1ms..2^31-1 ms, an invalid policy or namespace) fails
-// with an error matching ErrInvalidArgument that names the value. ZooKeeper's chroot
-// suffix ("host:2181/app") is rejected because go-zookeeper cannot apply it; use
-// WithNamespace("app").
+// an IPv6 host goes in brackets), optionally followed by a chroot as in the Java
+// client ("host:2181,host:2182/app"): every path is then relative to "/app", which
+// must exist (an operation fails with ErrNoChroot until it does); see the package doc
+// for how a chroot differs from WithNamespace, with which it composes. It does no
+// network I/O; call Start. An argument it cannot use (a port outside 1..65535, an
+// empty host, an invalid chroot, a session or connection timeout outside
+// 1ms..2^31-1 ms, an invalid policy or namespace) fails with an error matching
+// ErrInvalidArgument that names the value.
 func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Client, error) {
 	cfg, err := newConfig(connectString, policy, opts)
 	if err != nil {
