@@ -41,6 +41,7 @@ type core struct {
 	nodeEvents    *queue.Queue[zk.Event]
 	nodeListeners listenerSet[zk.Event]
 	bg            *background
+	resolver      *resolver // resolves the connect string's names at each dial
 
 	closing  chan struct{} // closed when Close begins
 	loopStop chan struct{} // closed when the event loop and node event dispatcher must stop
@@ -65,8 +66,10 @@ type core struct {
 // an IPv6 host goes in brackets), optionally followed by a chroot as in the Java
 // client ("host:2181,host:2182/app"): every path is then relative to "/app", which
 // must exist (an operation fails with ErrNoChroot until it does); see the package doc
-// for how a chroot differs from WithNamespace, with which it composes. It does no
-// network I/O; call Start. An argument it cannot use (a port outside 1..65535, an
+// for how a chroot differs from WithNamespace, with which it composes. Server names
+// are resolved at each connection attempt, not here: a name that does not resolve
+// is skipped with a warning, as the Java client does (see ErrUnresolvable). It does
+// no network I/O; call Start. An argument it cannot use (a port outside 1..65535, an
 // empty host, an invalid chroot, a session or connection timeout outside
 // 1ms..2^31-1 ms, an invalid policy or namespace) fails with an error matching
 // ErrInvalidArgument that names the value.
@@ -87,6 +90,7 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
+	k.resolver = newResolver(cfg.servers, cfg.lookup, k.log)
 	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
 		k.events.Push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
 	})
@@ -148,14 +152,14 @@ func (k *core) close() {
 	}
 
 	k.mu.Lock()
-	conn, gate := k.sess.conn, k.sess.gate
+	conn, gate, cancelDial := k.sess.conn, k.sess.gate, k.sess.cancelDial
 	k.connClosed = true
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.sess.readiness.stopRewatch()
 	k.mu.Unlock()
 	if conn != nil {
-		closeConn(conn, gate)
+		closeConn(conn, gate, cancelDial)
 	}
 	close(k.loopStop)
 

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"context"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework/internal/gozk"
@@ -30,3 +32,9 @@ func GenerationDialer(c *Client, dial zk.Dialer) zk.Dialer {
 
 // ErrGivenUp is what a dial of a given-up generation returns.
 var ErrGivenUp = gozk.ErrRetired
+
+// WithLookup makes the client resolve server names with lookup instead of
+// the system's resolver.
+func WithLookup(lookup func(ctx context.Context, host string) ([]string, error)) Option {
+	return func(c *config) { c.lookup = lookup }
+}

@@ -46,6 +46,8 @@ type config struct {
 	defaultData       []byte
 	errorPolicy       ErrorPolicy
 	dialer            zk.Dialer
+	tlsDialer         *tlsDialer // with WithTLS: the handshake over dialer's connections
+	lookup            lookupFunc // resolves server names; nil: the system's resolver
 	simulatedPercent  int
 	metrics           Metrics
 	compression       CompressionProvider
@@ -106,7 +108,10 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 	return func(c *config) { c.errorPolicy = p }
 }
 
-// WithDialer sets the function go-zookeeper uses to open connections.
+// WithDialer sets the function that opens connections to a server's
+// address: the client resolves the connect string's names itself, on every
+// attempt, and passes the dialer "ip:port" (WithTLS's handshake then runs
+// over the connection it returns).
 func WithDialer(d zk.Dialer) Option {
 	return func(c *config) { c.dialer = d }
 }
@@ -183,7 +188,7 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		cfg.metrics = NopMetrics{}
 	}
 	if cfg.tls != nil {
-		cfg.dialer = newTLSDialer(cfg.dialer, cfg.tls, maxTLSHandshake, cfg.logger).dial
+		cfg.tlsDialer = newTLSDialer(nil, cfg.tls, maxTLSHandshake, cfg.logger)
 	}
 	return cfg, nil
 }
