@@ -40,8 +40,12 @@ type core struct {
 	// callbacks of ListenNodeEvents (node_events.go).
 	nodeEvents    *queue.Queue[zk.Event]
 	nodeListeners listenerSet[zk.Event]
-	bg            *background
-	resolver      *resolver // resolves the connect string's names at each dial
+	// errEvents and errListeners carry errors no call returns to the
+	// callbacks of ListenErrors (unhandled.go).
+	errEvents    *queue.Queue[error]
+	errListeners listenerSet[error]
+	bg           *background
+	resolver     *resolver // resolves the connect string's names at each dial
 
 	closing  chan struct{} // closed when Close begins
 	loopStop chan struct{} // closed when the event loop and node event dispatcher must stop
@@ -85,12 +89,16 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		events:     queue.New[loopEvent](),
 		notices:    queue.New[ConnectionState](),
 		nodeEvents: queue.New[zk.Event](),
+		errEvents:  queue.New[error](),
 		closing:    make(chan struct{}),
 		loopStop:   make(chan struct{}),
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
 	k.resolver = newResolver(cfg.servers, cfg.lookup, k.log)
+	if cfg.tlsDialer != nil {
+		cfg.tlsDialer.report = k.reportError
+	}
 	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
 		k.events.Push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
 	})
@@ -121,6 +129,7 @@ func (c *Client) Start() error {
 	k.spawnLocked(k.eventLoop)
 	k.spawnLocked(func() { k.dispatch(k.closing) }) // no state is reported once Close begins
 	k.spawnLocked(func() { k.dispatchNodeEvents(k.loopStop) })
+	k.spawnLocked(func() { k.dispatchErrors(k.loopStop) })
 	k.spawnLocked(k.bg.run)
 	return nil
 }

@@ -129,6 +129,9 @@ func (k *core) handle(ev loopEvent) {
 	case evNegotiated:
 		s.negotiated = ev.timeout
 	case evAuthDone:
+		if ev.err != nil && !isConnectionError(ev.err) && ev.applied < len(k.cfg.auth) {
+			k.reportError(wrapf(ev.err, "authentication with scheme %q rejected", k.cfg.auth[ev.applied].scheme))
+		}
 		k.stepLocked(s.readiness.authDone(ev.applied, ev.err))
 	case evSuspendExpired:
 		if ev.epoch != s.suspendEpoch {
@@ -189,6 +192,7 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		}
 	case zk.StateAuthFailed:
 		k.log.Error("authentication failed", zap.String("server", ev.Server))
+		k.reportError(wrapf(zk.ErrAuthFailed, "server %s", ev.Server))
 	}
 }
 

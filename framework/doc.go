@@ -108,6 +108,7 @@
 //	start() / close()                                  Start() / Close()
 //	blockUntilConnected()                              BlockUntilConnected(ctx)
 //	getConnectionStateListenable().addListener         Listen(fn) (stop func())
+//	getUnhandledErrorListenable().addListener          ListenErrors(fn) (stop func())
 //	getZookeeperClient().getZooKeeper()                Conn()
 //	usingNamespace(ns) / getNamespace()                UsingNamespace(ns) / Namespace()
 //	create().creatingParentsIfNeeded()                 Create(ctx, p, data, CreatingParentsIfNeeded())

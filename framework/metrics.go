@@ -60,6 +60,7 @@ func Since(t time.Time) float64 { return time.Since(t).Seconds() }
 type clientMetrics struct {
 	ops         map[string][2]Histogram // by operation: ok, error
 	retries     Counter
+	unhandled   Counter
 	transitions [ReadOnly + 1]Counter
 	timeIn      [ReadOnly + 1]Counter
 }
@@ -82,6 +83,7 @@ func newClientMetrics(m Metrics) *clientMetrics {
 		}
 	}
 	cm.retries = m.Counter(MetricRetries)
+	cm.unhandled = m.Counter(MetricUnhandledErrors)
 	for st := Connected; st <= ReadOnly; st++ {
 		cm.transitions[st] = m.Counter(MetricConnectionStates, Label{"state", st.String()})
 		cm.timeIn[st] = m.Counter(MetricConnectionStateSeconds, Label{"state", st.String()})

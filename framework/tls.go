@@ -77,6 +77,7 @@ type tlsDialer struct {
 	cfg     *tls.Config
 	timeout time.Duration
 	log     *zap.Logger // nil: do not log
+	report  func(error) // with log: where each logged failure is also reported
 
 	mu       sync.Mutex
 	reported map[string]string // server address -> cause last logged
@@ -137,6 +138,9 @@ func (d *tlsDialer) failed(addr, name string, err error) error {
 	if fresh {
 		d.log.Error("TLS connection to ZooKeeper failed; retrying",
 			zap.String("server", addr), zap.String("cause", te.Cause), zap.Error(err))
+		if d.report != nil {
+			d.report(te)
+		}
 	} else {
 		d.log.Debug("TLS connection to ZooKeeper failed again",
 			zap.String("server", addr), zap.String("cause", te.Cause))
