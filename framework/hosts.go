@@ -33,8 +33,8 @@ type lookupFunc func(ctx context.Context, host string) ([]string, error)
 type hostProvider struct {
 	mu      sync.Mutex
 	servers []string
-	next    int // index of the server Next returns
-	left    int // servers Next may return before a round without a connection ends
+	cur     int // index of the server Next returned last; -1 before the first
+	mark    int // index of the server last connected to (or first tried); a round ends on it
 }
 
 // Init records servers; it never fails for a name that does not resolve.
@@ -46,7 +46,7 @@ func (h *hostProvider) Init(servers []string) error {
 	defer h.mu.Unlock()
 	h.servers = append([]string(nil), servers...)
 	rand.Shuffle(len(h.servers), func(i, j int) { h.servers[i], h.servers[j] = h.servers[j], h.servers[i] })
-	h.left = len(h.servers)
+	h.cur, h.mark = -1, -1
 	return nil
 }
 
@@ -57,27 +57,28 @@ func (h *hostProvider) Len() int {
 	return len(h.servers)
 }
 
-// Next returns the next server; retryStart reports that a whole round has
-// passed since the last connection (or the start), so that go-zookeeper
-// pauses before the next.
+// Next returns the next server in the round. retryStart reports that it is
+// the server last connected to (the first tried, before any connection): every
+// other server was tried since, so go-zookeeper pauses before this one, as
+// the Java client's StaticHostProvider does. With one server, each reconnect
+// waits that pause.
 func (h *hostProvider) Next() (server string, retryStart bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	server = h.servers[h.next]
-	h.next = (h.next + 1) % len(h.servers)
-	if h.left == 0 {
-		retryStart = true
-		h.left = len(h.servers)
+	h.cur = (h.cur + 1) % len(h.servers)
+	if h.mark < 0 {
+		h.mark = h.cur
+	} else {
+		retryStart = h.cur == h.mark
 	}
-	h.left--
-	return server, retryStart
+	return h.servers[h.cur], retryStart
 }
 
-// Connected starts a new round from the server just connected to.
+// Connected marks the server Next returned last as the one a round ends on.
 func (h *hostProvider) Connected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.left = len(h.servers)
+	h.mark = h.cur
 }
 
 // resolver resolves the connect string's names at each dial and remembers
