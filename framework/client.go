@@ -230,7 +230,7 @@ func (c *Client) ErrorPolicy() ErrorPolicy { return c.core.cfg.errorPolicy }
 func (c *Client) Logger() *zap.Logger { return c.core.log }
 
 // Conn returns the current go-zookeeper connection, or nil before Start. Requests made
-// on it bypass namespaces and retries. After a simulated session expiry the client
+// on it bypass the chroot, namespaces and retries. After a simulated session expiry the client
 // replaces it, so do not keep it.
 func (c *Client) Conn() *zk.Conn {
 	c.core.mu.Lock()

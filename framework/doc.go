@@ -78,6 +78,13 @@
 //	                    ctx's error); names the servers and the time waited
 //	ErrTTLNotEnabled    a TTL create on a server without extendedTypesEnabled
 //	ErrNoChroot         the connect string's chroot does not exist (named)
+//	ErrUnresolvable     beside ErrNotConnected: no server name of the connect
+//	                    string resolved (names them and the lookup error)
+//
+// Errors no call can return (a failed TLS handshake, a rejected authentication,
+// a guaranteed delete given up, a recipe's background failure) are logged,
+// counted in MetricUnhandledErrors and handed to ListenErrors; a given-up
+// guaranteed operation matches ErrGuaranteedAbandoned.
 //
 // When the retry policy gives up, the last error is returned, prefixed with the
 // number of attempts and the time since the first began.
