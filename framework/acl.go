@@ -8,7 +8,7 @@ type ACLProvider interface {
 	// DefaultACL is the ACL used when ACLForPath has none.
 	DefaultACL() []zk.ACL
 	// ACLForPath returns the ACL for the node at path (the full path, namespace
-	// included), or nil to use DefaultACL.
+	// included, without the connect string's chroot), or nil to use DefaultACL.
 	ACLForPath(path string) []zk.ACL
 }
 
@@ -18,9 +18,10 @@ type openACLProvider struct{}
 func (openACLProvider) DefaultACL() []zk.ACL       { return zk.WorldACL(zk.PermAll) }
 func (openACLProvider) ACLForPath(string) []zk.ACL { return nil }
 
-// aclFor resolves the ACL for a node created at the full path fullPath.
+// aclFor resolves the ACL for a node created at the full path fullPath; the
+// provider sees it without the chroot, as Curator's does.
 func (k *core) aclFor(fullPath string) []zk.ACL {
-	if acl := k.cfg.aclProvider.ACLForPath(fullPath); len(acl) > 0 {
+	if acl := k.cfg.aclProvider.ACLForPath(k.unchrooted(fullPath)); len(acl) > 0 {
 		return acl
 	}
 	if acl := k.cfg.aclProvider.DefaultACL(); len(acl) > 0 {

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"crypto/x509"
 	"slices"
 
 	"github.com/go-zookeeper/zk"
@@ -79,8 +78,3 @@ func checkACLProvider(p ACLProvider) error {
 	}
 	return nil
 }
-
-// X509Subject returns cert's subject as ZooKeeper's x509 scheme names a
-// client (RFC 2253, "CN=orders,OU=payments,O=Example"), for
-// X509ACLProvider.
-func X509Subject(cert *x509.Certificate) string { return cert.Subject.String() }

@@ -64,6 +64,7 @@ func (b *background) add(t bgTask) {
 	if b.ctx.Err() != nil {
 		b.mu.Unlock()
 		b.k.log.Warn("client closed: dropping a guaranteed operation", zap.String("op", t.what), zap.String("path", t.path))
+		b.k.reportError(&abandoned{what: t.what, path: t.path, err: ErrClosed})
 		if t.done != nil {
 			close(t.done)
 		}
@@ -133,10 +134,12 @@ func (b *background) execute(t bgTask) {
 		case b.ctx.Err() != nil:
 			b.k.log.Warn("client closed before a guaranteed operation finished",
 				zap.String("op", t.what), zap.String("path", t.path), zap.Error(err))
+			b.k.reportError(&abandoned{what: t.what, path: t.path, err: errors.Join(ErrClosed, err)})
 			return
 		case !retry.IsRetryable(err):
 			b.k.log.Warn("guaranteed operation failed; giving up",
 				zap.String("op", t.what), zap.String("path", t.path), zap.Error(err))
+			b.k.reportError(&abandoned{what: t.what, path: t.path, err: err})
 			return
 		}
 		if sleepCtx(b.ctx, nil, sleep) != nil {

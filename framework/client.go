@@ -41,7 +41,12 @@ type core struct {
 	nodeEvents    *queue.Queue[zk.Event]
 	nodeListeners listenerSet[zk.Event]
 	watches       *watchRegistry // persistent watches (watch_registry.go)
-	bg            *background
+	// errEvents and errListeners carry errors no call returns to the
+	// callbacks of ListenErrors (unhandled.go).
+	errEvents    *queue.Queue[error]
+	errListeners listenerSet[error]
+	bg           *background
+	resolver     *resolver // resolves the connect string's names at each dial
 
 	closing  chan struct{} // closed when Close begins
 	loopStop chan struct{} // closed when the event loop and node event dispatcher must stop
@@ -57,17 +62,22 @@ type core struct {
 	wg         sync.WaitGroup
 	sess       session         // guarded by mu; see connection.go
 	nsReady    map[string]bool // namespace roots known to exist
+	chrootSeen bool            // the connect string's chroot was found to exist
 	closeOnce  sync.Once
 }
 
 // NewClient checks its arguments and makes a client for the comma-separated servers in
 // connectString ("127.0.0.1:2181,127.0.0.1:2182"; a server without a port uses 2181,
-// an IPv6 host goes in brackets). It does no network I/O; call Start. An argument it
-// cannot use (a port outside 1..65535, an empty host, a chroot suffix, a session or
-// connection timeout outside 1ms..2^31-1 ms, an invalid policy or namespace) fails
-// with an error matching ErrInvalidArgument that names the value. ZooKeeper's chroot
-// suffix ("host:2181/app") is rejected because go-zookeeper cannot apply it; use
-// WithNamespace("app").
+// an IPv6 host goes in brackets), optionally followed by a chroot as in the Java
+// client ("host:2181,host:2182/app"): every path is then relative to "/app", which
+// must exist (an operation fails with ErrNoChroot until it does); see the package doc
+// for how a chroot differs from WithNamespace, with which it composes. Server names
+// are resolved at each connection attempt, not here: a name that does not resolve
+// is skipped with a warning, as the Java client does (see ErrUnresolvable). It does
+// no network I/O; call Start. An argument it cannot use (a port outside 1..65535, an
+// empty host, an invalid chroot, a session or connection timeout outside
+// 1ms..2^31-1 ms, an invalid policy or namespace) fails with an error matching
+// ErrInvalidArgument that names the value.
 func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Client, error) {
 	cfg, err := newConfig(connectString, policy, opts)
 	if err != nil {
@@ -80,12 +90,17 @@ func NewClient(connectString string, policy retry.Policy, opts ...Option) (*Clie
 		events:     queue.New[loopEvent](),
 		notices:    queue.New[ConnectionState](),
 		nodeEvents: queue.New[zk.Event](),
+		errEvents:  queue.New[error](),
 		closing:    make(chan struct{}),
 		loopStop:   make(chan struct{}),
 		nsReady:    make(map[string]bool),
 	}
 	k.bg = newBackground(k)
 	k.watches = newWatchRegistry(k)
+	k.resolver = newResolver(cfg.servers, cfg.lookup, k.log)
+	if cfg.tlsDialer != nil {
+		cfg.tlsDialer.report = k.reportError
+	}
 	k.sess.readiness = newReadiness(k.log, cfg.auth, func(gen, epoch uint64) {
 		k.events.Push(loopEvent{kind: evRewatched, gen: gen, epoch: epoch, timedOut: true})
 	})
@@ -116,6 +131,7 @@ func (c *Client) Start() error {
 	k.spawnLocked(k.eventLoop)
 	k.spawnLocked(func() { k.dispatch(k.closing) }) // no state is reported once Close begins
 	k.spawnLocked(func() { k.dispatchNodeEvents(k.loopStop) })
+	k.spawnLocked(func() { k.dispatchErrors(k.loopStop) })
 	k.spawnLocked(k.bg.run)
 	return nil
 }
@@ -147,14 +163,14 @@ func (k *core) close() {
 	}
 
 	k.mu.Lock()
-	conn, gate := k.sess.conn, k.sess.gate
+	conn, gate, cancelDial := k.sess.conn, k.sess.gate, k.sess.cancelDial
 	k.connClosed = true
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.sess.readiness.stopRewatch()
 	k.mu.Unlock()
 	if conn != nil {
-		closeConn(conn, gate)
+		closeConn(conn, gate, cancelDial)
 	}
 	close(k.loopStop)
 
@@ -216,7 +232,7 @@ func (c *Client) ErrorPolicy() ErrorPolicy { return c.core.cfg.errorPolicy }
 func (c *Client) Logger() *zap.Logger { return c.core.log }
 
 // Conn returns the current go-zookeeper connection, or nil before Start. Requests made
-// on it bypass namespaces and retries. After a simulated session expiry the client
+// on it bypass the chroot, namespaces and retries. After a simulated session expiry the client
 // replaces it, so do not keep it.
 func (c *Client) Conn() *zk.Conn {
 	c.core.mu.Lock()

@@ -27,7 +27,8 @@ func TestNewClientValidation(t *testing.T) {
 		want    string
 	}{
 		{"", testPolicy, nil, "connect string is empty"},
-		{"127.0.0.1:2181/chroot", testPolicy, nil, `"127.0.0.1:2181/chroot"`},
+		{"127.0.0.1:2181/chroot/", testPolicy, nil, `chroot "/chroot/"`},
+		{"127.0.0.1:2181/a//b", testPolicy, nil, `chroot "/a//b"`},
 		{"127.0.0.1:2181,,127.0.0.1:2182", testPolicy, nil, "empty server"},
 		{"127.0.0.1:2181,127.0.0.1:abc", testPolicy, nil, `port "abc"`},
 		{"127.0.0.1:65536", testPolicy, nil, `port "65536"`},

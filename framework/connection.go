@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 type session struct {
 	conn          *zk.Conn
 	gate          *gozk.Gate      // shared with conn's connections (rewatch.go)
+	cancelDial    func()          // ends conn's dials, lookups and handshakes under way
 	gen           uint64          // increments each time conn is replaced
 	state         ConnectionState // the last state published to listeners
 	stateSince    time.Time       // when state was published; zero once its time is counted
@@ -58,10 +58,8 @@ type loopEvent struct {
 // own queue by a callback that never blocks. k.mu must be held.
 func (k *core) connectLocked() error {
 	gen := k.sess.gen + 1
-	dialer := k.cfg.dialer
-	if dialer == nil {
-		dialer = net.DialTimeout
-	}
+	dctx, cancel := context.WithCancel(context.Background())
+	d := &connDialer{ctx: dctx, base: k.cfg.dialer, tls: k.cfg.tlsDialer, resolve: k.resolver}
 	gate := k.watches.newGate()
 	zkLog := k.log.Sugar()
 	conn, ec, err := zk.Connect(k.cfg.servers, k.cfg.sessionTimeout,
@@ -81,11 +79,13 @@ func (k *core) connectLocked() error {
 				k.events.Push(loopEvent{kind: evNegotiated, gen: gen, timeout: d})
 			},
 		}),
-		zk.WithDialer(gate.Dialer(dialer, func() {
+		zk.WithHostProvider(&hostProvider{}),
+		zk.WithDialer(gate.Dialer(d.dial, func() {
 			k.events.Push(loopEvent{kind: evRewatched, gen: gen})
 		})),
 	)
 	if err != nil {
+		cancel()
 		return wrapf(err, "connect to %s", strings.Join(k.cfg.servers, ","))
 	}
 	// go-zookeeper closes ec when its goroutines are done; Close waits for that.
@@ -97,6 +97,7 @@ func (k *core) connectLocked() error {
 	k.sess.conn = conn
 	k.sess.gen = gen
 	k.sess.gate = gate
+	k.sess.cancelDial = cancel
 	k.sess.readiness.newConnection(gen)
 	return nil
 }
@@ -128,6 +129,9 @@ func (k *core) handle(ev loopEvent) {
 	case evNegotiated:
 		s.negotiated = ev.timeout
 	case evAuthDone:
+		if ev.err != nil && !isConnectionError(ev.err) && ev.applied < len(k.cfg.auth) {
+			k.reportError(wrapf(ev.err, "authentication with scheme %q rejected", k.cfg.auth[ev.applied].scheme))
+		}
 		k.stepLocked(s.readiness.authDone(ev.applied, ev.err))
 	case evSuspendExpired:
 		if ev.epoch != s.suspendEpoch {
@@ -188,6 +192,7 @@ func (k *core) handleZKLocked(ev zk.Event) {
 		}
 	case zk.StateAuthFailed:
 		k.log.Error("authentication failed", zap.String("server", ev.Server))
+		k.reportError(wrapf(zk.ErrAuthFailed, "server %s", ev.Server))
 	}
 }
 
@@ -261,8 +266,8 @@ func (k *core) replaceConnLocked() {
 	if s.gate != nil {
 		s.gate.Retire() // no new connection resumes the old session
 	}
-	if old, gate := s.conn, s.gate; old != nil {
-		k.spawnLocked(func() { closeConn(old, gate) })
+	if old, gate, cancel := s.conn, s.gate, s.cancelDial; old != nil {
+		k.spawnLocked(func() { closeConn(old, gate, cancel) })
 	}
 	s.readiness.notReady()
 	if err := k.connectLocked(); err != nil {
@@ -274,10 +279,14 @@ func (k *core) replaceConnLocked() {
 	}
 }
 
-// closeConn closes a go-zookeeper connection (which ends its session) and then the
-// sockets its gate still holds, so that a silent server cannot hold the close for
-// go-zookeeper's read deadline.
-func closeConn(conn *zk.Conn, gate *gozk.Gate) {
+// closeConn ends the dials, lookups and handshakes of a go-zookeeper connection
+// under way, closes it (which ends its session) and then the sockets its gate still
+// holds, so that a silent server cannot hold the close for a handshake's deadline
+// or go-zookeeper's read deadline.
+func closeConn(conn *zk.Conn, gate *gozk.Gate, cancelDial func()) {
+	if cancelDial != nil {
+		cancelDial()
+	}
 	conn.Close()
 	if gate != nil {
 		gate.Shut()
@@ -347,6 +356,10 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 // notConnected is the error of a wait for a connection that ended after waited
 // because of cause.
 func (k *core) notConnected(waited time.Duration, cause error) error {
+	if unresolvable := k.resolver.unresolvable(); unresolvable != nil {
+		return fmt.Errorf("%w: waited %v for a connection to %s: %w: %w",
+			ErrNotConnected, waited.Round(time.Millisecond), strings.Join(k.cfg.servers, ","), unresolvable, cause)
+	}
 	return fmt.Errorf("%w: waited %v for a connection to %s: %w",
 		ErrNotConnected, waited.Round(time.Millisecond), strings.Join(k.cfg.servers, ","), cause)
 }

@@ -43,6 +43,27 @@
 // protected create) ends with Close, which waits for it at most
 // min(5 s, connection timeout).
 //
+// # Chroot and namespace
+//
+// A connect string may end in a chroot, as the Java client's does
+// ("zk1:2181,zk2:2181/app"): the client sends every path below "/app" and hands
+// every path back relative to it, watch events included. The two ways to
+// confine a client to a subtree differ in who makes the root:
+//
+//   - A chroot must exist: the client never creates it, and until it does every
+//     operation fails with ErrNoChroot (the Java client would instead report
+//     NoNode for each path). It is a deployment's choice, made in the connect
+//     string, invisible to the code.
+//   - A namespace (WithNamespace, UsingNamespace) is created as a container on
+//     first use, and is the code's choice: Namespace() reports it, and views with
+//     other namespaces share one connection.
+//
+// They compose: with "zk:2181/app" and WithNamespace("orders") the client's
+// "/x" is "/app/orders/x" on the server, the namespace root "/app/orders" is
+// created when missing, "/app" is not, and UsingNamespace("") stays inside
+// "/app". ACL providers see paths without the chroot, as Curator's do; Conn,
+// the escape hatch, knows no chroot.
+//
 // # Errors
 //
 // Errors name the package once (framework: create "/a": client is closed) and
@@ -56,6 +77,14 @@
 //	                    retryable zk.ErrConnectionClosed) or before ctx ended (also
 //	                    ctx's error); names the servers and the time waited
 //	ErrTTLNotEnabled    a TTL create on a server without extendedTypesEnabled
+//	ErrNoChroot         the connect string's chroot does not exist (named)
+//	ErrUnresolvable     beside ErrNotConnected: no server name of the connect
+//	                    string resolved (names them and the lookup error)
+//
+// Errors no call can return (a failed TLS handshake, a rejected authentication,
+// a guaranteed delete given up, a recipe's background failure) are logged,
+// counted in MetricUnhandledErrors and handed to ListenErrors; a given-up
+// guaranteed operation matches ErrGuaranteedAbandoned.
 //
 // When the retry policy gives up, the last error is returned, prefixed with the
 // number of attempts and the time since the first began.
@@ -100,6 +129,7 @@
 //	start() / close()                                  Start() / Close()
 //	blockUntilConnected()                              BlockUntilConnected(ctx)
 //	getConnectionStateListenable().addListener         Listen(fn) (stop func())
+//	getUnhandledErrorListenable().addListener          ListenErrors(fn) (stop func())
 //	getZookeeperClient().getZooKeeper()                Conn()
 //	usingNamespace(ns) / getNamespace()                UsingNamespace(ns) / Namespace()
 //	create().creatingParentsIfNeeded()                 Create(ctx, p, data, CreatingParentsIfNeeded())
@@ -116,6 +146,7 @@
 //	createContainers(path)                             CreateContainers(ctx, path)
 //	watchers().add().withMode(m).forPath(p)            AddWatch(ctx, p, WatchPersistent or WatchPersistentRecursive)
 //	watchers().remove(w).forPath(p)                    PersistentWatch.Close(ctx)
+//	sync() / getACL() / setACL().withVersion(v)        Sync / GetACL / SetACL(ctx, p, acl, v)
 //	RetryLoop.callWithRetry                            RetryLoop(ctx, fn)
 //	ConnectionState.CONNECTED ... READ_ONLY            Connected, Suspended, Reconnected, Lost, ReadOnly
 //	StandardConnectionStateErrorPolicy                 StandardErrorPolicy

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"context"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework/internal/gozk"
@@ -46,4 +48,10 @@ func SendAddWatchAs(t interface{ Cleanup(func()) }, op int32) {
 	old := opAddWatch
 	opAddWatch = op
 	t.Cleanup(func() { opAddWatch = old })
+}
+
+// WithLookup makes the client resolve server names with lookup instead of
+// the system's resolver.
+func WithLookup(lookup func(ctx context.Context, host string) ([]string, error)) Option {
+	return func(c *config) { c.lookup = lookup }
 }

@@ -60,6 +60,7 @@ func Since(t time.Time) float64 { return time.Since(t).Seconds() }
 type clientMetrics struct {
 	ops         map[string][2]Histogram // by operation: ok, error
 	retries     Counter
+	unhandled   Counter
 	transitions [ReadOnly + 1]Counter
 	timeIn      [ReadOnly + 1]Counter
 }
@@ -70,6 +71,7 @@ var operations = map[string]string{
 	"create": "create", "delete": "delete", "exists": "exists",
 	"get data": "get_data", "set data": "set_data", "get children": "get_children",
 	"transaction": "transaction", "create containers": "create_containers",
+	"sync": "sync", "get ACL": "get_acl", "set ACL": "set_acl",
 }
 
 func newClientMetrics(m Metrics) *clientMetrics {
@@ -81,6 +83,7 @@ func newClientMetrics(m Metrics) *clientMetrics {
 		}
 	}
 	cm.retries = m.Counter(MetricRetries)
+	cm.unhandled = m.Counter(MetricUnhandledErrors)
 	for st := Connected; st <= ReadOnly; st++ {
 		cm.transitions[st] = m.Counter(MetricConnectionStates, Label{"state", st.String()})
 		cm.timeIn[st] = m.Counter(MetricConnectionStateSeconds, Label{"state", st.String()})

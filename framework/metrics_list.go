@@ -45,6 +45,8 @@ var frameworkMetrics = []MetricDesc{
 		"Connection states reported to listeners: CONNECTED, SUSPENDED, RECONNECTED, LOST, READ_ONLY."},
 	{MetricConnectionStateSeconds, CounterKind, []string{"state"},
 		"Time spent in each connection state, added when the state ends."},
+	{MetricUnhandledErrors, CounterKind, nil,
+		"Errors no call could return (a failed TLS handshake, a rejected authentication, an abandoned guaranteed delete, a recipe's background failure), as told to ListenErrors."},
 }
 
 // registered holds the metrics of the packages that reported theirs with

@@ -1,10 +1,6 @@
 package framework
 
-import (
-	"strings"
-
-	"github.com/go-zookeeper/zk"
-)
+import "github.com/go-zookeeper/zk"
 
 // ListenNodeEvents registers fn to be told of every watch notification the
 // client's connections receive, whichever call set the watch: a node
@@ -26,15 +22,6 @@ func (c *Client) ListenNodeEvents(fn func(zk.Event)) (stop func()) {
 			fn(ev)
 		}
 	})
-}
-
-// inNamespace returns full relative to the view's namespace, and whether it
-// lies inside it.
-func (c *Client) inNamespace(full string) (string, bool) {
-	if c.ns == "" || full == c.ns || strings.HasPrefix(full, c.ns+"/") {
-		return c.relPath(full), true
-	}
-	return "", false
 }
 
 // dispatchNodeEvents delivers queued watch notifications until stop is closed.
@@ -61,7 +48,7 @@ func (k *core) dispatchNodeEvents(stop <-chan struct{}) {
 // on a watch channel and closes it (at the latest when its connection closes, before
 // Close returns), so the forwarding goroutine ends with it.
 func (c *Client) relWatch(ch <-chan zk.Event) <-chan zk.Event {
-	if c.ns == "" || ch == nil {
+	if c.ns == "" && c.core.cfg.chroot == "" || ch == nil {
 		return ch
 	}
 	out := make(chan zk.Event, 1)

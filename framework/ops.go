@@ -185,7 +185,9 @@ func (c *Client) TransactionOnce(ctx context.Context, ops ...any) ([]zk.MultiRes
 	var res []zk.MultiResponse
 	defer func() { c.core.met.operation("transaction", began, err) }()
 	if err == nil {
-		c.core.ensureNamespace(ctx, conn, c.ns)
+		err = c.core.prepare(ctx, conn, c.ns)
+	}
+	if err == nil {
 		res, err = do(ctx, c.core, func() ([]zk.MultiResponse, error) { return conn.Multi(fixed...) })
 	}
 	return c.multiResult(res, err, len(ops))

@@ -33,6 +33,7 @@ type authInfo struct {
 
 type config struct {
 	servers           []string
+	chroot            string // the connect string's chroot ("/app"), or "" for none
 	policy            retry.Policy
 	sessionTimeout    time.Duration
 	connectionTimeout time.Duration
@@ -45,6 +46,8 @@ type config struct {
 	defaultData       []byte
 	errorPolicy       ErrorPolicy
 	dialer            zk.Dialer
+	tlsDialer         *tlsDialer // with WithTLS: the handshake over dialer's connections
+	lookup            lookupFunc // resolves server names; nil: the system's resolver
 	simulatedPercent  int
 	metrics           Metrics
 	compression       CompressionProvider
@@ -105,7 +108,10 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 	return func(c *config) { c.errorPolicy = p }
 }
 
-// WithDialer sets the function go-zookeeper uses to open connections.
+// WithDialer sets the function that opens connections to a server's
+// address: the client resolves the connect string's names itself, on every
+// attempt, and passes the dialer "ip:port" (WithTLS's handshake then runs
+// over the connection it returns).
 func WithDialer(d zk.Dialer) Option {
 	return func(c *config) { c.dialer = d }
 }
@@ -132,11 +138,11 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		}
 		opt(&cfg)
 	}
-	servers, err := parseConnectString(connectString)
+	servers, chroot, err := parseConnectString(connectString)
 	if err != nil {
 		return config{}, err
 	}
-	cfg.servers = servers
+	cfg.servers, cfg.chroot = servers, chroot
 	if err := retry.Validate(policy); err != nil {
 		return config{}, invalidArg("retry policy %#v: %w", policy, err)
 	}
@@ -182,7 +188,7 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		cfg.metrics = NopMetrics{}
 	}
 	if cfg.tls != nil {
-		cfg.dialer = newTLSDialer(cfg.dialer, cfg.tls, maxTLSHandshake, cfg.logger).dial
+		cfg.tlsDialer = newTLSDialer(nil, cfg.tls, maxTLSHandshake, cfg.logger)
 	}
 	return cfg, nil
 }
@@ -199,28 +205,32 @@ func checkTimeout(what string, d time.Duration) error {
 	return nil
 }
 
-// parseConnectString splits "host:port,host:port" and checks each server: a host, and
-// a port within 1..65535 (2181 when left out, as go-zookeeper does; an IPv6 host is
-// written in brackets, "[::1]:2181"). ZooKeeper's chroot suffix ("host:2181/app") is
-// rejected because go-zookeeper does not support it: WithNamespace("app") does the
-// same job (and creates the root it needs, where a chroot must already exist).
-func parseConnectString(s string) ([]string, error) {
+// parseConnectString splits "host:port,host:port/chroot" into its servers and
+// its chroot ("" for none) and checks each server: a host, and a port within
+// 1..65535 (2181 when left out, as go-zookeeper does; an IPv6 host is written
+// in brackets, "[::1]:2181"). As in the Java client, the chroot is everything
+// from the first "/", a valid path; "/" alone means none.
+func parseConnectString(s string) (servers []string, chroot string, err error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, invalidArg("connect string is empty")
+		return nil, "", invalidArg("connect string is empty")
 	}
+	hosts := s
 	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return nil, invalidArg("connect string %q has a chroot suffix %q, which go-zookeeper does not support; use WithNamespace(%q)",
-			s, s[i:], strings.Trim(s[i:], "/"))
+		hosts, chroot = s[:i], s[i:]
+		if chroot == "/" {
+			chroot = ""
+		} else if reason := invalidPathReason(chroot); reason != "" {
+			return nil, "", invalidArg("connect string %q: chroot %q: %s", s, chroot, reason)
+		}
 	}
-	var servers []string
-	for _, part := range strings.Split(s, ",") {
+	for _, part := range strings.Split(hosts, ",") {
 		server, err := parseServer(strings.TrimSpace(part))
 		if err != nil {
-			return nil, invalidArg("connect string %q: %w", s, err)
+			return nil, "", invalidArg("connect string %q: %w", s, err)
 		}
 		servers = append(servers, server)
 	}
-	return servers, nil
+	return servers, chroot, nil
 }
 
 // parseServer checks one "host:port" (or "host") and returns it as go-zookeeper

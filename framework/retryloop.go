@@ -47,7 +47,9 @@ func (k *core) retryLoop(ctx context.Context, op, ns string, attempt attemptFunc
 		}
 		conn, err := k.waitReady(ctx, k.cfg.connectionTimeout, false)
 		if err == nil {
-			k.ensureNamespace(ctx, conn, ns)
+			err = k.prepare(ctx, conn, ns)
+		}
+		if err == nil {
 			err = attempt(ctx, conn, n)
 		}
 		if err == nil {

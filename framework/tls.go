@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -50,7 +51,7 @@ func (e *TLSError) Unwrap() []error { return []error{ErrTLSHandshake, e.Err} }
 // certificate (cfg.Certificates or cfg.GetClientCertificate) gives mutual
 // TLS and ZooKeeper's x509 identity. When cfg.ServerName is empty, each
 // connection checks the name of the host it dials, as written in the
-// connect string. Certificates are reloaded without a restart by setting
+// connect string (not the address it resolved to). Certificates are reloaded without a restart by setting
 // cfg.GetClientCertificate (and, for the CA, cfg.VerifyConnection) to
 // callbacks that return the current ones: each new connection calls them
 // (docs/security.md shows how).
@@ -76,6 +77,7 @@ type tlsDialer struct {
 	cfg     *tls.Config
 	timeout time.Duration
 	log     *zap.Logger // nil: do not log
+	report  func(error) // with log: where each logged failure is also reported
 
 	mu       sync.Mutex
 	reported map[string]string // server address -> cause last logged
@@ -93,18 +95,28 @@ func (d *tlsDialer) dial(network, addr string, timeout time.Duration) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return d.handshake(context.Background(), raw, addr, host, timeout)
+}
+
+// handshake runs TLS over raw, checking the server's certificate against
+// host unless the config names a server; it ends when ctx does, and after
+// the longer of timeout and the dialer's own bound.
+func (d *tlsDialer) handshake(ctx context.Context, raw net.Conn, addr, host string, timeout time.Duration) (net.Conn, error) {
 	cfg := d.cfg.Clone()
 	if cfg.ServerName == "" {
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			host = addr
-		}
 		cfg.ServerName = host
 	}
 	conn := tls.Client(raw, cfg)
 	_ = raw.SetDeadline(time.Now().Add(max(timeout, d.timeout)))
-	if err := conn.Handshake(); err != nil {
+	if err := conn.HandshakeContext(ctx); err != nil {
 		raw.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, d.failed(addr, cfg.ServerName, err)
 	}
 	_ = raw.SetDeadline(time.Time{})
@@ -126,6 +138,9 @@ func (d *tlsDialer) failed(addr, name string, err error) error {
 	if fresh {
 		d.log.Error("TLS connection to ZooKeeper failed; retrying",
 			zap.String("server", addr), zap.String("cause", te.Cause), zap.Error(err))
+		if d.report != nil {
+			d.report(te)
+		}
 	} else {
 		d.log.Debug("TLS connection to ZooKeeper failed again",
 			zap.String("server", addr), zap.String("cause", te.Cause))

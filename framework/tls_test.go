@@ -3,6 +3,7 @@ package framework_test
 import (
 	"crypto/tls"
 	"errors"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,10 @@ func TestTLSRefusesOutsiders(t *testing.T) {
 		{"TLSToPlaintextPort", w.srv.Addr(), w.ca.ClientConfig(w.alice), "closed the connection"},
 		{"PlaintextToSecurePort", w.srv.SecureAddr(), nil, ""},
 	}
+	// The server's first TLS handshake (the JVM loading its TLS stack) can
+	// take seconds on a busy machine: an insider takes it, so that each case
+	// below measures its refusal within the connection timeout.
+	insider := newClient(t, w.srv.SecureAddr(), framework.WithTLS(w.ca.ClientConfig(w.alice)))
 	const connTimeout = 2 * time.Second
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +125,6 @@ func TestTLSRefusesOutsiders(t *testing.T) {
 	}
 
 	// Nothing any outsider tried to create is on the server.
-	insider := newClient(t, w.srv.SecureAddr(), framework.WithTLS(w.ca.ClientConfig(w.alice)))
 	children, _, err := insider.Children(testCtx(t), "/")
 	if err != nil {
 		t.Fatal(err)
@@ -199,5 +203,60 @@ func TestWithAuthRefusesSASLAndX509(t *testing.T) {
 	_, err := framework.NewClient("127.0.0.1:2181", testPolicy, framework.WithAuth("x509", nil))
 	if !errors.Is(err, framework.ErrInvalidArgument) || !strings.Contains(err.Error(), "WithTLS") {
 		t.Errorf("WithAuth(x509) = %v; want ErrInvalidArgument pointing at WithTLS", err)
+	}
+}
+
+// Close ends a TLS handshake under way: against a server that accepts the
+// connection and never answers, Close returns well within the bound it keeps
+// against a silent plain-TCP server (TestCloseBoundedWhileServerSilent).
+func TestCloseEndsATLSHandshakeUnderWay(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 16)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- conn // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		close(accepted)
+		for conn := range accepted {
+			conn.Close()
+		}
+	})
+
+	ca := zktest.StartCA(t, "zk")
+	c, err := framework.NewClient(ln.Addr().String(), testPolicy,
+		framework.WithTLS(ca.ClientConfig(nil)), framework.WithSessionTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var first net.Conn
+	select {
+	case first = <-accepted:
+	case <-time.After(testWait):
+		t.Fatal("the client never dialed")
+	}
+	defer first.Close()
+	began := time.Now()
+	c.Close()
+	took := time.Since(began)
+	t.Logf("Close during a TLS handshake took %v", took)
+	if took > 2*time.Second {
+		t.Fatalf("Close during a TLS handshake took %v, want well within 5 s", took)
 	}
 }

@@ -254,6 +254,8 @@ func TestCuratorCacheListenerBuilder(t *testing.T) {
 func TestCuratorCacheOnACompressedView(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := zkclient.New(t, srv.ConnectString())
+	errs := make(chan error, 8)
+	defer c.ListenErrors(func(err error) { errs <- err })()
 	ctx := testCtx(t)
 	_, err := c.Create(ctx, "/z", []byte("packed"), framework.Compressed())
 	must(t, err)
@@ -268,6 +270,14 @@ func TestCuratorCacheOnACompressedView(t *testing.T) {
 	_, err = c.Create(ctx, "/z/plain", []byte("plain text, not gzip"))
 	must(t, err)
 	expectLines(t, r, "NODE_CREATED /z/plain=")
+	select { // and reported, as no call returns it
+	case err := <-errs:
+		if !errors.Is(err, framework.ErrDecompression) || !strings.Contains(err.Error(), "/z/plain") {
+			t.Fatalf("reported %v; want ErrDecompression naming /z/plain", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the node that does not decompress was not reported")
+	}
 	_, err = c.Compressed().SetData(ctx, "/z", []byte("later"), -1)
 	must(t, err)
 	expectLines(t, r, "NODE_CHANGED /z=again->later")

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -165,6 +166,7 @@ func (f *fetcher) read(r *read) error {
 		// without data, as a reader of the compressed data could not use it.
 		e.cfg.log.Warn("cache: node data does not decompress; holding the node without data",
 			zap.String("path", r.path), zap.Error(err))
+		e.c.ReportError(fmt.Errorf("cache: node %q held without data: %w", r.path, err))
 		data, err = nil, nil
 	}
 	var listed childrenRead

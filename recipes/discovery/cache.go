@@ -142,6 +142,7 @@ func (s *ServiceCache[T]) decode(n cache.Node) decoded[T] {
 	d := decoded[T]{czxid: n.Stat.Czxid, version: n.Stat.Version}
 	if err := d.inst.UnmarshalJSON(n.Data); err != nil {
 		s.c.Logger().Warn("discovery: not an instance", zap.String("path", n.Path), zap.Error(err))
+		s.c.ReportError(fmt.Errorf("discovery: %q is not an instance: %w", n.Path, err))
 	} else {
 		d.ok = true
 	}

@@ -31,6 +31,7 @@ func (d *ServiceDiscovery[T]) keep() {
 		retry = nil
 		if err := d.check(d.ctx); err != nil && d.ctx.Err() == nil {
 			d.c.Logger().Warn("discovery: could not register again; will retry", zap.Error(err))
+			d.c.ReportError(fmt.Errorf("discovery: registering again: %w", err))
 			retry = time.After(d.cfg.retryEvery)
 		}
 	}

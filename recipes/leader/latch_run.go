@@ -3,6 +3,7 @@ package leader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"time"
 
@@ -36,6 +37,7 @@ func (l *LeaderLatch) run(ctx context.Context) {
 			continue
 		}
 		l.client.Logger().Warn("leader latch round failed", zap.String("path", l.path), zap.String("id", l.id), zap.Error(err))
+		l.client.ReportError(fmt.Errorf("leader: latch round on %q failed: %w", l.path, err))
 		t := time.NewTimer(pause)
 		select {
 		case <-t.C:

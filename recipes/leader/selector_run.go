@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -40,6 +41,7 @@ func (s *LeaderSelector) run(ctx context.Context) {
 			}
 			// A failed acquisition is not a turn: try again after a pause.
 			s.client.Logger().Warn("leader selector could not acquire", zap.String("path", s.path), zap.String("id", s.id), zap.Error(err))
+			s.client.ReportError(fmt.Errorf("leader: selector on %q could not acquire: %w", s.path, err))
 			t := time.NewTimer(pause)
 			select {
 			case <-t.C:
@@ -60,6 +62,7 @@ func (s *LeaderSelector) run(ctx context.Context) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.client.SessionTimeout())
 		if err := s.mutex.Release(rctx); err != nil {
 			s.client.Logger().Warn("leader selector release failed; the node is deleted in the background", zap.String("path", s.path), zap.Error(err))
+			s.client.ReportError(fmt.Errorf("leader: selector on %q could not release: %w", s.path, err))
 		}
 		cancel()
 		s.setStage(stageIdle)
@@ -121,6 +124,7 @@ func (s *LeaderSelector) lead(ctx context.Context) bool {
 		s.client.Logger().Info("leader selector leads", zap.String("path", s.path), zap.String("id", s.id), zap.String("node", node), zap.Int64("token", token))
 		if err := s.fn(t.ctx, t.Term); err != nil {
 			s.client.Logger().Warn("leader function failed", zap.String("path", s.path), zap.String("id", s.id), zap.Error(err))
+			s.client.ReportError(fmt.Errorf("leader: leader function of %q failed: %w", s.path, err))
 		}
 	}
 	t.end(ErrTermEnded)

@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"sync"
 	"time"
@@ -137,6 +138,7 @@ func (h *hold) fencingToken(ctx context.Context) (int64, error) {
 		return 0, err
 	case err != nil:
 		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
+		h.li.client.ReportError(fmt.Errorf("locks: reading the fencing token of %q failed: %w", h.node.path, err))
 		return 0, nil
 	case fence != h.node.path && string(data) != path.Base(h.node.path),
 		h.li.caps.sessionBound && stat.EphemeralOwner != h.node.owner:

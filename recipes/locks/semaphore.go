@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -242,6 +243,7 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 		}
 		if err := lock.Release(ctx); err != nil {
 			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
+			s.client.ReportError(fmt.Errorf("locks: releasing the semaphore's lock %q failed: %w", s.locksPath, err))
 		}
 	}()
 	for len(taken) < qty {

@@ -84,6 +84,7 @@ func (p *PersistentNode) deleteLater(path string, owner int64, unverified bool) 
 			return
 		case !transient(err):
 			p.c.Logger().Warn("nodes: deleting a closed node failed", zap.String("path", path), zap.Error(err))
+			p.c.ReportError(fmt.Errorf("nodes: deleting closed node %q failed: %w", path, err))
 			return
 		}
 		select {

@@ -82,11 +82,12 @@ func (p *PersistentNode) stop(err error) {
 }
 
 func (p *PersistentNode) failed(err error) {
-	log := p.c.Logger().Warn
+	log, report := p.c.Logger().Warn, p.c.ReportError
 	if transient(err) {
-		log = p.c.Logger().Debug
+		log, report = p.c.Logger().Debug, func(error) {}
 	}
 	log("nodes: keeping a node failed; trying again", zap.String("path", p.base), zap.Error(err))
+	report(fmt.Errorf("nodes: keeping %q failed: %w", p.base, err))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = err
