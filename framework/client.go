@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/zkcurator/zkcurator/internal/listen"
 	"github.com/zkcurator/zkcurator/internal/queue"
 	"github.com/zkcurator/zkcurator/retry"
 )
@@ -35,16 +36,16 @@ type core struct {
 
 	events    *queue.Queue[loopEvent]
 	notices   *queue.Queue[ConnectionState]
-	listeners listenerSet[ConnectionState]
+	listeners listen.Set[ConnectionState]
 	// nodeEvents and nodeListeners carry watch notifications to the
 	// callbacks of ListenNodeEvents (node_events.go).
 	nodeEvents    *queue.Queue[zk.Event]
-	nodeListeners listenerSet[zk.Event]
+	nodeListeners listen.Set[zk.Event]
 	watches       *watchRegistry // persistent watches (watch_registry.go)
 	// errEvents and errListeners carry errors no call returns to the
 	// callbacks of ListenErrors (unhandled.go).
 	errEvents    *queue.Queue[error]
-	errListeners listenerSet[error]
+	errListeners listen.Set[error]
 	bg           *background
 	resolver     *resolver // resolves the connect string's names at each dial
 

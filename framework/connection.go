@@ -69,7 +69,7 @@ func (k *core) connectLocked() error {
 			}
 			if ev.Type == zk.EventSession {
 				k.events.Push(loopEvent{kind: evZK, gen: gen, zkEvent: ev})
-			} else if !k.nodeListeners.empty() {
+			} else if k.nodeListeners.Len() > 0 {
 				k.nodeEvents.Push(ev)
 			}
 		}),

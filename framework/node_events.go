@@ -16,7 +16,7 @@ func (c *Client) ListenNodeEvents(fn func(zk.Event)) (stop func()) {
 	if fn == nil {
 		return func() {}
 	}
-	return c.core.nodeListeners.add(func(ev zk.Event) {
+	return c.core.nodeListeners.Add(func(ev zk.Event) {
 		if rel, ok := c.inNamespace(ev.Path); ok {
 			ev.Path = rel
 			fn(ev)
@@ -37,7 +37,7 @@ func (k *core) dispatchNodeEvents(stop <-chan struct{}) {
 					return
 				default:
 				}
-				k.nodeListeners.deliver(ev)
+				k.nodeListeners.Deliver(ev)
 			}
 		}
 	}

@@ -21,10 +21,7 @@ const MetricUnhandledErrors = "zkcurator_unhandled_errors_total"
 // registered are not kept for later ones. The returned stop is idempotent;
 // once it returns no new call to fn starts. fn must not call Close.
 func (c *Client) ListenErrors(fn func(error)) (stop func()) {
-	if fn == nil {
-		return func() {}
-	}
-	return c.core.errListeners.add(fn)
+	return c.core.errListeners.Add(fn) // a nil fn registers nothing
 }
 
 // ReportError hands err, an error no caller will see, to the ListenErrors
@@ -37,7 +34,7 @@ func (k *core) reportError(err error) {
 		return
 	}
 	k.met.unhandled.Add(1)
-	if !k.errListeners.empty() {
+	if k.errListeners.Len() > 0 {
 		k.errEvents.Push(err)
 	}
 }
@@ -55,7 +52,7 @@ func (k *core) dispatchErrors(stop <-chan struct{}) {
 					return
 				default:
 				}
-				k.errListeners.deliver(err)
+				k.errListeners.Deliver(err)
 			}
 		}
 	}
