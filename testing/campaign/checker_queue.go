@@ -16,7 +16,7 @@ type queueTally struct {
 	Doubled   int // extra appearances (takes, or nodes left) of one put, unexcused
 	Failed    int // puts that failed and did not apply
 	Remaining int // items left in the queue at the end
-	Retaken   int // extra takes excused: the taker's connection failed before the delete (docs/campaign.md)
+	Retaken   int // extra appearances excused: the earlier taker's connection failed (docs/campaign.md)
 	Abandoned int // takes whose consumer's ctx ended first: the item stayed
 }
 
@@ -37,7 +37,7 @@ func (t queueTally) fields() []string {
 //  2. a put of unknown outcome appears at most once, one that failed never;
 //  3. no put appears twice (doubled), except a take again of an item whose
 //     earlier taker's client reported SUSPENDED or LOST after that take
-//     completed and before the next appearance (the delete could not reach
+//     began and before the next appearance (the delete may not have reached
 //     the server: the at-least-once window docs/queues.md names); such an
 //     appearance counts as retaken;
 //  4. every appearance is of an item some producer put;
@@ -124,17 +124,20 @@ func checkQueue(holds []Hold, states []StateChange, final endState, clients int,
 // excusedAppearances counts the appearances after the first of an item
 // taken as ts (in Enter order) and left in left nodes that the earlier
 // taker's connection excuses: a take again, when the client of the take
-// before it reported SUSPENDED or LOST between that take's Exit and this
+// before it reported SUSPENDED or LOST between that take's Enter and this
 // take's Enter; a node left, when the last taker's client did so after its
-// take's Exit.
+// take's Enter. The earlier take's Enter, not its Exit, bounds the window:
+// the queue learns of a failed connection through its own listener, which
+// may end the consumer's ctx only after the consumer found it alive and
+// returned.
 func excusedAppearances(ts []*Hold, left int, states []StateChange) int {
 	n := 0
 	for i := 1; i < len(ts); i++ {
-		if interrupted(states, ts[i-1].Client, ts[i-1].Exit, ts[i].Enter) {
+		if interrupted(states, ts[i-1].Client, ts[i-1].Enter, ts[i].Enter) {
 			n++
 		}
 	}
-	if len(ts) > 0 && left > 0 && interrupted(states, ts[len(ts)-1].Client, ts[len(ts)-1].Exit, never) {
+	if len(ts) > 0 && left > 0 && interrupted(states, ts[len(ts)-1].Client, ts[len(ts)-1].Enter, never) {
 		n += left
 	}
 	return n
