@@ -59,7 +59,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
 	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
 	queueRows := fs.String("queue", "1,4", "DistributedQueue configurations: producers (and as many consumers) of each")
-	fs.IntVar(&cfg.queueItems, "queue-items", 2000, "DistributedQueue items per run, split among its producers")
+	fs.IntVar(&cfg.queueItems, "queue-items", 1000, "DistributedQueue items per run, split among its producers")
 	cacheNodes := fs.String("cache-nodes", "10000,100000", "the sizes of the trees the caches load, about that many nodes each")
 	fs.IntVar(&cfg.treeChildren, "tree-children", 99, "the caches' trees: leaves of each child of the root")
 	fs.IntVar(&cfg.burstWrites, "burst-writes", 5000, "writes of a cache's write burst, each to a leaf of its own")
