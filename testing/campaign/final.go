@@ -193,8 +193,9 @@ func containsAll(s string, words []string) bool {
 }
 
 // replicaViews reads the campaign's outcome (paths.outcome: persistent
-// nodes no one changes once the clients have closed) from each member in turn, after a sync with the
-// leader, and describes how the members differ (nil when all agree).
+// nodes no one changes once the clients have closed) from each member in
+// turn, after a sync with the leader, and describes how the members differ
+// (nil when all agree).
 func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]string, error) {
 	trees := make([][]string, cluster.Size())
 	for i, addr := range cluster.Addrs() {

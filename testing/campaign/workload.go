@@ -26,7 +26,7 @@ const maxIterations = 1 << 20
 // paths are the znodes of one campaign.
 type paths struct {
 	root    string   // everything below it belongs to the campaign
-	lock    string   // the lock's (or semaphore's) path
+	lock    string   // the lock's (or semaphore's, or queue's lock) path
 	nodes   []string // the parents of the contenders' nodes: none may outlive the clients
 	nested  bool     // the contenders' nodes are a level deeper, in children of nodes (a barrier's rounds)
 	lasting string   // the name of a persistent contenders' node (a barrier's ready node): no session's end removes it
