@@ -78,8 +78,9 @@
 // fault was clean.
 //
 // The queue campaign runs a DistributedQueue in lock path mode: even
-// workers put uniquely named items (each put recorded as returned, of
-// unknown outcome, or failed), odd workers consume them, completing an item
+// workers put uniquely named items, the queue bounded by WithMaxItems
+// (each put recorded as returned, of unknown outcome, or failed), odd
+// workers consume them, completing an item
 // only while the consumer's ctx is alive; after the faults the producers
 // stop and the consumers drain the queue. Its checker accounts for every
 // item: a returned put is taken or left in the queue, an unknown put

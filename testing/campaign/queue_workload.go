@@ -20,8 +20,13 @@ const (
 	opTake = "take"
 )
 
+// queueBound is the producers' WithMaxItems: it keeps the queue short
+// whatever the consumers' pace (every consumer lists all the items on every
+// change), and runs the bounded put's guard under the faults too.
+const queueBound = 32
+
 // queuer is a queue campaign worker's DistributedQueue: even clients
-// produce, odd ones consume in lock path mode.
+// produce into a bounded queue, odd ones consume in lock path mode.
 type queuer struct {
 	q        *queue.DistributedQueue[[]byte]
 	consumer bool
@@ -30,9 +35,9 @@ type queuer struct {
 
 func newQueuer(w *worker) *queuer {
 	qr := &queuer{consumer: w.id%2 == 1}
-	var opts []queue.Option
+	opts := []queue.Option{queue.WithMaxItems(queueBound)}
 	if qr.consumer {
-		opts = append(opts, queue.WithLockPath(w.paths.lock), queue.WithConsumer[[]byte](w.take))
+		opts = []queue.Option{queue.WithLockPath(w.paths.lock), queue.WithConsumer[[]byte](w.take)}
 	}
 	qr.q = built(queue.NewDistributedQueue(w.client, w.paths.queue, queue.Bytes(), opts...))
 	return qr
@@ -69,9 +74,10 @@ func (w *worker) runQueue(ctx context.Context) {
 	}
 }
 
-// put puts one item and records its outcome: Accepted (the put returned
-// its node), Unknown (ErrOutcomeUnknown: it may have applied) or NoWrite
-// (it failed and did not apply).
+// put puts one item, waiting for room within the worker's op timeout, and
+// records its outcome: Accepted (the put returned its node), Unknown
+// (ErrOutcomeUnknown: it may have applied) or NoWrite (it failed, or found
+// no room, and did not apply).
 func (w *worker) put(ctx context.Context, seq int) {
 	item := queueItem(w.id, seq)
 	rec := Hold{Client: w.id, Seq: seq, Mode: Queued, Target: opPut, Item: item, Write: never, LostAt: never}
