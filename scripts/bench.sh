@@ -5,7 +5,7 @@
 # examples/lockbench at 1, 4 and 16 clients against ONE embedded ZooKeeper in
 # one run, interleaved, and the medians come out as Markdown tables. Then
 # testing/recipebench sets zkcurator's atomic long, leader election,
-# semaphore, TreeCache and CuratorCache beside Apache Curator 5.4's on the same server.
+# semaphore, DistributedQueue, TreeCache and CuratorCache beside Apache Curator 5.4's on the same server.
 #
 # Environment (all optional):
 #   BENCH_OPS     measured cycles per run, split evenly among the clients (default 4000)

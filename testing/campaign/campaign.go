@@ -214,6 +214,8 @@ func Run(ctx context.Context, cluster *zktest.Cluster, cfg Config) (*Report, err
 		v = checkCache(holds, final, faults, cfg.Clients, healedAt, cfg.SessionTimeout)
 	case cfg.Kind == Barrier:
 		v = checkBarrier(holds, final, cfg.Clients, healedAt)
+	case cfg.Kind == Queue:
+		v = checkQueue(holds, history.stateChanges(), final, cfg.Clients, healedAt)
 	case cfg.Kind.elections():
 		v = checkElection(holds, final, cfg.Clients, healedAt)
 	default:

@@ -25,6 +25,9 @@ type endState struct {
 	Alarms []string
 	// Long and Count are the counter campaign's final values.
 	Long, Count int64
+	// Queued are the items left in the queue campaign's queue, each as
+	// often as a node holds it.
+	Queued []string
 }
 
 // Verdict is the checker's judgement of a campaign's history.
@@ -42,7 +45,7 @@ type Verdict struct {
 	// the run says nothing about the recipes (its other verdicts are void).
 	Diverged bool
 	// Extra are a workload's own "name=value" fields of the summary line
-	// (the cache and barrier campaigns').
+	// (the cache, barrier and queue campaigns').
 	Extra      []string
 	Violations []string
 }

@@ -49,11 +49,15 @@ const (
 	// entering, or return from Leave before all began leaving
 	// (barrier_workload.go).
 	Barrier
+	// Queue is a DistributedQueue in lock path mode: half the clients put
+	// items, the other half consume them; every item must be taken exactly
+	// once (queue_workload.go).
+	Queue
 )
 
 // String names the lock kind ("mutex", "rwlock", "semaphore",
 // "semaphore-mutex", "election-latch", "election-selector", "counter",
-// "ttl-mutex", "discovery", "membership", "cache" or "barrier"); it is also
+// "ttl-mutex", "discovery", "membership", "cache", "barrier" or "queue"); it is also
 // the name of the campaign's znode.
 func (k LockKind) String() string {
 	switch k {
@@ -81,6 +85,8 @@ func (k LockKind) String() string {
 		return "cache"
 	case Barrier:
 		return "barrier"
+	case Queue:
+		return "queue"
 	}
 	return fmt.Sprintf("LockKind(%d)", int(k))
 }
@@ -135,7 +141,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("campaign: duration %v: must be positive", c.Duration)
 	}
 	switch c.Kind {
-	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership, Cache, Barrier:
+	case MutexLock, ReadWriteLock, ElectionLatch, ElectionSelector, Counter, TTLMutexLock, Discovery, Membership, Cache, Barrier, Queue:
 	case Semaphore:
 		if c.MaxLeases == 0 {
 			c.MaxLeases = 2

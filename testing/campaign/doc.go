@@ -77,6 +77,17 @@
 // clients and no ready node a clean round, and that a round after the last
 // fault was clean.
 //
+// The queue campaign runs a DistributedQueue in lock path mode: even
+// workers put uniquely named items, the queue bounded by WithMaxItems
+// (each put recorded as returned, of unknown outcome, or failed), odd
+// workers consume them, completing an item
+// only while the consumer's ctx is alive; after the faults the producers
+// stop and the consumers drain the queue. Its checker accounts for every
+// item: a returned put is taken or left in the queue, an unknown put
+// appears at most once, a failed one never, no item appears twice unless
+// the earlier taker's connection failed before the item's delete could
+// land (counted as retaken), and no lock node outlives the clients.
+//
 // Besides a client's own link and killed members, the nemesis splits the
 // ensemble itself (zktest's Cluster.Partition: the leader cut off from its
 // followers, one follower cut off, a bridge member that sees both sides,

@@ -104,6 +104,11 @@ func finalState(ctx context.Context, cluster *zktest.Cluster, p paths, sessionTi
 		}
 		f.Acks = append(f.Acks, a)
 	}
+	if p.queue != "" {
+		if f.Queued, err = queuedItems(ctx, c, p.queue); err != nil {
+			return f, err
+		}
+	}
 	f.Replicas, err = replicaViews(ctx, cluster, p)
 	f.Alarms = serverAlarms(cluster, marks)
 	return f, err
@@ -187,10 +192,10 @@ func containsAll(s string, words []string) bool {
 	return true
 }
 
-// replicaViews reads the campaign's outcome (the acknowledgement nodes and
-// the counters' and fence's values: persistent nodes no one changes once the
-// clients have closed) from each member in turn, after a sync with the
-// leader, and describes how the members differ (nil when all agree).
+// replicaViews reads the campaign's outcome (paths.outcome: persistent
+// nodes no one changes once the clients have closed) from each member in
+// turn, after a sync with the leader, and describes how the members differ
+// (nil when all agree).
 func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]string, error) {
 	trees := make([][]string, cluster.Size())
 	for i, addr := range cluster.Addrs() {
@@ -199,7 +204,7 @@ func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]stri
 			return nil, fmt.Errorf("campaign: member %d: %w (%s)", i, err, membersStatus(ctx, cluster))
 		}
 		if err = synced(c); err == nil {
-			trees[i], err = treeOf(ctx, c, p.acks, p.counter, p.fence, p.long, p.count)
+			trees[i], err = treeOf(ctx, c, p.outcome()...)
 		}
 		c.Close()
 		if err != nil {
@@ -213,6 +218,17 @@ func replicaViews(ctx context.Context, cluster *zktest.Cluster, p paths) ([]stri
 		}
 	}
 	return diffs, nil
+}
+
+// outcome are the roots of the nodes that hold a campaign's outcome once
+// its clients have closed: the acknowledgements, counters and fence, and
+// the queue's items.
+func (p paths) outcome() []string {
+	roots := []string{p.acks, p.counter, p.fence, p.long, p.count}
+	if p.queue != "" {
+		roots = append(roots, p.queue)
+	}
+	return roots
 }
 
 // treeOf lists every node under roots (roots included) as "path=data",

@@ -25,10 +25,14 @@ const (
 	// Increment is one increment of the counter campaign: Enter and Exit
 	// frame the call, Counter and Post its pre and post values.
 	Increment
+	// Queued is one put or take of the queue campaign (Target says which,
+	// Item names the item): Enter and Exit frame the put, or the consumer's
+	// call for a take.
+	Queued
 )
 
-// String returns "W" for Exclusive, "R" for Shared, "L" for Leased and "I"
-// for Increment.
+// String returns "W" for Exclusive, "R" for Shared, "L" for Leased, "I"
+// for Increment and "Q" for Queued.
 func (m Mode) String() string {
 	switch m {
 	case Shared:
@@ -37,6 +41,8 @@ func (m Mode) String() string {
 		return "L"
 	case Increment:
 		return "I"
+	case Queued:
+		return "Q"
 	}
 	return "W"
 }
@@ -104,7 +110,8 @@ type Hold struct {
 	Fence   int64 // the fence the worker read: the highest token that had written
 	Counter int64 // the counter the worker read (an increment's pre value)
 
-	Target string // what an Increment incremented (targetLong, targetCount)
+	Target string // what an Increment incremented (targetLong, targetCount), or a Queued op's kind (opPut, opTake)
+	Item   string // the item a Queued op put or took
 	Post   int64  // an applied increment's post value
 	// Promoted marks an increment of the long that reached the promoted
 	// lock (it held the lock for at least one try).
@@ -161,6 +168,8 @@ func (h *Hold) String() string {
 		if h.Promoted {
 			b.WriteString(" promoted")
 		}
+	case Queued:
+		fmt.Fprintf(&b, " %s %s -> %s", h.Target, h.Item, h.Outcome)
 	case Exclusive:
 		fmt.Fprintf(&b, " token=%#x fence=%#x counter=%d", h.Token, h.Fence, h.Counter)
 		if h.Write != never {
@@ -266,7 +275,7 @@ func progressOf(holds []Hold, clients int, from time.Duration, reads bool, appli
 			continue
 		}
 		switch {
-		case (r.Mode == Exclusive || r.Mode == Increment) && applied(r):
+		case (r.Mode == Exclusive || r.Mode == Increment || r.Mode == Queued) && applied(r):
 			wrote[r.Client] = true
 		case r.Mode == Shared && !r.LostAtExit:
 			read[r.Client] = true

@@ -26,7 +26,7 @@ const maxIterations = 1 << 20
 // paths are the znodes of one campaign.
 type paths struct {
 	root    string   // everything below it belongs to the campaign
-	lock    string   // the lock's (or semaphore's) path
+	lock    string   // the lock's (or semaphore's, or queue's lock) path
 	nodes   []string // the parents of the contenders' nodes: none may outlive the clients
 	nested  bool     // the contenders' nodes are a level deeper, in children of nodes (a barrier's rounds)
 	lasting string   // the name of a persistent contenders' node (a barrier's ready node): no session's end removes it
@@ -35,6 +35,7 @@ type paths struct {
 	acks    string   // one persistent child per applied write
 	long    string   // the counter campaign's DistributedAtomicLong
 	count   string   // the counter campaign's SharedCount
+	queue   string   // the queue campaign's DistributedQueue ("" for the other kinds)
 }
 
 func newPaths(kind LockKind) paths {
@@ -56,6 +57,9 @@ func newPaths(kind LockKind) paths {
 		p.nodes = []string{root + "/" + cacheTree + "/" + cacheLive}
 	case kind == Barrier:
 		p.nested, p.lasting = true, barrierReady
+	case kind == Queue:
+		p.queue, p.lock = root+"/queue", root+"/queue-locks"
+		p.nodes = []string{p.lock}
 	}
 	return p
 }
@@ -100,6 +104,7 @@ type worker struct {
 	discovery *discoverer              // the discovery campaign's registrations and cache
 	cacher    *cacher                  // the cache campaign's cache
 	barrier   *barrierMember           // the barrier campaign's member
+	queuer    *queuer                  // the queue campaign's producer or consumer
 	paths     paths
 	clock     clock
 	history   *recorder
@@ -152,6 +157,8 @@ func newWorker(id int, c *framework.Client, cfg Config, p paths, clk clock, h *r
 		w.cacher = cc
 	case Barrier:
 		w.barrier = newBarrierMember(cfg.Clients, rounds, cfg.SessionTimeout)
+	case Queue:
+		w.queuer = newQueuer(w)
 	default:
 		w.exclusive = built(locks.NewInterProcessMutex(c, p.lock))
 	}
@@ -185,6 +192,9 @@ func (w *worker) run(ctx context.Context) {
 		return
 	case w.barrier != nil:
 		w.runBarrier(ctx)
+		return
+	case w.queuer != nil:
+		w.runQueue(ctx)
 		return
 	}
 	for seq := 0; seq < maxIterations && ctx.Err() == nil; seq++ {

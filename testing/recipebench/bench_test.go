@@ -23,7 +23,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	var log bytes.Buffer
 	cfg, err := parse([]string{"-connect", srv.ConnectString(), "-warmup", "0", "-repeat", "1", "-session-timeout", "2s",
 		"-atomic-ops", "16", "-atomic", "1:10,4:0", "-handoffs", "2", "-kill-handoffs", "1",
-		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-cache-nodes", "31,301", "-tree-children", "9", "-burst-writes", "20"}, &log)
+		"-sem-leases", "2", "-sem-clients", "4", "-sem-ops", "8", "-queue", "1,4", "-queue-items", "8", "-cache-nodes", "31,301", "-tree-children", "9", "-burst-writes", "20"}, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +46,8 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 		"selector-p4":       {"handoffs", 2},
 		"selector-p4-kill":  {"handoffs", 1},
 		"semaphore-l2-c4":   {"cycles", 8},
+		"queue-c1":          {"taken", 8},
+		"queue-c4":          {"taken", 8},
 		"tree-load-31":      {"nodes", 31},
 		"tree-load-301":     {"nodes", 301},
 		"tree-burst-31":     {"changed", 20},
@@ -97,6 +99,9 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
 	}
+	if !strings.Contains(out.String(), "| 4 producers, 4 consumers, 8 items, lock path |") || !strings.Contains(out.String(), "zkcurator takes/s") {
+		t.Errorf("the report lacks the 4-producer queue row or its takes:\n%s", out.String())
+	}
 	if !strings.Contains(out.String(), "| 4 clients, 0 optimistic retries, 16 increments |") {
 		t.Errorf("the report lacks the 4-client counter row:\n%s", out.String())
 	}
@@ -114,6 +119,8 @@ func TestFlagsRejectBadValues(t *testing.T) {
 		{"-cache-nodes", "1000,x"},
 		{"-burst-writes", "99999"},
 		{"-tree-children", "5000"},
+		{"-queue", "1,0"},
+		{"-queue-items", "0"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), args, &bytes.Buffer{}, &stderr); code != 2 {

@@ -15,6 +15,10 @@
 //     session's last ping came before the cut: see handOff).
 //   - InterProcessSemaphoreV2: acquire and return cycles per second, 4
 //     leases and 16 sessions.
+//   - DistributedQueue: puts per second with 1 and 4 producers, each
+//     putting its share one after the other, then takes per second with as
+//     many consumers in lock path mode, from their start until the last item
+//     reached one (Curator's puts synchronous too: putInBackground(false)).
 //   - TreeCache and CuratorCache, over trees of about 10,000 and 100,000
 //     nodes: the initial load's time and the heap per cached node (after a
 //     full collection, cache loaded and alive, less the same before; on
@@ -30,7 +34,7 @@
 //
 // Usage:
 //
-//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,tree,curator-cache]
+//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,queue,tree,curator-cache]
 //
 // and flags for every size (recipebench -h lists them); -cpuprofile and
 // -memprofile profile zkcurator's side.

@@ -29,6 +29,8 @@ type config struct {
 	semLeases      int
 	semClients     int
 	semOps         int
+	queueClients   []int // producers (and as many consumers) of each queue configuration
+	queueItems     int
 	cacheNodes     []int // the trees' sizes
 	treeChildren   int
 	burstWrites    int
@@ -37,7 +39,7 @@ type config struct {
 }
 
 // groups are the values of -only, in the order the benches run.
-var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "tree", "curator-cache"}
+var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "queue", "tree", "curator-cache"}
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var cfg config
@@ -56,6 +58,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.semLeases, "sem-leases", 4, "InterProcessSemaphoreV2 leases")
 	fs.IntVar(&cfg.semClients, "sem-clients", 16, "InterProcessSemaphoreV2 clients")
 	fs.IntVar(&cfg.semOps, "sem-ops", 1600, "InterProcessSemaphoreV2 cycles per run, split among its clients")
+	queueRows := fs.String("queue", "1,4", "DistributedQueue configurations: producers (and as many consumers) of each")
+	fs.IntVar(&cfg.queueItems, "queue-items", 1000, "DistributedQueue items per run, split among its producers")
 	cacheNodes := fs.String("cache-nodes", "10000,100000", "the sizes of the trees the caches load, about that many nodes each")
 	fs.IntVar(&cfg.treeChildren, "tree-children", 99, "the caches' trees: leaves of each child of the root")
 	fs.IntVar(&cfg.burstWrites, "burst-writes", 5000, "writes of a cache's write burst, each to a leaf of its own")
@@ -80,6 +84,13 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		}
 		cfg.atomic = append(cfg.atomic, [2]int{c, n})
 	}
+	for _, v := range strings.Split(*queueRows, ",") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-queue: %q is not a positive count of producers", v)
+		}
+		cfg.queueClients = append(cfg.queueClients, n)
+	}
 	for _, v := range strings.Split(*cacheNodes, ",") {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 2 {
@@ -91,7 +102,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		name string
 		n    int
 	}{{"repeat", cfg.repeat}, {"atomic-ops", cfg.atomicOps}, {"participants", cfg.participants}, {"handoffs", cfg.handoffs},
-		{"kill-handoffs", cfg.killHandoffs}, {"sem-leases", cfg.semLeases}, {"sem-clients", cfg.semClients}, {"sem-ops", cfg.semOps},
+		{"kill-handoffs", cfg.killHandoffs}, {"sem-leases", cfg.semLeases}, {"sem-clients", cfg.semClients}, {"sem-ops", cfg.semOps}, {"queue-items", cfg.queueItems},
 		{"tree-children", cfg.treeChildren}, {"burst-writes", cfg.burstWrites}} {
 		if v.n < 1 {
 			return cfg, fmt.Errorf("-%s: %d is not a positive count", v.name, v.n)
@@ -133,6 +144,10 @@ func (cfg config) benches() []bench {
 			out = append(out, electionBench(strings.TrimSuffix(g, "-kill"), cfg.participants, cfg.killHandoffs, true))
 		case "semaphore":
 			out = append(out, semaphoreBench(cfg.semLeases, cfg.semClients, cfg.semOps))
+		case "queue":
+			for _, n := range cfg.queueClients {
+				out = append(out, queueBench(n, cfg.queueItems))
+			}
 		case "tree", "curator-cache":
 			kind := map[string]string{"tree": kindTree, "curator-cache": kindCurator}[g]
 			for _, n := range cfg.cacheNodes {

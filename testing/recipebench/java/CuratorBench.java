@@ -16,6 +16,12 @@
 //   semaphore <path> <leases> <perClient> <connect>...
 //       each client acquires and returns one lease of an InterProcessSemaphoreV2 perClient times
 //       -> RESULT cycles=<n> nanos=<n>
+//   queue <path> <lockPath> <perProducer> <clients> <connect>...
+//       2 x clients connect strings: the first clients producers each put perProducer items
+//       into a DistributedQueue (synchronously: putInBackground(false)) -> timed put phase;
+//       then the other clients consume them in lock path mode, timed from the queues' start
+//       until the last item reached a consumer; the queues close once the last delete landed
+//       -> RESULT put=<n> putnanos=<n> taken=<n> takenanos=<n>
 //   cacheload <tree|curator> <path> <connect>
 //       starts a TreeCache or a CuratorCache of path and waits for its initialized event
 //       -> RESULT nodes=<n> nanos=<n> bytes=<n>; bytes is the heap the loaded cache
@@ -69,6 +75,11 @@ import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.curator.framework.recipes.queue.QueueBuilder;
+import org.apache.curator.framework.recipes.queue.QueueConsumer;
+import org.apache.curator.framework.recipes.queue.QueueSerializer;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.retry.RetryNTimes;
@@ -99,6 +110,7 @@ public final class CuratorBench {
                 switch (f[0]) {
                     case "atomic" -> atomic(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]), tail(f, 5));
                     case "semaphore" -> semaphore(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]), tail(f, 4));
+                    case "queue" -> queue(f[1], f[2], Integer.parseInt(f[3]), Integer.parseInt(f[4]), tail(f, 5));
                     case "cacheload" -> cacheLoad(f[1], f[2], f[3]);
                     case "cacheburst" -> cacheBurst(f[1], f[2], f[3], Integer.parseInt(f[4]));
                     case "elect" -> elect(f[1], f[2], f[3], f[4]);
@@ -151,6 +163,89 @@ public final class CuratorBench {
             };
         });
         emit("RESULT cycles=" + cycles + " nanos=" + nanos);
+    }
+
+    private static final QueueSerializer<byte[]> BYTES = new QueueSerializer<byte[]>() {
+        @Override
+        public byte[] serialize(byte[] item) {
+            return item;
+        }
+
+        @Override
+        public byte[] deserialize(byte[] bytes) {
+            return bytes;
+        }
+    };
+
+    private static void queue(String path, String lockPath, int perProducer, int clients, List<String> connects)
+            throws Exception {
+        if (connects.size() != 2 * clients) {
+            throw new IllegalArgumentException(connects.size() + " connect strings, not " + 2 * clients);
+        }
+        AtomicInteger put = new AtomicInteger();
+        byte[] item = "item-0123456789".getBytes(StandardCharsets.UTF_8);
+        long putNanos = together(connects.subList(0, clients), client -> {
+            DistributedQueue<byte[]> q = QueueBuilder.builder(client, null, BYTES, path).putInBackground(false).buildQueue();
+            return () -> {
+                q.start();
+                try {
+                    for (int i = 0; i < perProducer; i++) {
+                        q.put(item);
+                        put.incrementAndGet();
+                    }
+                } finally {
+                    q.close();
+                }
+                return null;
+            };
+        });
+        int total = perProducer * clients;
+        AtomicInteger taken = new AtomicInteger();
+        CountDownLatch all = new CountDownLatch(1);
+        long[] lastAt = new long[1];
+        QueueConsumer<byte[]> consumer = new QueueConsumer<byte[]>() {
+            @Override
+            public void consumeMessage(byte[] message) {
+                if (taken.incrementAndGet() == total) {
+                    lastAt[0] = System.nanoTime();
+                    all.countDown();
+                }
+            }
+
+            @Override
+            public void stateChanged(CuratorFramework c, ConnectionState s) {}
+        };
+        List<CuratorFramework> clientsOpen = new ArrayList<>();
+        List<DistributedQueue<byte[]>> queues = new ArrayList<>();
+        long takeNanos;
+        try {
+            for (String c : connects.subList(clients, 2 * clients)) {
+                CuratorFramework client = connect(c);
+                clientsOpen.add(client);
+                queues.add(QueueBuilder.builder(client, consumer, BYTES, path).lockPath(lockPath).buildQueue());
+            }
+            long began = System.nanoTime();
+            for (DistributedQueue<byte[]> q : queues) {
+                q.start();
+            }
+            if (!all.await(10 * WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(taken + " of " + total + " items taken within " + 10 * WAIT_SECONDS + " s");
+            }
+            takeNanos = lastAt[0] - began;
+            // Let the last deletes land before close interrupts the consumers.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (!clientsOpen.get(0).getChildren().forPath(path).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        } finally {
+            for (DistributedQueue<byte[]> q : queues) {
+                q.close();
+            }
+            for (CuratorFramework c : clientsOpen) {
+                c.close();
+            }
+        }
+        emit("RESULT put=" + put + " putnanos=" + putNanos + " taken=" + taken + " takenanos=" + takeNanos);
     }
 
     /** Counts is what a cache's listener saw: nodes added, data changes, and when. */
