@@ -14,7 +14,7 @@ type TreeCache struct{ e *engine }
 // NewTreeCache returns a cache of the subtree at path. It makes no network
 // call; a nil client, an invalid path or a bad option is an error naming it.
 func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache, error) {
-	cfg, err := newConfig(-1, opts)
+	cfg, err := newConfig(path, -1, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (t *TreeCache) Snapshot() []Node { return t.e.snapshot() }
 // the Events channel (events not yet received are dropped); its goroutines
 // have ended when it returns. Close is idempotent: a second Close returns
 // nil, as framework.Client.Close does.
-func (t *TreeCache) Close() error { return t.e.close() }
+func (t *TreeCache) Close() error { t.e.close(); return nil }
 
 // NodeCache holds one node, as Curator's NodeCache: NodeAdded when it is
 // created, NodeUpdated when its data changes, NodeRemoved when it is deleted.
@@ -64,7 +64,7 @@ type NodeCache struct{ e *engine }
 // NewNodeCache returns a cache of the node at path (which need not exist).
 // WithMaxDepth and WithSelector do not apply to it.
 func NewNodeCache(c *framework.Client, path string, opts ...Option) (*NodeCache, error) {
-	cfg, err := newConfig(0, opts)
+	cfg, err := newConfig(path, 0, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (n *NodeCache) Events() <-chan Event { return n.e.events }
 func (n *NodeCache) Current() (Node, bool) { return n.e.current(n.e.root) }
 
 // Close stops following the node; see TreeCache.Close.
-func (n *NodeCache) Close() error { return n.e.close() }
+func (n *NodeCache) Close() error { n.e.close(); return nil }
 
 // PathChildrenCache holds the children of a node with their data, as
 // Curator's PathChildrenCache: events report the children only, never the
@@ -102,7 +102,7 @@ type PathChildrenCache struct{ e *engine }
 // NewPathChildrenCache returns a cache of the children of path. WithMaxDepth
 // does not apply to it; WithSelector chooses the children.
 func NewPathChildrenCache(c *framework.Client, path string, opts ...Option) (*PathChildrenCache, error) {
-	cfg, err := newConfig(1, opts)
+	cfg, err := newConfig(path, 1, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -133,4 +133,4 @@ func (p *PathChildrenCache) Current(path string) (Node, bool) { return p.e.curre
 func (p *PathChildrenCache) Snapshot() []Node { return p.e.snapshot() }
 
 // Close stops following the children; see TreeCache.Close.
-func (p *PathChildrenCache) Close() error { return p.e.close() }
+func (p *PathChildrenCache) Close() error { p.e.close(); return nil }

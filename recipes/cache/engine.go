@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/internal/queue"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // retryEvery is how often the loop tries again to bring the cache in line
@@ -63,10 +64,12 @@ type engine struct {
 	met    eventMetrics
 	events chan Event
 
-	life      sync.Mutex
-	loading   bool // a Start is loading the tree
-	started   bool
-	closed    bool
+	life lifecycle.Lifecycle // Started from a Start's first step; back to Latent if its load fails
+	// handoff orders the end of a load against close: a load that succeeds
+	// hands over stopInput and starts the pump and loop under it, unless
+	// close came first; close stops what was handed over.
+	handoff   sync.Mutex
+	pumping   bool // the pump runs, and closes events when it ends
 	stopInput []func()
 	stop      chan struct{}   // closed by close: the pump ends
 	ctx       context.Context // cancelled by close: the loop and its reads end
@@ -87,6 +90,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 	ctx, cancel := context.WithCancel(context.Background())
 	return &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
+		life:       lifecycle.New(&lifeErrors),
 		nodes:      make(map[string]*Node),
 		kids:       make(map[string]map[string]struct{}),
 		unreported: make(map[string]*Node),
@@ -103,18 +107,16 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 // and then follows it in the background. A failed load leaves the engine
 // unstarted; close ends a load under way.
 func (e *engine) start(ctx context.Context) error {
-	e.life.Lock()
-	switch {
-	case e.closed:
-		e.life.Unlock()
-		return fmt.Errorf("%w: %s", ErrClosed, e.root)
-	case e.started || e.loading:
-		e.life.Unlock()
-		return fmt.Errorf("%w: %s", ErrAlreadyStarted, e.root)
+	if err := e.life.Start(e.root); err != nil {
+		return err
 	}
-	e.loading = true
+	e.handoff.Lock()
+	if e.life.State() == lifecycle.Closed {
+		e.handoff.Unlock()
+		return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
+	}
 	e.wg.Add(1) // close waits for the load
-	e.life.Unlock()
+	e.handoff.Unlock()
 	defer e.wg.Done()
 
 	// This attempt's inputs queue apart: a failed load drops them whole, with
@@ -128,26 +130,22 @@ func (e *engine) start(ctx context.Context) error {
 	defer stopLink()
 	err := e.refresh(loadCtx, []top{{path: e.root}}, true)
 
-	e.life.Lock()
-	defer e.life.Unlock()
-	e.loading = false
-	if err == nil && e.closed {
-		err = ErrClosed
-	}
-	if err != nil {
+	e.handoff.Lock()
+	defer e.handoff.Unlock()
+	if err != nil || e.life.State() == lifecycle.Closed {
 		stopEvents()
 		stopStates()
 		e.forget()
-		if e.closed {
+		if !e.life.Unstart() { // close came first: the engine stays closed
 			return fmt.Errorf("%w during the load of %s", ErrClosed, e.root)
 		}
 		return fmt.Errorf("cache: load %s: %w", e.root, err)
 	}
-	e.started = true
 	e.inbox = inbox
 	e.stopInput = []func(){stopEvents, stopStates}
 	e.outbox.Push(queued{t: Initialized})
 	e.loaded.Store(true)
+	e.pumping = true
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.pump() }()
 	go func() { defer e.wg.Done(); e.run() }()
@@ -169,27 +167,24 @@ func (e *engine) forget() {
 }
 
 // close stops following the tree, ends a load under way and closes the
-// events channel. Closing again does nothing.
-func (e *engine) close() error {
-	e.life.Lock()
-	if e.closed {
-		e.life.Unlock()
-		return nil
+// events channel; its goroutines have ended when it returns. It reports
+// whether this call closed the engine: closing again does nothing.
+func (e *engine) close() (first bool) {
+	if first, _ = e.life.Close(); !first {
+		return false
 	}
-	e.closed = true
+	e.handoff.Lock()
 	for _, stop := range e.stopInput {
 		stop()
 	}
 	close(e.stop)
 	e.cancel()
-	e.life.Unlock()
+	e.handoff.Unlock()
 	e.wg.Wait() // the load, the loop and the pump
-	e.life.Lock()
-	defer e.life.Unlock()
-	if !e.started {
+	if !e.pumping {
 		close(e.events)
 	}
-	return nil
+	return true
 }
 
 // run applies what arrives in the inbox until the engine stops.
