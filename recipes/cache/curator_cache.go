@@ -140,10 +140,7 @@ func (cc *CuratorCache) Close() error {
 	cc.wg.Wait()
 	cc.listeners.Clear()
 	if !cc.e.cfg.keepOnClose {
-		cc.e.mu.Lock()
-		clear(cc.e.nodes)
-		clear(cc.e.kids)
-		cc.e.mu.Unlock()
+		cc.e.empty()
 	}
 	return nil
 }

@@ -141,13 +141,18 @@ func (e *engine) start(ctx context.Context) error {
 // heard, so that a later load sets them again.
 func (e *engine) forget() {
 	e.watches.reset()
+	e.empty()
+	e.outbox.reset()
+}
+
+// empty drops every node held, as a failed load and CuratorCache's Close do.
+func (e *engine) empty() {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	clear(e.nodes)
 	clear(e.kids)
 	clear(e.unreported)
 	e.told = nil
-	e.mu.Unlock()
-	e.outbox.reset()
 }
 
 // close stops following the tree, ends a load under way and closes the
