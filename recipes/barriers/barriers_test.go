@@ -166,7 +166,7 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	ac := shortSession(t, proxy)
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/lost", 2)
 	must(t, err)
 	observer := zkclient.New(t, srv.ConnectString())
@@ -183,7 +183,9 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	if _, err := ac.Exists(ctx, "/double/lost"); err != nil {
 		t.Fatalf("a read on a's session: %v", err)
 	}
-	giveUpSession(t, proxy, ac)
+	proxy.Pause()
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	proxy.Resume()
 	select {
 	case err := <-done:
 		if !errors.Is(err, barriers.ErrMembershipLost) {
@@ -222,12 +224,14 @@ func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := testCtx(t)
-	ac := shortSession(t, proxy)
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/leave-lost", 1)
 	must(t, err)
 	must(t, a.Enter(ctx))
 	session := ac.SessionID()
-	giveUpSession(t, proxy, ac)
+	proxy.Pause()
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	proxy.Resume()
 	zktest.Eventually(t, 10*time.Second, "a new session", func() bool {
 		return ac.SessionID() != 0 && ac.SessionID() != session
 	})

@@ -102,7 +102,7 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	ctx := testCtx(t)
 	const path = "/double/lowest-lost"
 	observer := zkclient.New(t, srv.ConnectString())
-	ac := shortSession(t, proxy)
+	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	b, err := barriers.NewDistributedDoubleBarrier(observer, path, 2)
 	must(t, err)
 	a := lowerMember(t, ac, path, b)
@@ -114,7 +114,9 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	left := make(chan error, 1)
 	go func() { left <- a.Leave(ctx) }()
 	awaitWatch(t, ctx, srv, b.MemberPath())
-	giveUpSession(t, proxy, ac)
+	proxy.Pause()
+	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
+	proxy.Resume()
 	select {
 	case err := <-left:
 		if !errors.Is(err, barriers.ErrMembershipLost) {
