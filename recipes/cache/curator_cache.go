@@ -101,8 +101,8 @@ func (cc *CuratorCache) Start(ctx context.Context) error {
 
 // dispatch hands the engine's events to the listeners until the events
 // channel closes. Connection events are not the listeners' (as in Curator,
-// they belong to the client's connection state listeners): Listen's
-// adapters pass them over.
+// they belong to the client's connection state listeners): the adapters
+// Listen builds ignore them.
 func (cc *CuratorCache) dispatch() {
 	for ev := range cc.e.events {
 		cc.listeners.Deliver(ev)
