@@ -138,9 +138,7 @@ func startInstance(ctx context.Context, c *framework.Client, flips int) (*instan
 		}).
 		Build()
 	if err == nil {
-		_, err = cc.Listen(l)
-	}
-	if err == nil {
+		cc.Listen(l)
 		err = cc.Start(ctx)
 	}
 	if err != nil {

@@ -17,16 +17,28 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
+// lossyLong returns a counter at path, below /lost, on a client whose
+// replies proxy can lose; /lost exists, so that a lost create is the
+// counter's own.
+func lossyLong(t *testing.T, path string) (*zktest.Server, *zktest.Proxy, *atomic.DistributedAtomicLong) {
+	t.Helper()
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr())
+	_, err := c.Create(testCtx(t), "/lost", nil)
+	must(t, err)
+	l, err := atomic.NewDistributedAtomicLong(c, path)
+	must(t, err)
+	return srv, proxy, l
+}
+
 // The reply to the counter's setData is lost after the server applied it:
 // the increment is reported unknown, and it applied exactly once (the
 // framework's retry of the write got BadVersion, which was not taken for a
 // conflict and tried again).
 func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
+	srv, proxy, l := lossyLong(t, "/lost/setdata")
 	ctx := testCtx(t)
-	l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, proxy.Addr()), "/lost/setdata")
-	must(t, err)
 	observer, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/lost/setdata")
 	must(t, err)
 	_, err = l.Initialize(ctx, 41)
@@ -57,14 +69,8 @@ func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 // The reply to the create of a missing counter node is lost: unknown, and
 // the node holds exactly one increment.
 func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
+	srv, proxy, l := lossyLong(t, "/lost/create")
 	ctx := testCtx(t)
-	c := zkclient.New(t, proxy.Addr())
-	_, err := c.Create(ctx, "/lost", nil)
-	must(t, err)
-	l, err := atomic.NewDistributedAtomicLong(c, "/lost/create")
-	must(t, err)
 
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	r, err := l.Increment(ctx)
@@ -86,14 +92,8 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 // A lost reply to a CompareAndSet is unknown too, and a lost reply that
 // Initialize cannot resolve is not reported as "already there".
 func TestAtomicLostReplyCompareAndSetAndInitialize(t *testing.T) {
-	srv := zktest.StartServer(t)
-	proxy := zktest.StartProxy(t, srv.ConnectString())
+	_, proxy, l := lossyLong(t, "/lost/cas")
 	ctx := testCtx(t)
-	c := zkclient.New(t, proxy.Addr())
-	_, err := c.Create(ctx, "/lost", nil)
-	must(t, err)
-	l, err := atomic.NewDistributedAtomicLong(c, "/lost/cas")
-	must(t, err)
 
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	if created, err := l.Initialize(ctx, 5); !errors.Is(err, atomic.ErrOutcomeUnknown) || created {

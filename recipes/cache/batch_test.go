@@ -24,10 +24,7 @@ func TestBurstOfDataChangesCostsOneGetDataEach(t *testing.T) {
 	ctx := testCtx(t)
 	const parents, leaves = 4, 50
 	must(t, buildTreeOf(ctx, writer, "/burst", parents, leaves))
-	tc, err := cache.NewTreeCache(c, "/burst")
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, "/burst")
 	events := tc.Events()
 	for ev := next(t, events); ev.Type != cache.Initialized; ev = next(t, events) {
 	}
@@ -83,10 +80,7 @@ func TestChildAddedRightAfterADataChangeIsReported(t *testing.T) {
 	const root = "/after"
 	_, err := writer.Create(ctx, root+"/x", []byte("v0"), framework.CreatingParentsIfNeeded())
 	must(t, err)
-	tc, err := cache.NewTreeCache(c, root)
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, root)
 	events := replay(tc.Events())
 
 	for i := range 20 {
@@ -122,10 +116,7 @@ func TestParentAndChildChangedTogether(t *testing.T) {
 		_, err := writer.Create(ctx, root+n, []byte("v0"), framework.CreatingParentsIfNeeded())
 		must(t, err)
 	}
-	tc, err := cache.NewTreeCache(c, root)
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, root)
 	events := replay(tc.Events())
 
 	rounds := []struct {
@@ -215,10 +206,7 @@ func TestBatchedReadsThroughFaults(t *testing.T) {
 			ctx := testCtx(t)
 			const root, parents, leaves = "/faulty", 4, 30
 			must(t, buildTreeOf(ctx, writer, root, parents, leaves))
-			tc, err := cache.NewTreeCache(c, root)
-			must(t, err)
-			defer tc.Close()
-			must(t, tc.Start(ctx))
+			tc := startTree(t, c, root)
 			events := replay(tc.Events())
 			p.SetLatency(2 * time.Millisecond) // the reads of a batch stay in flight a while
 
@@ -270,10 +258,7 @@ func TestOldIsTheNodeLastReported(t *testing.T) {
 	const root = "/old"
 	_, err := writer.Create(ctx, root+"/p/k", nil, framework.CreatingParentsIfNeeded())
 	must(t, err)
-	tc, err := cache.NewTreeCache(c, root)
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, root)
 	events := tc.Events()
 
 	told := map[string]cache.Node{}

@@ -14,18 +14,29 @@ type TreeCache struct{ e *engine }
 // NewTreeCache returns a cache of the subtree at path. It makes no network
 // call; a nil client, an invalid path or a bad option is an error naming it.
 func NewTreeCache(c *framework.Client, path string, opts ...Option) (*TreeCache, error) {
-	cfg, err := newConfig(-1, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.curatorOnly("tree", path); err != nil {
-		return nil, err
-	}
-	e, err := newEngine(c, "tree", path, cfg, false)
+	e, err := newOlder(c, "tree", path, -1, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &TreeCache{e}, nil
+}
+
+// newOlder builds the engine of one of the older caches, of kind (its
+// metrics' label) at path: depth levels deep (-1: as WithMaxDepth says, else
+// the whole subtree), taking none of CuratorCache's own options. The
+// children cache reports its root's children only.
+func newOlder(c *framework.Client, kind, path string, depth int, opts []Option) (*engine, error) {
+	cfg, err := newConfig(path, depth, opts)
+	if err != nil {
+		return nil, err
+	}
+	if depth >= 0 && cfg.maxDepth != depth {
+		return nil, fmt.Errorf("%w: a %s cache of %q is %d levels deep, not %d (WithMaxDepth)", ErrInvalidArgument, kind, path, depth, cfg.maxDepth)
+	}
+	if err := cfg.curatorOnly(kind, path); err != nil {
+		return nil, err
+	}
+	return newEngine(c, kind, path, cfg, kind == "children")
 }
 
 // Start loads the subtree, reporting each node as NodeAdded and then
@@ -55,7 +66,7 @@ func (t *TreeCache) Snapshot() []Node { return t.e.snapshot() }
 // the Events channel (events not yet received are dropped); its goroutines
 // have ended when it returns. Close is idempotent: a second Close returns
 // nil, as framework.Client.Close does.
-func (t *TreeCache) Close() error { return t.e.close() }
+func (t *TreeCache) Close() error { t.e.close(); return nil }
 
 // NodeCache holds one node, as Curator's NodeCache: NodeAdded when it is
 // created, NodeUpdated when its data changes, NodeRemoved when it is deleted.
@@ -64,17 +75,7 @@ type NodeCache struct{ e *engine }
 // NewNodeCache returns a cache of the node at path (which need not exist).
 // WithMaxDepth and WithSelector do not apply to it.
 func NewNodeCache(c *framework.Client, path string, opts ...Option) (*NodeCache, error) {
-	cfg, err := newConfig(0, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.maxDepth != 0 {
-		return nil, fmt.Errorf("%w: a node cache of %q has no depth (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
-	}
-	if err := cfg.curatorOnly("node", path); err != nil {
-		return nil, err
-	}
-	e, err := newEngine(c, "node", path, cfg, false)
+	e, err := newOlder(c, "node", path, 0, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (n *NodeCache) Events() <-chan Event { return n.e.events }
 func (n *NodeCache) Current() (Node, bool) { return n.e.current(n.e.root) }
 
 // Close stops following the node; see TreeCache.Close.
-func (n *NodeCache) Close() error { return n.e.close() }
+func (n *NodeCache) Close() error { n.e.close(); return nil }
 
 // PathChildrenCache holds the children of a node with their data, as
 // Curator's PathChildrenCache: events report the children only, never the
@@ -102,17 +103,7 @@ type PathChildrenCache struct{ e *engine }
 // NewPathChildrenCache returns a cache of the children of path. WithMaxDepth
 // does not apply to it; WithSelector chooses the children.
 func NewPathChildrenCache(c *framework.Client, path string, opts ...Option) (*PathChildrenCache, error) {
-	cfg, err := newConfig(1, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.maxDepth != 1 {
-		return nil, fmt.Errorf("%w: a children cache of %q caches one level (max depth %d)", ErrInvalidArgument, path, cfg.maxDepth)
-	}
-	if err := cfg.curatorOnly("children", path); err != nil {
-		return nil, err
-	}
-	e, err := newEngine(c, "children", path, cfg, true)
+	e, err := newOlder(c, "children", path, 1, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -133,4 +124,4 @@ func (p *PathChildrenCache) Current(path string) (Node, bool) { return p.e.curre
 func (p *PathChildrenCache) Snapshot() []Node { return p.e.snapshot() }
 
 // Close stops following the children; see TreeCache.Close.
-func (p *PathChildrenCache) Close() error { return p.e.close() }
+func (p *PathChildrenCache) Close() error { p.e.close(); return nil }

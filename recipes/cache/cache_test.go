@@ -21,17 +21,14 @@ func TestTreeCacheLoadsThenFollowsEveryChange(t *testing.T) {
 		_, err := c.Create(ctx, p, []byte(p), framework.CreatingParentsIfNeeded())
 		must(t, err)
 	}
-	tc, err := cache.NewTreeCache(c, "/tree")
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, "/tree")
 	ev := tc.Events()
 	expect(t, ev, "NODE_ADDED /tree", "NODE_ADDED /tree/a", "NODE_ADDED /tree/a/x", "NODE_ADDED /tree/b", "INITIALIZED")
 	if got := tc.Children("/tree"); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("Children(/tree) = %v", got)
 	}
 
-	_, err = c.Create(ctx, "/tree/a/y", []byte("y"))
+	_, err := c.Create(ctx, "/tree/a/y", []byte("y"))
 	must(t, err)
 	expect(t, ev, "NODE_ADDED /tree/a/y")
 	_, err = c.SetData(ctx, "/tree/a/y", []byte("y2"), -1)
@@ -127,12 +124,9 @@ func TestTreeCacheDepthAndSelector(t *testing.T) {
 		_, err := c.Create(ctx, p, nil, framework.CreatingParentsIfNeeded())
 		must(t, err)
 	}
-	tc, err := cache.NewTreeCache(c, "/d", cache.WithMaxDepth(1), cache.WithSelector(func(p string) bool { return p != "/d/skip" }))
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, "/d", cache.WithMaxDepth(1), cache.WithSelector(func(p string) bool { return p != "/d/skip" }))
 	expect(t, tc.Events(), "NODE_ADDED /d", "NODE_ADDED /d/keep", "INITIALIZED")
-	_, err = c.Create(ctx, "/d/keep/deep2", nil) // depth 2: not followed
+	_, err := c.Create(ctx, "/d/keep/deep2", nil) // depth 2: not followed
 	must(t, err)
 	_, err = c.Create(ctx, "/d/skip/x", nil) // not selected
 	must(t, err)

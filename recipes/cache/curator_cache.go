@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/listen"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // CuratorCache holds a node and its whole subtree (or the node alone, with
@@ -20,12 +22,13 @@ import (
 // share; the listener API does not depend on it, and a persistent-watch
 // transport can take its place when the client library gains addWatch.
 type CuratorCache struct {
-	e   *engine
-	set listenerSet
+	e         *engine
+	listeners listen.Set[Event]
 
-	mu     sync.Mutex
-	closed bool
-	wg     sync.WaitGroup
+	// handoff orders the start of dispatch against Close, which waits for
+	// it (wg) once the engine is closed.
+	handoff sync.Mutex
+	wg      sync.WaitGroup
 }
 
 // NewCuratorCache returns a cache of the subtree at path (which need not
@@ -36,7 +39,7 @@ type CuratorCache struct {
 // compressed (Curator's COMPRESSED_DATA), give it c.Compressed(); a node
 // whose data then does not decompress is held without data, and logged.
 func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*CuratorCache, error) {
-	cfg, err := newConfig(-1, opts)
+	cfg, err := newConfig(path, -1, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,19 +59,25 @@ func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*Curator
 // Listen adds l, which from then on is told of every change, in the order
 // the cache applied them, on one goroutine of the cache's: a listener that
 // blocks delays the others (never the cache, whose backlog stays bounded;
-// see the package documentation) and must not call Close. The returned
-// function removes l: no call of l begins after it returns. Listen on a
-// closed cache returns ErrClosed; a nil l is ErrInvalidArgument.
-func (cc *CuratorCache) Listen(l Listener) (remove func(), err error) {
+// see the package documentation) and must not call Close. The returned stop
+// removes l: it is idempotent, and no call of l begins after it returns. A
+// nil l adds nothing, and on a closed cache l is never called.
+func (cc *CuratorCache) Listen(l Listener) (stop func()) {
 	if l == nil {
-		return nil, fmt.Errorf("%w: nil listener for %s", ErrInvalidArgument, cc.e.root)
+		return func() {}
 	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.closed {
-		return nil, fmt.Errorf("%w: %s", ErrClosed, cc.e.root)
-	}
-	return cc.set.add(l), nil
+	return cc.listeners.Add(func(ev Event) {
+		switch ev.Type {
+		case NodeAdded:
+			l.Event(NodeCreated, Node{}, ev.Node)
+		case NodeUpdated:
+			l.Event(NodeChanged, ev.Old, ev.Node)
+		case NodeRemoved:
+			l.Event(NodeDeleted, ev.Node, Node{})
+		case Initialized:
+			l.Initialized()
+		}
+	})
 }
 
 // Start loads the subtree, telling the listeners of each node as created and
@@ -81,30 +90,22 @@ func (cc *CuratorCache) Start(ctx context.Context) error {
 	if err := cc.e.start(ctx); err != nil {
 		return err
 	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if !cc.closed {
+	cc.handoff.Lock()
+	defer cc.handoff.Unlock()
+	if cc.e.life.State() != lifecycle.Closed {
 		cc.wg.Add(1)
 		go func() { defer cc.wg.Done(); cc.dispatch() }()
 	}
 	return nil
 }
 
-// dispatch turns the engine's events into listener calls until the events
+// dispatch hands the engine's events to the listeners until the events
 // channel closes. Connection events are not the listeners' (as in Curator,
-// they belong to the client's connection state listeners).
+// they belong to the client's connection state listeners): the adapters
+// Listen builds ignore them.
 func (cc *CuratorCache) dispatch() {
 	for ev := range cc.e.events {
-		switch ev.Type {
-		case NodeAdded:
-			cc.set.each(func(l Listener) { l.Event(NodeCreated, Node{}, ev.Node) })
-		case NodeUpdated:
-			cc.set.each(func(l Listener) { l.Event(NodeChanged, ev.Old, ev.Node) })
-		case NodeRemoved:
-			cc.set.each(func(l Listener) { l.Event(NodeDeleted, ev.Node, Node{}) })
-		case Initialized:
-			cc.set.each(Listener.Initialized)
-		}
+		cc.listeners.Deliver(ev)
 	}
 }
 
@@ -131,20 +132,15 @@ func (cc *CuratorCache) Children(path string) []string { return cc.e.childNames(
 // goroutines have ended. It empties the
 // cache unless WithDoNotClearOnClose was given. Close is idempotent.
 func (cc *CuratorCache) Close() error {
-	cc.mu.Lock()
-	if cc.closed {
-		cc.mu.Unlock()
+	if !cc.e.close() {
 		return nil
 	}
-	cc.closed = true
-	cc.mu.Unlock()
-	err := cc.e.close()
+	cc.handoff.Lock() // a Start past its check has added dispatch to wg
+	cc.handoff.Unlock()
 	cc.wg.Wait()
+	cc.listeners.Clear()
 	if !cc.e.cfg.keepOnClose {
-		cc.e.mu.Lock()
-		clear(cc.e.nodes)
-		clear(cc.e.kids)
-		cc.e.mu.Unlock()
+		cc.e.empty()
 	}
-	return err
+	return nil
 }

@@ -29,8 +29,7 @@ func startRecorded(t *testing.T, c *framework.Client, path string, opts ...cache
 	must(t, err)
 	t.Cleanup(func() { cc.Close() })
 	r := newRecorder()
-	_, err = cc.Listen(r)
-	must(t, err)
+	cc.Listen(r)
 	must(t, cc.Start(testCtx(t)))
 	return cc, r
 }
@@ -128,12 +127,26 @@ func TestCuratorCacheSingleNodeAndClose(t *testing.T) {
 	if n, ok := kept.Get("/one"); !ok || string(n.Data) != "top" || kept.Size() != 3 {
 		t.Fatalf("WithDoNotClearOnClose: after Close Get(/one) = %q, %v; holds %v", n.Data, ok, kept.Snapshot())
 	}
-	if _, err := kept.Listen(newRecorder()); !errors.Is(err, cache.ErrClosed) {
-		t.Fatalf("Listen after Close: %v, want ErrClosed", err)
-	}
 	if err := kept.Start(ctx); !errors.Is(err, cache.ErrClosed) {
 		t.Fatalf("Start after Close: %v, want ErrClosed", err)
 	}
+
+	// A listener added to a closed cache is never called: a change that an
+	// open cache reports is not reported to it. A nil listener adds nothing.
+	late := newRecorder()
+	stop := kept.Listen(late)
+	kept.Listen(nil)()
+	witness, w := startRecorded(t, c, "/one", cache.WithSingleNodeCache())
+	expectLines(t, w, "NODE_CREATED /one=top", "INITIALIZED")
+	_, err = c.SetData(ctx, "/one", []byte("after"), -1)
+	must(t, err)
+	expectLines(t, w, "NODE_CHANGED /one=top->after")
+	must(t, witness.Close()) // no call of its listener is under way
+	if len(late) != 0 {
+		t.Fatalf("a listener added after Close was told %q", <-late)
+	}
+	stop()
+	stop()
 }
 
 func TestCuratorCacheBadArguments(t *testing.T) {
@@ -151,12 +164,7 @@ func TestCuratorCacheBadArguments(t *testing.T) {
 			_, err := cache.NewNodeCache(c, "/x", cache.WithDoNotClearOnClose())
 			return err
 		},
-		"nil listener": func() error {
-			cc, err := cache.NewCuratorCache(c, "/x")
-			must(t, err)
-			_, err = cc.Listen(nil)
-			return err
-		},
+		"nil option": func() error { _, err := cache.NewTreeCache(c, "/x", cache.WithoutData(), nil); return err },
 		"nil callback": func() error {
 			_, err := cache.NewListener().ForCreates(func(cache.Node) {}).ForDeletes(nil).Build()
 			return err
@@ -208,10 +216,8 @@ func TestCuratorCacheListenerBuilder(t *testing.T) {
 	cc, err := cache.NewCuratorCache(c, "/lb/kids")
 	must(t, err)
 	defer cc.Close()
-	_, err = cc.Listen(l)
-	must(t, err)
-	removeLate, err := cc.Listen(late)
-	must(t, err)
+	cc.Listen(l)
+	removeLate := cc.Listen(late)
 	must(t, cc.Start(ctx))
 	created := func(p, data string) []string {
 		return []string{"creates " + p, `creates+changes ` + p + ` ""->` + data, "tree NODE_ADDED " + p + " (version 0)", "node"}

@@ -55,33 +55,6 @@
 // children. Each node has at most one data watch and one child watch armed
 // at a time.
 //
-// How the loop follows changes: it takes the notifications that queued
-// since its last step, notes per node which watches fired, and reads those
-// nodes again in batches. A batch holds the changed nodes with the same
-// number of changed ancestors, so no node of a batch is an ancestor of
-// another; its reads go out together and are applied in order of path,
-// and the next batch (the nodes below) is read only once the batch before
-// is applied, when whether the cache still holds them is known. A node
-// whose data watch alone fired, whose child watch is still armed and which
-// is still the node held (the same creation zxid), has only its data read
-// (one getData, as Curator's TreeCache); any change of its children fires
-// that child watch, and a later step lists them.
-//
-// Why no read older than one applied can overwrite it: a read decides from
-// what the cache holds at and below the node it starts from (whether the
-// node held is the one read, and which children it holds), and applying
-// the read of one node of a batch changes only what is held at and below
-// it, and its parent's set of children, a parent not in the batch: so what
-// a read decided from is still so when it is applied. Each node is read at
-// most once in a batch (no node is below two of its nodes), a batch's reads
-// are all applied or dropped before the next batch's are sent, and a step's
-// before the next step's; ZooKeeper answers one session's requests in
-// order, so a read applied later saw the node as recently as any applied
-// before it. A node deleted and created again has a new creation zxid: its
-// read drops what was held below it (reporting it removed) and reads its
-// children afresh. The root is an ancestor of every other node, so it is
-// read alone, first, when it changed.
-//
 // A CuratorCache calls its listeners on a goroutine of its own, in the
 // order it applied the changes; a slow listener delays the others but never
 // the cache, whose backlog stays bounded as above.

@@ -1,6 +1,10 @@
 package cache
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
+)
 
 var (
 	// ErrAlreadyStarted reports a second Start.
@@ -11,3 +15,7 @@ var (
 	// named in the error.
 	ErrInvalidArgument = errors.New("cache: invalid argument")
 )
+
+// lifeErrors are the refusals of a cache's Start. No call of a cache needs
+// Start first (reads before it find nothing), so none is NotStarted.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, Closed: ErrClosed}

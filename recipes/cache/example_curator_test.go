@@ -42,10 +42,7 @@ func ExampleCuratorCache() {
 		return
 	}
 	defer cc.Close()
-	if _, err := cc.Listen(listener); err != nil {
-		fmt.Println(err)
-		return
-	}
+	cc.Listen(listener)
 	if err := cc.Start(ctx); err != nil {
 		fmt.Println(err)
 		return

@@ -31,16 +31,13 @@ func TestTreeCacheReportsWhatChangedAcrossASessionExpiry(t *testing.T) {
 		_, err := admin.Create(ctx, n, []byte("v0"), framework.CreatingParentsIfNeeded())
 		must(t, err)
 	}
-	tc, err := cache.NewTreeCache(c, "/exp")
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, "/exp")
 	ev := tc.Events()
 	expect(t, ev, "NODE_ADDED /exp", "NODE_ADDED /exp/change", "NODE_ADDED /exp/gone", "NODE_ADDED /exp/keep", "INITIALIZED")
 
 	p.Pause()
 	expect(t, ev, "CONNECTION_SUSPENDED", "CONNECTION_LOST")
-	_, err = admin.SetData(ctx, "/exp/change", []byte("v1"), -1)
+	_, err := admin.SetData(ctx, "/exp/change", []byte("v1"), -1)
 	must(t, err)
 	must(t, admin.Delete(ctx, "/exp/gone"))
 	_, err = admin.Create(ctx, "/exp/new", []byte("v0"))
@@ -78,10 +75,7 @@ func TestTreeCacheMatchesTheServerAfterRandomChangesAndFaults(t *testing.T) {
 	const root = "/random"
 	_, err := writer.Create(ctx, root, nil)
 	must(t, err)
-	tc, err := cache.NewTreeCache(c, root)
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, root)
 
 	replayed := replay(tc.Events())
 

@@ -3,7 +3,6 @@ package cache
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -222,47 +221,5 @@ func bridge(f func(Event), pass func(path string) bool) Listener {
 			}
 		},
 		init: func() { f(Event{Type: Initialized}) },
-	}
-}
-
-// listenerSet is a CuratorCache's listeners.
-type listenerSet struct {
-	mu   sync.Mutex
-	list []*listenerEntry
-}
-
-type listenerEntry struct {
-	l       Listener
-	removed atomic.Bool
-}
-
-// add adds l and returns the function that removes it.
-func (s *listenerSet) add(l Listener) func() {
-	en := &listenerEntry{l: l}
-	s.mu.Lock()
-	s.list = append(s.list, en)
-	s.mu.Unlock()
-	return func() {
-		en.removed.Store(true)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i, x := range s.list {
-			if x == en {
-				s.list = append(s.list[:i:i], s.list[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// each calls call for each listener not removed, in the order added.
-func (s *listenerSet) each(call func(Listener)) {
-	s.mu.Lock()
-	list := s.list
-	s.mu.Unlock()
-	for _, en := range list {
-		if !en.removed.Load() {
-			call(en.l)
-		}
 	}
 }

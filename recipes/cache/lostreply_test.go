@@ -75,10 +75,7 @@ func TestCachesThroughLostRepliesAndLatency(t *testing.T) {
 	const root, flag = "/lost", "/lostflag"
 	_, err := writer.Create(ctx, root, nil)
 	must(t, err)
-	tc, err := cache.NewTreeCache(c, root)
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, root)
 	nc, err := cache.NewNodeCache(c, flag)
 	must(t, err)
 	defer nc.Close()

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/cache"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -16,6 +17,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
 
 func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
+
+// startTree starts a TreeCache of root, closed at the end of the test.
+func startTree(t *testing.T, c *framework.Client, root string, opts ...cache.Option) *cache.TreeCache {
+	t.Helper()
+	tc, err := cache.NewTreeCache(c, root, opts...)
+	must(t, err)
+	t.Cleanup(func() { tc.Close() })
+	must(t, tc.Start(testCtx(t)))
+	return tc
+}
 
 // next returns the next event, failing the test after 10 s.
 func next(t *testing.T, events <-chan cache.Event) cache.Event {

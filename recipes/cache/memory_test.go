@@ -32,10 +32,7 @@ func TestHeapPerCachedNode(t *testing.T) {
 	must(t, err)
 
 	before := heapInUse()
-	tc, err := cache.NewTreeCache(c, "/heap")
-	must(t, err)
-	defer tc.Close()
-	must(t, tc.Start(ctx))
+	tc := startTree(t, c, "/heap")
 	timeout := time.After(time.Minute) // one timer, not one per event
 	for loaded := false; !loaded; {
 		select {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 )
 
 // Option configures a cache. An option only records its value; the
@@ -22,15 +24,12 @@ type config struct {
 	keepOnClose bool // DO_NOT_CLEAR_ON_CLOSE
 }
 
-// newConfig applies opts over the defaults of a cache whose depth is
-// maxDepth unless an option says otherwise, and checks the result.
-func newConfig(maxDepth int, opts []Option) (config, error) {
+// newConfig applies opts over the defaults of a cache of path whose depth
+// is maxDepth unless an option says otherwise, and checks the result.
+func newConfig(path string, maxDepth int, opts []Option) (config, error) {
 	cfg := config{data: true, maxDepth: maxDepth, follow: func(string) bool { return true }}
-	for i, o := range opts {
-		if o == nil {
-			return cfg, fmt.Errorf("%w: option %d is nil", ErrInvalidArgument, i)
-		}
-		o(&cfg)
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the cache of %q", path)); err != nil {
+		return cfg, err
 	}
 	switch {
 	case cfg.depthSet && cfg.maxDepth < 0:

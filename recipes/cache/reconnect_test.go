@@ -96,10 +96,7 @@ func TestReconnectWithoutChangesIsQuiet(t *testing.T) {
 			}
 			_, err := c.SetData(ctx, "/quiet/b", []byte("v1"), -1)
 			must(t, err)
-			tc, err := cache.NewTreeCache(c, "/quiet")
-			must(t, err)
-			defer tc.Close()
-			must(t, tc.Start(ctx))
+			tc := startTree(t, c, "/quiet")
 			ev := tc.Events()
 			expect(t, ev, "NODE_ADDED /quiet", "NODE_ADDED /quiet/a", "NODE_ADDED /quiet/a/x", "NODE_ADDED /quiet/a/y", "NODE_ADDED /quiet/b", "INITIALIZED")
 
@@ -136,10 +133,7 @@ func TestDepthAndSelectorHoldAfterAReconnect(t *testing.T) {
 				_, err := admin.Create(ctx, n, nil, framework.CreatingParentsIfNeeded())
 				must(t, err)
 			}
-			tc, err := cache.NewTreeCache(c, "/ds", cache.WithMaxDepth(1), cache.WithSelector(func(p string) bool { return p != "/ds/skip" }))
-			must(t, err)
-			defer tc.Close()
-			must(t, tc.Start(ctx))
+			tc := startTree(t, c, "/ds", cache.WithMaxDepth(1), cache.WithSelector(func(p string) bool { return p != "/ds/skip" }))
 			ev := tc.Events()
 			expect(t, ev, "NODE_ADDED /ds", "NODE_ADDED /ds/keep", "INITIALIZED")
 
@@ -165,7 +159,7 @@ func TestDepthAndSelectorHoldAfterAReconnect(t *testing.T) {
 					t.Fatalf("after the outage: %v, want %q among them", got, w)
 				}
 			}
-			_, err = admin.Create(ctx, "/ds/zz", nil)
+			_, err := admin.Create(ctx, "/ds/zz", nil)
 			must(t, err)
 			expect(t, ev, "NODE_ADDED /ds/zz")
 			var paths []string

@@ -54,9 +54,7 @@ func newCacher(id int, c *framework.Client, p paths, churn *churnGate, bad func(
 		return nil, err
 	}
 	r := &replay{nodes: make(map[string]cache.Node), bad: bad}
-	if _, err := cc.Listen(r); err != nil {
-		return nil, err
-	}
+	cc.Listen(r)
 	return &cacher{tree: tree, live: framework.JoinPath(framework.JoinPath(tree, cacheLive), fmt.Sprintf("c%d", id)), cache: cc, replay: r, churn: churn}, nil
 }
 

@@ -92,10 +92,7 @@ func startCache(ctx context.Context, kind string, cl *framework.Client, root str
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := cc.Listen(to); err != nil {
-			cc.Close()
-			return nil, nil, err
-		}
+		cc.Listen(to)
 		if err := cc.Start(ctx); err != nil {
 			cc.Close()
 			return nil, nil, err
