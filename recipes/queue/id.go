@@ -92,9 +92,7 @@ func (e *engine) remove(ctx context.Context, name string) (bool, error) {
 	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
 		return false, err
 	}
-	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
-	defer cancel()
-	defer e.unlock(finish, lockNode, owner)
+	defer e.unlock(ctx, lockNode, owner)
 	if stat, err := e.c.Exists(ctx, itemPath); err != nil || stat == nil {
 		return false, err
 	}

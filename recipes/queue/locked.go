@@ -35,9 +35,7 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	if !owned.IsCurrent(e.c, owner) {
 		return closedEvents(), nil // the lock went, or the session changed, at once: look again
 	}
-	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
-	defer cancel()
-	defer e.unlock(finish, lockNode, owner)
+	defer e.unlock(ctx, lockNode, owner)
 
 	itemPath := framework.JoinPath(e.path, name)
 	data, _, err := e.c.GetData(ctx, itemPath)
@@ -62,6 +60,10 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	if res == itemLost {
 		return nil, nil
 	}
+	// The deletion's time counts from now: the consumer may have run for
+	// longer than a session timeout on a healthy connection.
+	finish, cancel := afterwards(ctx, e.c)
+	defer cancel()
 	return nil, e.finish(finish, name, lockNode, owner, data, res)
 }
 
@@ -149,13 +151,23 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 
 var errLockGone = errors.New("the lock's session is gone")
 
+// afterwards returns the ctx of the work that follows an item's
+// consumption (its deletion, its lock's deletion): not cancelled with ctx,
+// and bounded by a session timeout from now, after which the lock has gone
+// with its session if the connection could not be used.
+func afterwards(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), c.SessionTimeout())
+}
+
 // unlock deletes the lock node if the session that created it is still
 // the client's (otherwise it went with its session, and a node of that name
 // may now be another consumer's).
-func (e *engine) unlock(ctx context.Context, lockNode string, owner int64) {
+func (e *engine) unlock(parent context.Context, lockNode string, owner int64) {
 	if !owned.IsCurrent(e.c, owner) {
 		return
 	}
+	ctx, cancel := afterwards(parent, e.c)
+	defer cancel()
 	err := e.c.Delete(ctx, lockNode, framework.Guaranteed(), framework.Quietly())
 	if err != nil {
 		e.log.Warn("queue: deleting the lock node failed; it is retried in the background", zap.String("lock", lockNode), zap.Error(err))
