@@ -1,0 +1,103 @@
+package queue_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/testhook"
+	"github.com/zkcurator/zkcurator/recipes/queue"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
+)
+
+// TestExpiredConsumerNeverDeletesTheNextHoldersLock: consumer A's lock
+// goes with its expired session while A could not reach the server, and B
+// takes the item under a lock node of the same name. When A is connected
+// again (in a new session), nothing A left pending deletes B's lock, so
+// that neither A nor anyone else takes the item B is consuming.
+func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	a := zkclient.New(t, proxy.Addr())
+	b := zkclient.New(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	prod, err := queue.NewDistributedQueue(observer, "/stale", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	itemPath, err := prod.Put(ctx, "only")
+	must(t, err)
+	lockNode := "/stale-locks/" + itemPath[len("/stale/"):]
+
+	var ra, rb recorder
+	aIn := make(chan struct{}, 1)
+	first := true
+	ra.block = func(ctx context.Context, _ string) error {
+		if first { // the loop calls one item at a time
+			first = false
+			aIn <- struct{}{}
+			<-ctx.Done()
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+	bIn, release := make(chan struct{}, 1), make(chan struct{})
+	rb.block = func(ctx context.Context, _ string) error {
+		bIn <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+	start := func(c *framework.Client, r *recorder) {
+		q, err := queue.NewDistributedQueue(c, "/stale", queue.JSON[string](), queue.WithLockPath("/stale-locks"), queue.WithConsumer(r.consume))
+		must(t, err)
+		must(t, q.Start(ctx))
+		t.Cleanup(func() { _ = q.Close() })
+	}
+	start(a, &ra)
+	select {
+	case <-aIn:
+	case <-time.After(20 * time.Second):
+		t.Fatal("A took no item")
+	}
+	lost, stop := zkclient.LostSignal(a)
+	defer stop()
+	proxy.Pause() // A's ctx ends; its lock cannot be deleted; its session expires
+	start(b, &rb)
+	select {
+	case <-bIn:
+	case <-time.After(30 * time.Second):
+		t.Fatal("B did not take the item once A's session expired")
+	}
+	select {
+	case <-lost:
+	case <-time.After(30 * time.Second):
+		t.Fatal("A did not learn that its session was lost")
+	}
+	proxy.Resume()
+	connected, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	must(t, a.BlockUntilConnected(connected))
+	// Let A's pending background work (guaranteed deletes) run out.
+	resume := testhook.HoldBackground(a)
+	select {
+	case <-resume():
+	case <-time.After(20 * time.Second):
+		t.Fatal("A's background work did not finish")
+	}
+	stat, err := observer.Exists(ctx, lockNode)
+	must(t, err)
+	if stat == nil || stat.EphemeralOwner != b.SessionID() {
+		t.Errorf("B's lock node %s after A came back: %+v, want B's (session %#x)", lockNode, stat, b.SessionID())
+	}
+	close(release)
+	awaitCount(t, 1, 20*time.Second, &ra, &rb)
+	awaitEmpty(t, observer, "/stale", 20*time.Second)
+	awaitEmpty(t, observer, "/stale-locks", 20*time.Second)
+	exactlyOnce(t, []string{"only"}, &ra, &rb)
+}
