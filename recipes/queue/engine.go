@@ -38,12 +38,15 @@ type engine struct {
 	stopListen func()
 	wake       chan struct{}
 	hold       *hold // the item being consumed in lock path mode
+	// stale holds the lock nodes whose deletion failed, with the session
+	// that owns them; see unlock.
+	stale map[string]int64
 }
 
 func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
 	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
 		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), stale: make(map[string]int64)}
 }
 
 // start creates the queue node (and the lock node) as Curator does, then
@@ -100,7 +103,8 @@ func (e *engine) ensure(ctx context.Context, p string) error {
 }
 
 // close stops the consumer loop and waits until it returned: the item being
-// consumed gets a cancelled ctx, and its lock node is deleted.
+// consumed gets a cancelled ctx, and its lock node is deleted (a lock node
+// whose deletion failed before is tried once more).
 func (e *engine) close() error {
 	e.mu.Lock()
 	if e.state == stateClosed {
@@ -115,6 +119,9 @@ func (e *engine) close() error {
 		<-done
 		stop()
 	}
+	ctx, end := afterwards(context.Background(), e.c)
+	defer end()
+	e.sweep(ctx)
 	return nil
 }
 

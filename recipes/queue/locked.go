@@ -151,29 +151,6 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 
 var errLockGone = errors.New("the lock's session is gone")
 
-// afterwards returns the ctx of the work that follows an item's
-// consumption (its deletion, its lock's deletion): not cancelled with ctx,
-// and bounded by a session timeout from now, after which the lock has gone
-// with its session if the connection could not be used.
-func afterwards(ctx context.Context, c *framework.Client) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), c.SessionTimeout())
-}
-
-// unlock deletes the lock node if the session that created it is still
-// the client's (otherwise it went with its session, and a node of that name
-// may now be another consumer's).
-func (e *engine) unlock(parent context.Context, lockNode string, owner int64) {
-	if !owned.IsCurrent(e.c, owner) {
-		return
-	}
-	ctx, cancel := afterwards(parent, e.c)
-	defer cancel()
-	err := e.c.Delete(ctx, lockNode, framework.Guaranteed(), framework.Quietly())
-	if err != nil {
-		e.log.Warn("queue: deleting the lock node failed; it is retried in the background", zap.String("lock", lockNode), zap.Error(err))
-	}
-}
-
 // closedEvents returns a watch that has fired, so that the loop looks again.
 func closedEvents() <-chan zk.Event {
 	ch := make(chan zk.Event)
