@@ -27,8 +27,10 @@ type engine struct {
 	cfg    config
 	naming naming
 	// consume is nil for a producer-only queue. It decodes an item's
-	// envelope and hands each item to the consumer; see itemResult.
-	consume func(ctx context.Context, name string, data []byte) itemResult
+	// envelope and hands each item to the consumer; see itemResult. rest
+	// is the envelope of the items not consumed, when some but not all
+	// were.
+	consume func(ctx context.Context, name string, data []byte) (res itemResult, rest []byte)
 	log     *zap.Logger
 
 	mu         sync.Mutex

@@ -50,13 +50,19 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	e.mu.Lock()
 	e.hold = &hold{cancel: lost}
 	e.mu.Unlock()
-	res := itemLost
+	res, rest := itemLost, []byte(nil)
 	if owned.IsCurrent(e.c, owner) && e.c.State().IsConnected() {
-		res = e.consume(itemCtx, name, data)
+		res, rest = e.consume(itemCtx, name, data)
 	}
 	e.mu.Lock()
 	e.hold = nil
 	e.mu.Unlock()
+	if rest != nil {
+		data = rest // requeue, or keep, only the items not consumed
+		if res == itemLost {
+			res = itemRest
+		}
+	}
 	if res == itemLost {
 		return nil, nil
 	}
@@ -109,8 +115,9 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (ow
 	return 0, watch, nil
 }
 
-// finish deletes (or requeues) a consumed item, in one transaction with a
-// check that the lock node still exists, and only while the lock's session
+// finish deletes (or requeues, or, for itemRest, rewrites with data) a
+// consumed item, in one transaction with a check that the lock node still
+// exists, and only while the lock's session
 // is the client's current one. A lost reply is retried: the second attempt
 // finds the item gone and counts as done, so an item is never requeued
 // twice.
@@ -120,8 +127,11 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 		&zk.CheckVersionRequest{Path: lockNode, Version: -1},
 		&zk.DeleteRequest{Path: itemPath, Version: -1},
 	}
-	if res == itemRequeue {
+	switch res {
+	case itemRequeue:
 		ops = append(ops, &zk.CreateRequest{Path: framework.JoinPath(e.path, requeuePrefix(name)), Data: data, Flags: zk.FlagSequence})
+	case itemRest:
+		ops[1] = &zk.SetDataRequest{Path: itemPath, Data: data, Version: -1}
 	}
 	retried := false
 	err := e.c.RetryLoop(ctx, func(ctx context.Context) error {
