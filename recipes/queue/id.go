@@ -52,6 +52,9 @@ func (q *DistributedIdQueue[T]) Remove(ctx context.Context, id string) (int, err
 	if id == "" {
 		return 0, fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
 	}
+	if err := framework.ValidatePath(framework.JoinPath(q.e.path, idPrefix(id)) + "0000000000"); err != nil {
+		return 0, fmt.Errorf("%w: id %q, which no item name can hold: %w", ErrInvalidArgument, id, err)
+	}
 	if err := q.e.checkStarted(); err != nil {
 		return 0, err
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// prepare validates a put before any network call: the item name and the
-// envelope's size. It returns the envelope.
+// prepare validates a put before any network call: the item name, the
+// envelope's size and the request's. It returns the envelope.
 func (e *engine) prepare(prefix string, items [][]byte) ([]byte, error) {
 	if len(items) == 0 {
 		return nil, fmt.Errorf("%w: no items to put in the %s at %s", ErrInvalidArgument, e.kind, e.path)
@@ -19,7 +19,14 @@ func (e *engine) prepare(prefix string, items [][]byte) ([]byte, error) {
 	if err := framework.ValidatePath(framework.JoinPath(e.path, prefix) + "0000000000"); err != nil {
 		return nil, fmt.Errorf("%w: item name %q: %w", ErrInvalidArgument, prefix, err)
 	}
-	return encodeEnvelope(items)
+	env, err := encodeEnvelope(items)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRequest(e.c, framework.JoinPath(e.path, prefix), env); err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // put creates one PERSISTENT_SEQUENTIAL item named prefix+sequence holding

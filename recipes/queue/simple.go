@@ -47,6 +47,9 @@ func (q *SimpleDistributedQueue) Offer(ctx context.Context, data []byte) (string
 		data = []byte{}
 	}
 	create := &zk.CreateRequest{Path: framework.JoinPath(q.path, simplePrefix), Data: data, Flags: zk.FlagSequence}
+	if err := checkRequest(q.c, create.Path, data); err != nil {
+		return "", err
+	}
 	made := false
 	for {
 		res, err := q.c.TransactionOnce(ctx, create)
