@@ -81,8 +81,15 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 // returns the write that guards the room it saw: it fails if any other put
 // of this package came between.
 func (e *engine) awaitRoom(ctx context.Context) (*zk.SetDataRequest, error) {
+	recreated := false
 	for {
 		data, stat, err := e.c.GetData(ctx, e.path)
+		if errors.Is(err, zk.ErrNoNode) && !recreated {
+			recreated = true // the queue node was deleted: make it again, as Start did
+			if err = e.ensure(ctx, e.path); err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("queue: put in the %s at %s: reading the queue node: %w", e.kind, e.path, err)
 		}
