@@ -56,7 +56,7 @@ func (e *engine) round(ctx context.Context) {
 			return
 		}
 		if due := e.naming.due(name); !due.IsZero() && time.Now().Before(due) {
-			next = due // sorted by due time: the rest are later still
+			next = earliest(next, due) // sorted by due time: the rest are later still
 			break
 		}
 		busy, err := e.take(ctx, name)
