@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/queue"
+	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -43,5 +45,15 @@ func TestRequestOverTheLimitRefusedBeforeSend(t *testing.T) {
 	}
 	if n := c.ConnectionLosses() - losses; n != 0 {
 		t.Errorf("bad input cost %d connection losses", n)
+	}
+}
+
+// TestEmptyLockPathRefused: an explicit empty lock path is an error, not a
+// queue without lock safety.
+func TestEmptyLockPathRefused(t *testing.T) {
+	c := zkclient.Unreachable(t, retry.Forever{Interval: time.Second}) // the constructor makes no request
+	_, err := queue.NewDistributedQueue(c, "/el", queue.Bytes(), queue.WithLockPath(""))
+	if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), `lock path ""`) {
+		t.Errorf("WithLockPath(\"\") = %v, want ErrInvalidArgument naming the lock path", err)
 	}
 }
