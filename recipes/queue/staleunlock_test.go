@@ -8,6 +8,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/internal/testhook"
 	"github.com/zkcurator/zkcurator/recipes/queue"
+	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -99,5 +100,82 @@ func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
 	awaitCount(t, 1, 20*time.Second, &ra, &rb)
 	awaitEmpty(t, observer, "/stale", 20*time.Second)
 	awaitEmpty(t, observer, "/stale-locks", 20*time.Second)
+	exactlyOnce(t, []string{"only"}, &ra, &rb)
+}
+
+// TestLostUnlockReplyNeverDeletesTheNextHoldersLock: the reply to
+// consumer A's lock deletion is lost (A closed mid-item, so the item
+// stays); B, waiting on that lock, takes the item at once under a lock
+// node of the same name. A's retry of the deletion finds that node is not
+// its own and leaves it.
+func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
+	srv := zktest.StartServer(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	// Retries of A's requests wait a second or more: B has the lock by then.
+	a := zkclient.NewWithPolicy(t, proxy.Addr(), retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: 2 * time.Second, MaxRetries: 5},
+		framework.WithSessionTimeout(10*time.Second), framework.WithConnectionTimeout(5*time.Second))
+	b := zkclient.New(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	prod, err := queue.NewDistributedQueue(observer, "/lu", queue.JSON[string]())
+	must(t, err)
+	must(t, prod.Start(ctx))
+	defer prod.Close()
+	itemPath, err := prod.Put(ctx, "only")
+	must(t, err)
+	lockNode := "/lu-locks/" + itemPath[len("/lu/"):]
+
+	var ra, rb recorder
+	aIn := make(chan struct{}, 1)
+	ra.block = func(ctx context.Context, _ string) error {
+		aIn <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	bIn, release := make(chan struct{}, 1), make(chan struct{})
+	rb.block = func(ctx context.Context, _ string) error {
+		bIn <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+	qa, err := queue.NewDistributedQueue(a, "/lu", queue.JSON[string](), queue.WithLockPath("/lu-locks"), queue.WithConsumer(ra.consume))
+	must(t, err)
+	must(t, qa.Start(ctx))
+	defer qa.Close()
+	select {
+	case <-aIn:
+	case <-time.After(20 * time.Second):
+		t.Fatal("A took no item")
+	}
+	qb, err := queue.NewDistributedQueue(b, "/lu", queue.JSON[string](), queue.WithLockPath("/lu-locks"), queue.WithConsumer(rb.consume))
+	must(t, err)
+	must(t, qb.Start(ctx))
+	defer qb.Close()
+	zktest.Eventually(t, 10*time.Second, "B to watch A's lock", func() bool {
+		counts, err := srv.WatchCounts(ctx)
+		return err == nil && counts[lockNode] > 0
+	})
+	proxy.LoseNextReply(zktest.OpDelete, zktest.OpMulti) // the lock's deletion
+	must(t, qa.Close())                                  // A's item stays; its lock goes
+	if proxy.LostReplies() != 1 {
+		t.Fatalf("%d replies lost, want 1", proxy.LostReplies())
+	}
+	select {
+	case <-bIn:
+	case <-time.After(20 * time.Second):
+		t.Fatal("B did not take the item")
+	}
+	stat, err := observer.Exists(ctx, lockNode)
+	must(t, err)
+	if stat == nil || stat.EphemeralOwner != b.SessionID() {
+		t.Errorf("B's lock node %s after A closed: %+v, want B's (session %#x)", lockNode, stat, b.SessionID())
+	}
+	close(release)
+	awaitCount(t, 1, 20*time.Second, &ra, &rb)
+	awaitEmpty(t, observer, "/lu", 20*time.Second)
+	awaitEmpty(t, observer, "/lu-locks", 20*time.Second)
 	exactlyOnce(t, []string{"only"}, &ra, &rb)
 }
