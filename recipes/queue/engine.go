@@ -42,13 +42,13 @@ type engine struct {
 	hold       *hold // the item being consumed in lock path mode
 	// stale holds the lock nodes whose deletion failed, with the session
 	// that owns them; see unlock.
-	stale map[string]int64
+	stale map[string]itemLock
 }
 
 func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
 	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
 		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
-		wake: make(chan struct{}, 1), stale: make(map[string]int64)}
+		wake: make(chan struct{}, 1), stale: make(map[string]itemLock)}
 }
 
 // start creates the queue node (and the lock node) as Curator does, then

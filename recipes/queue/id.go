@@ -91,11 +91,12 @@ func (e *engine) remove(ctx context.Context, name string) (bool, error) {
 		return err == nil, err
 	}
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
-	owner, busy, err := e.lock(ctx, lockNode)
+	l, busy, err := e.lock(ctx, lockNode)
+	owner := l.owner
 	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
 		return false, err
 	}
-	defer e.unlock(ctx, lockNode, owner)
+	defer e.unlock(ctx, l)
 	if stat, err := e.c.Exists(ctx, itemPath); err != nil || stat == nil {
 		return false, err
 	}

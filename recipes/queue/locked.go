@@ -28,14 +28,15 @@ type hold struct {
 // whose consumer's ctx ended is left where it is.
 func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, error) {
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
-	owner, busy, err := e.lock(ctx, lockNode)
+	l, busy, err := e.lock(ctx, lockNode)
 	if err != nil || busy != nil {
 		return busy, err
 	}
+	owner := l.owner
 	if !owned.IsCurrent(e.c, owner) {
 		return closedEvents(), nil // the lock went, or the session changed, at once: look again
 	}
-	defer e.unlock(ctx, lockNode, owner)
+	defer e.unlock(ctx, l)
 
 	itemPath := framework.JoinPath(e.path, name)
 	data, _, err := e.c.GetData(ctx, itemPath)
@@ -73,11 +74,20 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	return nil, e.finish(finish, name, lockNode, owner, data, res)
 }
 
-// lock creates the item's lock node. owner is the session that holds it (0
-// when the item was not locked); busy watches a lock node another consumer
-// holds.
-func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <-chan zk.Event, err error) {
-	return e.lockOnce(ctx, lockNode, false)
+// itemLock is a lock node this consumer created: its path, the session
+// that owns it (0 when the item was not locked) and the token in its data.
+type itemLock struct {
+	node  string
+	owner int64
+	token []byte
+}
+
+// lock creates the item's lock node; busy watches a lock node another
+// consumer holds.
+func (e *engine) lock(ctx context.Context, lockNode string) (l itemLock, busy <-chan zk.Event, err error) {
+	token := []byte(protection.NewID())
+	owner, busy, err := e.lockOnce(ctx, lockNode, token, false)
+	return itemLock{node: lockNode, owner: owner, token: token}, busy, err
 }
 
 // lockOnce is lock; remade tells that the lock path was made again already.
@@ -85,8 +95,7 @@ func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <
 // reply was lost is told from a lock another consumer on the same client
 // (the same session) holds: both have our session as owner, only ours has
 // our token. Curator writes its client's address there and never reads it.
-func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (owner int64, busy <-chan zk.Event, err error) {
-	token := []byte(protection.NewID())
+func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, remade bool) (owner int64, busy <-chan zk.Event, err error) {
 	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
 		return e.c.Create(ctx, lockNode, token, framework.WithMode(framework.Ephemeral))
 	})
@@ -98,7 +107,7 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (ow
 		if err := e.ensure(ctx, e.cfg.lockPath); err != nil {
 			return 0, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
 		}
-		return e.lockOnce(ctx, lockNode, true)
+		return e.lockOnce(ctx, lockNode, token, true)
 	case !errors.Is(err, zk.ErrNodeExists):
 		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
 	}

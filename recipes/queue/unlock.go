@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -15,9 +16,11 @@ import (
 // A lock node is named after its item, so once its session is gone another
 // consumer may hold a lock node of the same name: a delete of ours must
 // never reach the server in another session. Hence no guaranteed delete
-// here (it is retried across sessions); a deletion that fails is kept in
-// the engine's stale set and tried again, before each listing and at
-// Close, for as long as the session that owns the lock is the client's.
+// here (it is retried across sessions), and a retried deletion checks that
+// the node is still ours (session and token) before it deletes it. A
+// deletion that fails is kept in the engine's stale set and tried again,
+// before each listing and at Close, for as long as the session that owns
+// the lock is the client's.
 
 // afterwards returns the ctx of the work that follows an item's
 // consumption (its deletion, its lock's deletion): not cancelled with ctx,
@@ -27,15 +30,15 @@ func afterwards(ctx context.Context, c *framework.Client) (context.Context, cont
 	return context.WithTimeout(context.WithoutCancel(ctx), c.SessionTimeout())
 }
 
-// unlock deletes the lock node while owner, the session that created it, is
-// the client's current one; a deletion that fails is kept to be tried again.
-func (e *engine) unlock(parent context.Context, lockNode string, owner int64) {
+// unlock deletes the lock node while the session that created it is the
+// client's current one; a deletion that fails is kept to be tried again.
+func (e *engine) unlock(parent context.Context, l itemLock) {
 	ctx, cancel := afterwards(parent, e.c)
 	defer cancel()
-	if err := e.deleteLock(ctx, lockNode, owner); err != nil {
-		e.log.Warn("queue: deleting the lock node failed; it is tried again while its session lasts", zap.String("lock", lockNode), zap.Error(err))
+	if err := e.deleteLock(ctx, l, false); err != nil {
+		e.log.Warn("queue: deleting the lock node failed; it is tried again while its session lasts", zap.String("lock", l.node), zap.Error(err))
 		e.mu.Lock()
-		e.stale[lockNode] = owner
+		e.stale[l.node] = l
 		e.mu.Unlock()
 	}
 }
@@ -46,29 +49,45 @@ func (e *engine) sweep(ctx context.Context) {
 	e.mu.Lock()
 	pending := maps.Clone(e.stale)
 	e.mu.Unlock()
-	for lockNode, owner := range pending {
-		if e.deleteLock(ctx, lockNode, owner) != nil {
+	for node, l := range pending {
+		if e.deleteLock(ctx, l, true) != nil {
 			continue
 		}
 		e.mu.Lock()
-		if e.stale[lockNode] == owner {
-			delete(e.stale, lockNode)
+		if e.stale[node].owner == l.owner {
+			delete(e.stale, node)
 		}
 		e.mu.Unlock()
 	}
 }
 
-// deleteLock deletes lockNode, retried, each attempt sent only while owner
-// is the client's current session. It returns nil when the node is gone or
-// went with its session.
-func (e *engine) deleteLock(ctx context.Context, lockNode string, owner int64) error {
+// deleteLock deletes the lock node l, retried, each attempt sent only while
+// l's session is the client's current one. Once an attempt may have applied
+// (unsure), the node is read first and deleted only if it is still l (its
+// owner and token), at the version read: another consumer may have locked
+// the item since under the same name. It returns nil when l is gone.
+func (e *engine) deleteLock(ctx context.Context, l itemLock, unsure bool) error {
 	return e.c.RetryLoop(ctx, func(ctx context.Context) error {
-		if !owned.IsCurrent(e.c, owner) {
+		if !owned.IsCurrent(e.c, l.owner) {
 			return nil // it went, or goes, with its session
 		}
-		_, err := e.c.TransactionOnce(ctx, &zk.DeleteRequest{Path: lockNode, Version: -1})
+		version := int32(-1)
+		if unsure {
+			data, stat, err := e.c.GetData(ctx, l.node)
+			switch {
+			case errors.Is(err, zk.ErrNoNode):
+				return nil
+			case err != nil:
+				return err
+			case stat.EphemeralOwner != l.owner || !bytes.Equal(data, l.token):
+				return nil // ours is gone: this is another consumer's
+			}
+			version = stat.Version
+		}
+		unsure = true
+		_, err := e.c.TransactionOnce(ctx, &zk.DeleteRequest{Path: l.node, Version: version})
 		if errors.Is(err, zk.ErrNoNode) {
-			return nil // deleted, maybe by a lost attempt
+			return nil
 		}
 		return err
 	})
