@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 
 // TestNothingOutlivesTheClientsClose: a consumer whose client is closed,
 // and whose queue is not, leaves no goroutine behind, also when it was
-// inside an item (whose ctx then ends).
+// inside an item (whose ctx then ends, with the cause
+// framework.ErrClosed).
 func TestNothingOutlivesTheClientsClose(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := testCtx(t)
@@ -23,12 +25,12 @@ func TestNothingOutlivesTheClientsClose(t *testing.T) {
 	c, err := framework.NewClient(srv.ConnectString(), zkclient.TestRetryPolicy, framework.WithSessionTimeout(2*time.Second))
 	must(t, err)
 	must(t, c.Start())
-	in, ended := make(chan struct{}, 1), make(chan struct{})
+	in, ended := make(chan struct{}, 1), make(chan error, 1)
 	q, err := queue.NewDistributedQueue(c, "/cc", queue.JSON[string](), queue.WithLockPath("/cc-locks"),
 		queue.WithConsumer(func(ctx context.Context, _ string) error {
 			in <- struct{}{}
 			<-ctx.Done()
-			close(ended)
+			ended <- context.Cause(ctx)
 			return ctx.Err()
 		}))
 	must(t, err)
@@ -42,7 +44,10 @@ func TestNothingOutlivesTheClientsClose(t *testing.T) {
 	}
 	must(t, c.Close())
 	select {
-	case <-ended:
+	case cause := <-ended:
+		if !errors.Is(cause, framework.ErrClosed) {
+			t.Errorf("the consumer's ctx ended with cause %v, want framework.ErrClosed", cause)
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the consumer's ctx did not end with its client")
 	}

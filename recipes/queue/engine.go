@@ -84,11 +84,23 @@ func (e *engine) start(ctx context.Context) error {
 	if e.state == stateClosed {
 		return fmt.Errorf("%w: %s at %s (closed while starting)", ErrClosed, e.kind, e.path)
 	}
-	loopCtx, cancel := context.WithCancel(context.Background())
-	e.cancel, e.done = cancel, make(chan struct{})
+	loopCtx, cancel := context.WithCancelCause(context.Background())
+	e.cancel, e.done = func() { cancel(nil) }, make(chan struct{})
 	e.stopListen = e.c.Listen(e.onState)
 	go func() {
 		defer close(e.done)
+		// Nothing outlives the client's Close: it ends the loop, and the
+		// ctx of the item being consumed, with the cause framework.ErrClosed.
+		untilClosed := make(chan struct{})
+		go func() {
+			defer close(untilClosed)
+			select {
+			case <-e.c.Done():
+				cancel(framework.ErrClosed)
+			case <-loopCtx.Done():
+			}
+		}()
+		defer func() { cancel(nil); <-untilClosed }()
 		e.run(loopCtx)
 	}()
 	return nil

@@ -47,8 +47,9 @@ type config struct {
 
 // Consumer is called with each item a queue takes. In lock path mode the
 // item is deleted only after Consumer returned nil; ctx ends when the queue
-// closes or, in lock path mode, when the item's lock can no longer be
-// trusted (its cause is then ErrItemLost).
+// closes, when its client closes (cause framework.ErrClosed) or, in lock
+// path mode, when the item's lock can no longer be trusted (cause
+// ErrItemLost).
 type Consumer[T any] func(ctx context.Context, item T) error
 
 // WithConsumer makes the queue a consumer: Start begins taking items and
