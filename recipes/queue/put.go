@@ -50,6 +50,9 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 			}
 			ops = []any{guard, create}
 		}
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("queue: put in the %s at %s (not sent): %w", e.kind, e.path, err)
+		}
 		res, err := e.c.TransactionOnce(ctx, ops...)
 		switch {
 		case err == nil:

@@ -52,6 +52,9 @@ func (q *SimpleDistributedQueue) Offer(ctx context.Context, data []byte) (string
 	}
 	made := false
 	for {
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("queue: offer to %s (not sent): %w", q.path, err)
+		}
 		res, err := q.c.TransactionOnce(ctx, create)
 		switch {
 		case err == nil:
