@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/internal/testhook"
 	"github.com/zkcurator/zkcurator/recipes/queue"
@@ -178,4 +181,53 @@ func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
 	awaitEmpty(t, observer, "/lu", 20*time.Second)
 	awaitEmpty(t, observer, "/lu-locks", 20*time.Second)
 	exactlyOnce(t, []string{"only"}, &ra, &rb)
+}
+
+// TestFailedUnlockTriedAgainInTheSameSession: a lock node whose deletion
+// could not be made (the server was down for longer than the deletion's
+// budget, and the session outlived it: no simulated expiry) is deleted
+// before the next listing once the server is back, so that the item it
+// locked is taken again rather than held by a lock nobody will release.
+func TestFailedUnlockTriedAgainInTheSameSession(t *testing.T) {
+	srv := zktest.StartServer(t)
+	core, logs := observer.New(zap.WarnLevel)
+	c := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second),
+		framework.WithSimulatedSessionExpirationPercent(0), framework.WithLogger(zap.New(core)))
+	ctx := testCtx(t)
+	var r recorder
+	aIn := make(chan struct{}, 1)
+	first := true
+	r.block = func(ctx context.Context, _ string) error {
+		if first { // the loop calls one item at a time
+			first = false
+			aIn <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	}
+	q, err := queue.NewDistributedQueue(c, "/fu", queue.JSON[string](), queue.WithLockPath("/fu-locks"), queue.WithConsumer(r.consume))
+	must(t, err)
+	must(t, q.Start(ctx))
+	defer q.Close()
+	_, err = q.Put(ctx, "only")
+	must(t, err)
+	select {
+	case <-aIn:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no item taken")
+	}
+	must(t, srv.Stop()) // the item's ctx ends; its lock cannot be deleted
+	zktest.Eventually(t, 30*time.Second, "the lock's deletion to fail", func() bool {
+		return logs.FilterMessageSnippet("tried again while its session lasts").Len() > 0
+	})
+	sid := c.SessionID()
+	must(t, srv.Restart())
+	awaitCount(t, 1, 30*time.Second, &r)
+	if c.SessionID() != sid {
+		t.Fatalf("the session changed (%#x to %#x): the test needs it to survive", sid, c.SessionID())
+	}
+	awaitEmpty(t, c, "/fu", 10*time.Second)
+	awaitEmpty(t, c, "/fu-locks", 10*time.Second)
+	exactlyOnce(t, []string{"only"}, &r)
 }
