@@ -54,7 +54,7 @@ func (e *engine) sweep(ctx context.Context) {
 			continue
 		}
 		e.mu.Lock()
-		if e.stale[node].owner == l.owner {
+		if bytes.Equal(e.stale[node].token, l.token) { // not replaced meanwhile
 			delete(e.stale, node)
 		}
 		e.mu.Unlock()
