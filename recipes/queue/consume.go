@@ -30,6 +30,7 @@ func (e *engine) run(ctx context.Context) {
 func (e *engine) round(ctx context.Context) {
 	round, end := context.WithCancel(ctx)
 	defer end()
+	e.sweep(round)
 	children, _, watch, err := e.c.ChildrenW(round, e.path)
 	if errors.Is(err, zk.ErrNoNode) {
 		// The queue node was deleted: make it again, as Start did, and list again.
@@ -55,7 +56,7 @@ func (e *engine) round(ctx context.Context) {
 			return
 		}
 		if due := e.naming.due(name); !due.IsZero() && time.Now().Before(due) {
-			next = due // sorted by due time: the rest are later still
+			next = earliest(next, due) // sorted by due time: the rest are later still
 			break
 		}
 		busy, err := e.take(ctx, name)

@@ -26,9 +26,13 @@
 // Beyond Curator, on purpose: a put is sent at most once, so a put whose
 // reply was lost reports ErrOutcomeUnknown instead of leaving a duplicate;
 // an item is deleted only in a transaction that checks its lock node, while
-// the lock's session is the client's; a consumer's ctx ends when the lock
+// the lock's session is the client's, and a lock node only while it is this
+// consumer's (never in a later session, nor by a blind retry); a consumer's
+// ctx ends when the lock
 // can no longer be trusted (cause ErrItemLost), and an item whose consumer
-// returned after that is left for the next consumer; a consumer waiting on
+// returned after that is left for the next consumer; a PutMulti node
+// requeued or left mid-way keeps only the items not yet consumed; a
+// consumer waiting on
 // a lock held by another is woken when that lock goes; WithMaxItems is exact
 // among this package's producers (a put's create is guarded by a versioned
 // write of the queue node).

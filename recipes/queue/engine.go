@@ -27,8 +27,10 @@ type engine struct {
 	cfg    config
 	naming naming
 	// consume is nil for a producer-only queue. It decodes an item's
-	// envelope and hands each item to the consumer; see itemResult.
-	consume func(ctx context.Context, name string, data []byte) itemResult
+	// envelope and hands each item to the consumer; see itemResult. rest
+	// is the envelope of the items not consumed, when some but not all
+	// were.
+	consume func(ctx context.Context, name string, data []byte) (res itemResult, rest []byte)
 	log     *zap.Logger
 
 	mu         sync.Mutex
@@ -38,12 +40,15 @@ type engine struct {
 	stopListen func()
 	wake       chan struct{}
 	hold       *hold // the item being consumed in lock path mode
+	// stale holds the lock nodes whose deletion failed, with the session
+	// that owns them; see unlock.
+	stale map[string]itemLock
 }
 
 func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
 	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
 		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), stale: make(map[string]itemLock)}
 }
 
 // start creates the queue node (and the lock node) as Curator does, then
@@ -79,11 +84,23 @@ func (e *engine) start(ctx context.Context) error {
 	if e.state == stateClosed {
 		return fmt.Errorf("%w: %s at %s (closed while starting)", ErrClosed, e.kind, e.path)
 	}
-	loopCtx, cancel := context.WithCancel(context.Background())
-	e.cancel, e.done = cancel, make(chan struct{})
+	loopCtx, cancel := context.WithCancelCause(context.Background())
+	e.cancel, e.done = func() { cancel(nil) }, make(chan struct{})
 	e.stopListen = e.c.Listen(e.onState)
 	go func() {
 		defer close(e.done)
+		// Nothing outlives the client's Close: it ends the loop, and the
+		// ctx of the item being consumed, with the cause framework.ErrClosed.
+		untilClosed := make(chan struct{})
+		go func() {
+			defer close(untilClosed)
+			select {
+			case <-e.c.Done():
+				cancel(framework.ErrClosed)
+			case <-loopCtx.Done():
+			}
+		}()
+		defer func() { cancel(nil); <-untilClosed }()
 		e.run(loopCtx)
 	}()
 	return nil
@@ -100,7 +117,8 @@ func (e *engine) ensure(ctx context.Context, p string) error {
 }
 
 // close stops the consumer loop and waits until it returned: the item being
-// consumed gets a cancelled ctx, and its lock node is deleted.
+// consumed gets a cancelled ctx, and its lock node is deleted (a lock node
+// whose deletion failed before is tried once more).
 func (e *engine) close() error {
 	e.mu.Lock()
 	if e.state == stateClosed {
@@ -115,6 +133,9 @@ func (e *engine) close() error {
 		<-done
 		stop()
 	}
+	ctx, end := afterwards(context.Background(), e.c)
+	defer end()
+	e.sweep(ctx)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package queue
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // The envelope is Curator's ItemSerializer: a 4-byte big-endian version,
@@ -18,6 +20,27 @@ const (
 // request over jute.maxbuffer (1 MB less one byte by default), and 1 KiB is
 // left for the request's path and ACL.
 const MaxNodeData = 0xfffff - 1024
+
+// maxRequest is the largest request ZooKeeper accepts by default
+// (jute.maxbuffer, 1 MB less one byte): over it the server drops the
+// connection. requestOverhead bounds what a create request carries besides
+// its path and data (headers, flags, the ACL of a few entries).
+const (
+	maxRequest      = 0xfffff
+	requestOverhead = 256
+)
+
+// checkRequest returns an error matching ErrInvalidArgument when creating
+// nodePath (namespace-relative) with data would make a request larger than
+// ZooKeeper accepts.
+func checkRequest(c *framework.Client, nodePath string, data []byte) error {
+	size := len(c.Namespace()) + len(nodePath) + sequenceLen + len(data) + requestOverhead
+	if size > maxRequest {
+		return fmt.Errorf("%w: an item of %d bytes under the %d-byte name %.64q... makes a request of about %d bytes, over ZooKeeper's limit of %d bytes",
+			ErrInvalidArgument, len(data), len(nodePath)+sequenceLen, nodePath, size, maxRequest)
+	}
+	return nil
+}
 
 // encodeEnvelope returns the envelope of items, or an error matching
 // ErrInvalidArgument when it would exceed MaxNodeData.

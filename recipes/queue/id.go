@@ -52,6 +52,9 @@ func (q *DistributedIdQueue[T]) Remove(ctx context.Context, id string) (int, err
 	if id == "" {
 		return 0, fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
 	}
+	if err := framework.ValidatePath(framework.JoinPath(q.e.path, idPrefix(id)) + "0000000000"); err != nil {
+		return 0, fmt.Errorf("%w: id %q, which no item name can hold: %w", ErrInvalidArgument, id, err)
+	}
 	if err := q.e.checkStarted(); err != nil {
 		return 0, err
 	}
@@ -88,13 +91,12 @@ func (e *engine) remove(ctx context.Context, name string) (bool, error) {
 		return err == nil, err
 	}
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
-	owner, busy, err := e.lock(ctx, lockNode)
+	l, busy, err := e.lock(ctx, lockNode)
+	owner := l.owner
 	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
 		return false, err
 	}
-	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
-	defer cancel()
-	defer e.unlock(finish, lockNode, owner)
+	defer e.unlock(ctx, l)
 	if stat, err := e.c.Exists(ctx, itemPath); err != nil || stat == nil {
 		return false, err
 	}

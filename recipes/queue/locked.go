@@ -28,16 +28,15 @@ type hold struct {
 // whose consumer's ctx ended is left where it is.
 func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, error) {
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
-	owner, busy, err := e.lock(ctx, lockNode)
+	l, busy, err := e.lock(ctx, lockNode)
 	if err != nil || busy != nil {
 		return busy, err
 	}
+	owner := l.owner
 	if !owned.IsCurrent(e.c, owner) {
 		return closedEvents(), nil // the lock went, or the session changed, at once: look again
 	}
-	finish, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.SessionTimeout())
-	defer cancel()
-	defer e.unlock(finish, lockNode, owner)
+	defer e.unlock(ctx, l)
 
 	itemPath := framework.JoinPath(e.path, name)
 	data, _, err := e.c.GetData(ctx, itemPath)
@@ -52,24 +51,43 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	e.mu.Lock()
 	e.hold = &hold{cancel: lost}
 	e.mu.Unlock()
-	res := itemLost
+	res, rest := itemLost, []byte(nil)
 	if owned.IsCurrent(e.c, owner) && e.c.State().IsConnected() {
-		res = e.consume(itemCtx, name, data)
+		res, rest = e.consume(itemCtx, name, data)
 	}
 	e.mu.Lock()
 	e.hold = nil
 	e.mu.Unlock()
+	if rest != nil {
+		data = rest // requeue, or keep, only the items not consumed
+		if res == itemLost {
+			res = itemRest
+		}
+	}
 	if res == itemLost {
 		return nil, nil
 	}
+	// The deletion's time counts from now: the consumer may have run for
+	// longer than a session timeout on a healthy connection.
+	finish, cancel := afterwards(ctx, e.c)
+	defer cancel()
 	return nil, e.finish(finish, name, lockNode, owner, data, res)
 }
 
-// lock creates the item's lock node. owner is the session that holds it (0
-// when the item was not locked); busy watches a lock node another consumer
-// holds.
-func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <-chan zk.Event, err error) {
-	return e.lockOnce(ctx, lockNode, false)
+// itemLock is a lock node this consumer created: its path, the session
+// that owns it (0 when the item was not locked) and the token in its data.
+type itemLock struct {
+	node  string
+	owner int64
+	token []byte
+}
+
+// lock creates the item's lock node; busy watches a lock node another
+// consumer holds.
+func (e *engine) lock(ctx context.Context, lockNode string) (l itemLock, busy <-chan zk.Event, err error) {
+	token := []byte(protection.NewID())
+	owner, busy, err := e.lockOnce(ctx, lockNode, token, false)
+	return itemLock{node: lockNode, owner: owner, token: token}, busy, err
 }
 
 // lockOnce is lock; remade tells that the lock path was made again already.
@@ -77,8 +95,7 @@ func (e *engine) lock(ctx context.Context, lockNode string) (owner int64, busy <
 // reply was lost is told from a lock another consumer on the same client
 // (the same session) holds: both have our session as owner, only ours has
 // our token. Curator writes its client's address there and never reads it.
-func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (owner int64, busy <-chan zk.Event, err error) {
-	token := []byte(protection.NewID())
+func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, remade bool) (owner int64, busy <-chan zk.Event, err error) {
 	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
 		return e.c.Create(ctx, lockNode, token, framework.WithMode(framework.Ephemeral))
 	})
@@ -90,7 +107,7 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (ow
 		if err := e.ensure(ctx, e.cfg.lockPath); err != nil {
 			return 0, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
 		}
-		return e.lockOnce(ctx, lockNode, true)
+		return e.lockOnce(ctx, lockNode, token, true)
 	case !errors.Is(err, zk.ErrNodeExists):
 		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
 	}
@@ -107,8 +124,9 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, remade bool) (ow
 	return 0, watch, nil
 }
 
-// finish deletes (or requeues) a consumed item, in one transaction with a
-// check that the lock node still exists, and only while the lock's session
+// finish deletes (or requeues, or, for itemRest, rewrites with data) a
+// consumed item, in one transaction with a check that the lock node still
+// exists, and only while the lock's session
 // is the client's current one. A lost reply is retried: the second attempt
 // finds the item gone and counts as done, so an item is never requeued
 // twice.
@@ -118,8 +136,11 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 		&zk.CheckVersionRequest{Path: lockNode, Version: -1},
 		&zk.DeleteRequest{Path: itemPath, Version: -1},
 	}
-	if res == itemRequeue {
+	switch res {
+	case itemRequeue:
 		ops = append(ops, &zk.CreateRequest{Path: framework.JoinPath(e.path, requeuePrefix(name)), Data: data, Flags: zk.FlagSequence})
+	case itemRest:
+		ops[1] = &zk.SetDataRequest{Path: itemPath, Data: data, Version: -1}
 	}
 	retried := false
 	err := e.c.RetryLoop(ctx, func(ctx context.Context) error {
@@ -148,19 +169,6 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 }
 
 var errLockGone = errors.New("the lock's session is gone")
-
-// unlock deletes the lock node if the session that created it is still
-// the client's (otherwise it went with its session, and a node of that name
-// may now be another consumer's).
-func (e *engine) unlock(ctx context.Context, lockNode string, owner int64) {
-	if !owned.IsCurrent(e.c, owner) {
-		return
-	}
-	err := e.c.Delete(ctx, lockNode, framework.Guaranteed(), framework.Quietly())
-	if err != nil {
-		e.log.Warn("queue: deleting the lock node failed; it is retried in the background", zap.String("lock", lockNode), zap.Error(err))
-	}
-}
 
 // closedEvents returns a watch that has fired, so that the loop looks again.
 func closedEvents() <-chan zk.Event {

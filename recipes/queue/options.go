@@ -38,6 +38,7 @@ type Option func(*config)
 type config struct {
 	consumer     any
 	lockPath     string
+	lockPathSet  bool
 	maxItems     int
 	maxItemsSet  bool
 	errorMode    ErrorMode
@@ -46,8 +47,9 @@ type config struct {
 
 // Consumer is called with each item a queue takes. In lock path mode the
 // item is deleted only after Consumer returned nil; ctx ends when the queue
-// closes or, in lock path mode, when the item's lock can no longer be
-// trusted (its cause is then ErrItemLost).
+// closes, when its client closes (cause framework.ErrClosed) or, in lock
+// path mode, when the item's lock can no longer be trusted (cause
+// ErrItemLost).
 type Consumer[T any] func(ctx context.Context, item T) error
 
 // WithConsumer makes the queue a consumer: Start begins taking items and
@@ -63,7 +65,7 @@ func WithConsumer[T any](fn Consumer[T]) Option {
 // dies (its session ends) stays in the queue and is taken again. Every
 // consumer of one queue must use the same lock path.
 func WithLockPath(path string) Option {
-	return func(c *config) { c.lockPath = path }
+	return func(c *config) { c.lockPath, c.lockPathSet = path, true }
 }
 
 // WithMaxItems bounds the queue: a put waits, within its ctx, while the
@@ -108,6 +110,9 @@ func buildConfig[T any](kind string, c *framework.Client, path string, s Seriali
 	default:
 		var zero T
 		return cfg, nil, fmt.Errorf("%w: consumer %T for the %s at %q, whose items are %T", ErrInvalidArgument, fn, kind, path, zero)
+	}
+	if cfg.lockPathSet && cfg.lockPath == "" {
+		return cfg, nil, fmt.Errorf("%w: lock path \"\" for the %s at %q (leave WithLockPath out for no lock path)", ErrInvalidArgument, kind, path)
 	}
 	if cfg.lockPath != "" {
 		if err := validatePath(kind+" lock", cfg.lockPath); err != nil {

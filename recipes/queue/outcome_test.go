@@ -167,6 +167,11 @@ func TestPutWithoutConnectionIsNotUnknown(t *testing.T) {
 	s, err := queue.NewSimpleDistributedQueue(c, "/nc-simple")
 	must(t, err)
 	must(t, srv.Stop())
+	// Until the client has seen its connection go, a put may be written
+	// to the dying connection, and its outcome is then unknown indeed.
+	zktest.Eventually(t, 10*time.Second, "the client to see the server gone", func() bool {
+		return !c.State().IsConnected()
+	})
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	began := time.Now()

@@ -10,8 +10,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// prepare validates a put before any network call: the item name and the
-// envelope's size. It returns the envelope.
+// prepare validates a put before any network call: the item name, the
+// envelope's size and the request's. It returns the envelope.
 func (e *engine) prepare(prefix string, items [][]byte) ([]byte, error) {
 	if len(items) == 0 {
 		return nil, fmt.Errorf("%w: no items to put in the %s at %s", ErrInvalidArgument, e.kind, e.path)
@@ -19,7 +19,14 @@ func (e *engine) prepare(prefix string, items [][]byte) ([]byte, error) {
 	if err := framework.ValidatePath(framework.JoinPath(e.path, prefix) + "0000000000"); err != nil {
 		return nil, fmt.Errorf("%w: item name %q: %w", ErrInvalidArgument, prefix, err)
 	}
-	return encodeEnvelope(items)
+	env, err := encodeEnvelope(items)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRequest(e.c, framework.JoinPath(e.path, prefix), env); err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // put creates one PERSISTENT_SEQUENTIAL item named prefix+sequence holding
@@ -42,6 +49,9 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 				return "", err
 			}
 			ops = []any{guard, create}
+		}
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("queue: put in the %s at %s (not sent): %w", e.kind, e.path, err)
 		}
 		res, err := e.c.TransactionOnce(ctx, ops...)
 		switch {
@@ -74,8 +84,15 @@ func (e *engine) put(ctx context.Context, prefix string, data []byte) (string, e
 // returns the write that guards the room it saw: it fails if any other put
 // of this package came between.
 func (e *engine) awaitRoom(ctx context.Context) (*zk.SetDataRequest, error) {
+	recreated := false
 	for {
 		data, stat, err := e.c.GetData(ctx, e.path)
+		if errors.Is(err, zk.ErrNoNode) && !recreated {
+			recreated = true // the queue node was deleted: make it again, as Start did
+			if err = e.ensure(ctx, e.path); err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("queue: put in the %s at %s: reading the queue node: %w", e.kind, e.path, err)
 		}

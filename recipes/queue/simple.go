@@ -47,8 +47,14 @@ func (q *SimpleDistributedQueue) Offer(ctx context.Context, data []byte) (string
 		data = []byte{}
 	}
 	create := &zk.CreateRequest{Path: framework.JoinPath(q.path, simplePrefix), Data: data, Flags: zk.FlagSequence}
+	if err := checkRequest(q.c, create.Path, data); err != nil {
+		return "", err
+	}
 	made := false
 	for {
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("queue: offer to %s (not sent): %w", q.path, err)
+		}
 		res, err := q.c.TransactionOnce(ctx, create)
 		switch {
 		case err == nil:
@@ -90,19 +96,27 @@ func (q *SimpleDistributedQueue) Remove(ctx context.Context) ([]byte, error) {
 
 // Take removes and returns the head, waiting within ctx for an item.
 func (q *SimpleDistributedQueue) Take(ctx context.Context) ([]byte, error) {
+	data, _, err := q.take(ctx)
+	return data, err
+}
+
+// take is Take; empty tells that its error came from waiting on a queue
+// it saw empty, rather than from a request.
+func (q *SimpleDistributedQueue) take(ctx context.Context) (data []byte, empty bool, err error) {
 	for {
 		data, ok, watch, err := q.head(ctx, true, true)
 		if err != nil || ok {
-			return data, err
+			return data, false, err
 		}
 		if err := q.await(ctx, watch); err != nil {
-			return nil, fmt.Errorf("queue: take from %s: waiting for an item: %w", q.path, err)
+			return nil, true, fmt.Errorf("queue: take from %s: waiting for an item: %w", q.path, err)
 		}
 	}
 }
 
 // Poll removes and returns the head, waiting up to wait (0: not at all) for
-// an item; ok is false when none came. wait bounds the whole call.
+// an item; ok is false when none came. wait bounds the whole call; a wait
+// that passed before the queue could be read (no connection) is an error.
 //
 // A removal whose reply was lost, with the node gone afterwards, returns
 // the data with an error matching ErrOutcomeUnknown: another consumer may
@@ -117,9 +131,9 @@ func (q *SimpleDistributedQueue) Poll(ctx context.Context, wait time.Duration) (
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	data, err = q.Take(waitCtx)
-	if errors.Is(err, context.DeadlineExceeded) && len(data) == 0 && ctx.Err() == nil {
-		return nil, false, nil // the wait passed, not the caller's ctx
+	data, empty, err := q.take(waitCtx)
+	if empty && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, false, nil // the wait passed on an empty queue, not the caller's ctx
 	}
 	return data, err == nil || errors.Is(err, ErrOutcomeUnknown), err
 }

@@ -18,6 +18,7 @@ const (
 	itemDone    itemResult = iota // every item consumed (or Delete mode): delete the node
 	itemRequeue                   // a consumer failed in Requeue mode: put the node back
 	itemLost                      // the consumer's ctx ended: leave the node for the next consumer
+	itemRest                      // itemLost after some of the node's items: keep only the rest in it
 )
 
 // take consumes one item node. Without a lock path it is Curator's
@@ -78,8 +79,10 @@ func deleteAtMostOnce(ctx context.Context, c *framework.Client, itemPath string,
 // consumeItems decodes an item node's envelope and hands each item to fn,
 // as Curator's processMessageBytes: an envelope that cannot be decoded is
 // logged and counts as done (it is deleted); in Requeue mode with a lock
-// path the first failing item stops the node's consumption.
-func consumeItems[T any](e *engine, s Serializer[T], fn Consumer[T], ctx context.Context, name string, data []byte) itemResult {
+// path the first failing item stops the node's consumption. rest is the
+// envelope of the items from the one that stopped it on, when it was not
+// the first, so that those consumed already are not put back.
+func consumeItems[T any](e *engine, s Serializer[T], fn Consumer[T], ctx context.Context, name string, data []byte) (res itemResult, rest []byte) {
 	raws, err := decodeEnvelope(data)
 	items := make([]T, 0, len(raws))
 	for i := 0; err == nil && i < len(raws); i++ {
@@ -90,22 +93,35 @@ func consumeItems[T any](e *engine, s Serializer[T], fn Consumer[T], ctx context
 	}
 	if err != nil {
 		e.log.Error("queue: corrupted queue item, dropped", zap.String("item", name), zap.Error(err))
-		return itemDone
+		return itemDone, nil
 	}
-	for _, it := range items {
+	for i, it := range items {
 		err := call(fn, ctx, it)
 		if err == nil {
 			continue
 		}
 		if ctx.Err() != nil {
-			return itemLost
+			return itemLost, remaining(raws, i)
 		}
 		e.log.Error("queue: the consumer failed", zap.String("item", name), zap.Error(err))
 		if e.cfg.lockPath != "" && e.cfg.errorMode == Requeue {
-			return itemRequeue
+			return itemRequeue, remaining(raws, i)
 		}
 	}
-	return itemDone
+	return itemDone, nil
+}
+
+// remaining returns the envelope of raws[i:], or nil when i is 0 (nothing
+// was consumed: the node's data stands as it is).
+func remaining(raws [][]byte, i int) []byte {
+	if i == 0 {
+		return nil
+	}
+	env, err := encodeEnvelope(raws[i:])
+	if err != nil {
+		return nil // cannot happen: a part of an envelope that was put
+	}
+	return env
 }
 
 // call runs fn, turning a panic into an error.

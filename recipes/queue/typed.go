@@ -16,7 +16,7 @@ func newTyped[T any](kind string, c *framework.Client, path string, s Serializer
 	}
 	e := newEngine(kind, c, path, cfg, n)
 	if consumer != nil {
-		e.consume = func(ctx context.Context, name string, data []byte) itemResult {
+		e.consume = func(ctx context.Context, name string, data []byte) (itemResult, []byte) {
 			return consumeItems(e, s, consumer, ctx, name, data)
 		}
 	}
