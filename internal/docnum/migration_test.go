@@ -19,6 +19,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/recipes/queue"
 	"github.com/zkcurator/zkcurator/recipes/shared"
+	"github.com/zkcurator/zkcurator/recipes/watch"
 )
 
 // migrated are the types docs/curator-migration.md builds with a
@@ -48,11 +49,12 @@ var migrated = map[string]reflect.Type{
 	"locks.NewInterProcessMultiLock":       reflect.TypeOf((*locks.InterProcessMultiLock)(nil)),
 	"nodes.NewPersistentNode":              reflect.TypeOf((*nodes.PersistentNode)(nil)),
 	"queue.NewDistributedQueue":            reflect.TypeOf((*queue.DistributedQueue[struct{}])(nil)),
-	"queue.NewDistributedIdQueue":          reflect.TypeOf((*queue.DistributedIdQueue[struct{}])(nil)),
+	"queue.NewDistributedIDQueue":          reflect.TypeOf((*queue.DistributedIDQueue[struct{}])(nil)),
 	"queue.NewDistributedPriorityQueue":    reflect.TypeOf((*queue.DistributedPriorityQueue[struct{}])(nil)),
 	"queue.NewDistributedDelayQueue":       reflect.TypeOf((*queue.DistributedDelayQueue[struct{}])(nil)),
 	"queue.NewSimpleDistributedQueue":      reflect.TypeOf((*queue.SimpleDistributedQueue)(nil)),
 	"shared.NewSharedCount":                reflect.TypeOf((*shared.SharedCount)(nil)),
+	"watch.NewPersistentWatcher":           reflect.TypeOf((*watch.PersistentWatcher)(nil)),
 	"shared.NewSharedValue":                reflect.TypeOf((*shared.SharedValue)(nil)),
 }
 

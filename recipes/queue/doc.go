@@ -2,7 +2,7 @@
 // node names and item format, so that Go and Java processes share one
 // queue: a Curator producer can feed a Go consumer and the reverse.
 //
-// DistributedQueue, DistributedIdQueue, DistributedPriorityQueue and
+// DistributedQueue, DistributedIDQueue, DistributedPriorityQueue and
 // DistributedDelayQueue keep each put as a PERSISTENT_SEQUENTIAL "queue-"
 // child of the queue path whose data is Curator's ItemSerializer envelope
 // (several items when put with PutMulti). The id, priority or due time is in

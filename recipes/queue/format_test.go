@@ -60,7 +60,7 @@ func TestFormatsMatchCurator(t *testing.T) {
 	must(t, err)
 	check(p, `queue-\d{10}`, envelope("a", "", "ccc"))
 
-	iq, err := queue.NewDistributedIdQueue(c, "/fmt/id", queue.JSON[string]())
+	iq, err := queue.NewDistributedIDQueue(c, "/fmt/id", queue.JSON[string]())
 	must(t, err)
 	must(t, iq.Start(ctx))
 	defer iq.Close()

@@ -11,34 +11,34 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
-// DistributedIdQueue is Curator's DistributedIdQueue: a DistributedQueue
+// DistributedIDQueue is Curator's DistributedIDQueue: a DistributedQueue
 // whose items carry an id in their node name ("queue-|<id>|<sequence>"), so
 // that they can be removed by id before a consumer takes them. Items are
 // taken in sequence order. It is safe for concurrent use.
-type DistributedIdQueue[T any] struct {
+type DistributedIDQueue[T any] struct {
 	e *engine
 	s Serializer[T]
 }
 
-// NewDistributedIdQueue returns the id queue at path; see
+// NewDistributedIDQueue returns the id queue at path; see
 // NewDistributedQueue for the errors.
-func NewDistributedIdQueue[T any](c *framework.Client, path string, s Serializer[T], opts ...Option) (*DistributedIdQueue[T], error) {
+func NewDistributedIDQueue[T any](c *framework.Client, path string, s Serializer[T], opts ...Option) (*DistributedIDQueue[T], error) {
 	e, err := newTyped("distributed id queue", c, path, s, idNaming, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &DistributedIdQueue[T]{e: e, s: s}, nil
+	return &DistributedIDQueue[T]{e: e, s: s}, nil
 }
 
 // Start is DistributedQueue.Start.
-func (q *DistributedIdQueue[T]) Start(ctx context.Context) error { return q.e.start(ctx) }
+func (q *DistributedIDQueue[T]) Start(ctx context.Context) error { return q.e.start(ctx) }
 
 // Close is DistributedQueue.Close.
-func (q *DistributedIdQueue[T]) Close() error { return q.e.close() }
+func (q *DistributedIDQueue[T]) Close() error { return q.e.close() }
 
 // Put adds item under id, which must not be empty ('/' and '|' in it become
 // '_', as in Curator); see DistributedQueue.Put.
-func (q *DistributedIdQueue[T]) Put(ctx context.Context, item T, id string) (string, error) {
+func (q *DistributedIDQueue[T]) Put(ctx context.Context, item T, id string) (string, error) {
 	if id == "" {
 		return "", fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
 	}
@@ -48,7 +48,7 @@ func (q *DistributedIdQueue[T]) Put(ctx context.Context, item T, id string) (str
 // Remove deletes the items with id that no consumer holds, and returns how
 // many it deleted. In lock path mode it takes each item's lock first, as
 // Curator does, so it never deletes an item a consumer is consuming.
-func (q *DistributedIdQueue[T]) Remove(ctx context.Context, id string) (int, error) {
+func (q *DistributedIDQueue[T]) Remove(ctx context.Context, id string) (int, error) {
 	if id == "" {
 		return 0, fmt.Errorf("%w: empty id for the %s at %s", ErrInvalidArgument, q.e.kind, q.e.path)
 	}

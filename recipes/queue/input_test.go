@@ -77,7 +77,7 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	bad("zero delay time", err, "delay until")
 	_, err = dq.Put(ctx, []byte("x"), time.UnixMilli(-5))
 	bad("delay before the epoch", err, "delay until")
-	iq, err := queue.NewDistributedIdQueue(c, "/iq", queue.Bytes())
+	iq, err := queue.NewDistributedIDQueue(c, "/iq", queue.Bytes())
 	must(t, err)
 	must(t, iq.Start(ctx))
 	defer iq.Close()

@@ -22,7 +22,7 @@ func TestRequestOverTheLimitRefusedBeforeSend(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, p.Addr())
 	ctx := testCtx(t)
-	iq, err := queue.NewDistributedIdQueue(c, "/big", queue.Bytes())
+	iq, err := queue.NewDistributedIDQueue(c, "/big", queue.Bytes())
 	must(t, err)
 	must(t, iq.Start(ctx))
 	defer iq.Close()

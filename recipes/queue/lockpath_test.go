@@ -73,7 +73,7 @@ func TestErrorModes(t *testing.T) {
 			path, locks := "/em-"+mode.String(), "/em-locks-"+mode.String()
 			var calls atomic.Int32
 			done := make(chan string, 4)
-			q, err := queue.NewDistributedIdQueue(c, path, queue.JSON[string](), queue.WithLockPath(locks), queue.WithErrorMode(mode),
+			q, err := queue.NewDistributedIDQueue(c, path, queue.JSON[string](), queue.WithLockPath(locks), queue.WithErrorMode(mode),
 				queue.WithConsumer(func(_ context.Context, item string) error {
 					if calls.Add(1) == 1 {
 						return errors.New("first attempt fails")
@@ -112,7 +112,7 @@ func TestRequeueKeepsId(t *testing.T) {
 	c := zkclient.New(t, srv.ConnectString())
 	release := make(chan struct{})
 	var calls atomic.Int32
-	q, err := queue.NewDistributedIdQueue(c, "/rk", queue.JSON[string](), queue.WithLockPath("/rk-locks"),
+	q, err := queue.NewDistributedIDQueue(c, "/rk", queue.JSON[string](), queue.WithLockPath("/rk-locks"),
 		queue.WithConsumer(func(ctx context.Context, _ string) error {
 			if calls.Add(1) == 1 {
 				return errors.New("fail once")
@@ -223,7 +223,7 @@ func TestRemoveSkipsAHeldItem(t *testing.T) {
 		}
 		return nil
 	}
-	q, err := queue.NewDistributedIdQueue(c, "/rh", queue.JSON[string](), queue.WithLockPath("/rh-locks"), queue.WithConsumer(r.consume))
+	q, err := queue.NewDistributedIDQueue(c, "/rh", queue.JSON[string](), queue.WithLockPath("/rh-locks"), queue.WithConsumer(r.consume))
 	must(t, err)
 	must(t, q.Start(ctx))
 	defer q.Close()

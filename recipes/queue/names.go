@@ -13,7 +13,7 @@ import (
 // itemPrefix and ends with the server's 10-digit sequence number:
 //
 //	DistributedQueue          queue-0000000007
-//	DistributedIdQueue        queue-|<id>|0000000007          ('/' and '|' in the id become '_')
+//	DistributedIDQueue        queue-|<id>|0000000007          ('/' and '|' in the id become '_')
 //	DistributedPriorityQueue  queue-1000000050000000007       ("1" or "0" for the sign, 8 hex digits, the sequence)
 //	DistributedDelayQueue     queue-|18C2A4B1F00|0000000007   (the due time, epoch ms in upper-case hex)
 //

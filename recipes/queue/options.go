@@ -31,7 +31,7 @@ func (m ErrorMode) String() string {
 	return fmt.Sprintf("ErrorMode(%d)", int(m))
 }
 
-// Option configures a DistributedQueue, DistributedIdQueue,
+// Option configures a DistributedQueue, DistributedIDQueue,
 // DistributedPriorityQueue or DistributedDelayQueue.
 type Option func(*config)
 

@@ -125,7 +125,7 @@ func TestIdQueueRemove(t *testing.T) {
 		if lockPath != "" {
 			opts = append(opts, queue.WithLockPath(lockPath))
 		}
-		q, err := queue.NewDistributedIdQueue(c, path, queue.JSON[string](), opts...)
+		q, err := queue.NewDistributedIDQueue(c, path, queue.JSON[string](), opts...)
 		must(t, err)
 		must(t, q.Start(ctx))
 		for i, id := range []string{"a", "b", "a", "c/d"} {
@@ -152,7 +152,7 @@ func TestIdQueueRemove(t *testing.T) {
 	}
 	// The remaining item is consumed with its id's siblings gone.
 	var r recorder
-	q, err := queue.NewDistributedIdQueue(c, "/idq", queue.JSON[string](), queue.WithConsumer(r.consume))
+	q, err := queue.NewDistributedIDQueue(c, "/idq", queue.JSON[string](), queue.WithConsumer(r.consume))
 	must(t, err)
 	must(t, q.Start(ctx))
 	awaitCount(t, 1, 20*time.Second, &r)

@@ -45,7 +45,7 @@ func TestQueueCuratorToGo(t *testing.T) {
 		put("id", "/iq/id", "x1", "j1")
 		put("id", "/iq/id", "x2", "j2")
 		put("id", "/iq/id", "x3", "j1")
-		q, err := queue.NewDistributedIdQueue(gc, "/iq/id", queue.Serializer[string](utf8Items{}))
+		q, err := queue.NewDistributedIDQueue(gc, "/iq/id", queue.Serializer[string](utf8Items{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestQueueCuratorToGo(t *testing.T) {
 			t.Fatalf("Go Remove(j1) of Curator's items = %d, %v; want 2", n, err)
 		}
 		var g goTaken
-		cq, err := queue.NewDistributedIdQueue(gc, "/iq/id", queue.Serializer[string](utf8Items{}), queue.WithConsumer(g.consume))
+		cq, err := queue.NewDistributedIDQueue(gc, "/iq/id", queue.Serializer[string](utf8Items{}), queue.WithConsumer(g.consume))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestQueueGoToCurator(t *testing.T) {
 	})
 
 	t.Run("id", func(t *testing.T) {
-		q, err := queue.NewDistributedIdQueue(gc, "/gq/id", ser)
+		q, err := queue.NewDistributedIDQueue(gc, "/gq/id", ser)
 		if err != nil {
 			t.Fatal(err)
 		}
