@@ -116,39 +116,6 @@
 //
 // # Curator names
 //
-//	Curator                                            zkcurator
-//	CuratorFrameworkFactory.newClient / builder()      NewClient(connectString, policy, opts...)
-//	  sessionTimeoutMs / connectionTimeoutMs           WithSessionTimeout / WithConnectionTimeout
-//	  namespace, aclProvider, authorization            WithNamespace, WithACLProvider, WithAuth
-//	  zkClientConfig zookeeper.client.secure, ssl.*    WithTLS(*tls.Config) (docs/security.md)
-//	  ZooDefs.Ids.CREATOR_ALL_ACL, OPEN_ACL_UNSAFE     CreatorAllACLProvider(), OpenACLProvider()
-//	  defaultData, connectionStateErrorPolicy          WithDefaultData, WithErrorPolicy
-//	  simulatedSessionExpirationPercent                WithSimulatedSessionExpirationPercent
-//	  zookeeperFactory                                 WithDialer
-//	  compressionProvider(p)                           WithCompressionProvider(p)
-//	start() / close()                                  Start() / Close()
-//	blockUntilConnected()                              BlockUntilConnected(ctx)
-//	getConnectionStateListenable().addListener         Listen(fn) (stop func())
-//	getUnhandledErrorListenable().addListener          ListenErrors(fn) (stop func())
-//	getZookeeperClient().getZooKeeper()                Conn()
-//	usingNamespace(ns) / getNamespace()                UsingNamespace(ns) / Namespace()
-//	create().creatingParentsIfNeeded()                 Create(ctx, p, data, CreatingParentsIfNeeded())
-//	  .creatingParentContainersIfNeeded()              CreatingParentContainersIfNeeded()
-//	  .withProtection().withMode(m).withACL(acl)       WithProtection(), WithMode(m), WithACL(acl...)
-//	  .withTtl(ms)                                     WithTTL(d)
-//	  .compressed()                                    Compressed()
-//	setData().compressed() / getData().decompressed()  Compressed().SetData / Compressed().GetData
-//	delete().guaranteed().deletingChildrenIfNeeded()   Delete(ctx, p, Guaranteed(), DeletingChildrenIfNeeded())
-//	  .quietly().withVersion(v)                        Quietly(), WithVersion(v)
-//	checkExists() / getData() / setData()              Exists / GetData / SetData
-//	getChildren() / .usingWatcher(...)                 Children / ExistsW, GetDataW, ChildrenW
-//	transaction() / transactionOp()                    Transaction(ctx, ops...)
-//	createContainers(path)                             CreateContainers(ctx, path)
-//	watchers().add().withMode(m).forPath(p)            AddWatch(ctx, p, WatchPersistent or WatchPersistentRecursive)
-//	watchers().remove(w).forPath(p)                    PersistentWatch.Close(ctx)
-//	sync() / getACL() / setACL().withVersion(v)        Sync / GetACL / SetACL(ctx, p, acl, v)
-//	RetryLoop.callWithRetry                            RetryLoop(ctx, fn)
-//	ConnectionState.CONNECTED ... READ_ONLY            Connected, Suspended, Reconnected, Lost, ReadOnly
-//	StandardConnectionStateErrorPolicy                 StandardErrorPolicy
-//	SessionConnectionStateErrorPolicy                  SessionErrorPolicy
+// Curator's builders, listeners and states, and the names they have here, are
+// listed in docs/curator-migration.md.
 package framework
