@@ -53,7 +53,7 @@ func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duratio
 func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration) time.Duration {
 	var grace time.Duration
 	if ctx.Value(inCleanup{}) == nil && c.State().IsConnected() {
-		grace = min(c.SessionTimeout()/8, maxCleanupGrace)
+		grace = cleanupGrace(c)
 	}
 	if ctx.Err() != nil {
 		return grace
@@ -62,6 +62,12 @@ func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration
 		return min(limit, max(time.Until(d), grace))
 	}
 	return limit
+}
+
+// cleanupGrace is the grace of a request on c's live connection whose caller
+// gave up: an eighth of the session timeout, at most maxCleanupGrace.
+func cleanupGrace(c *framework.Client) time.Duration {
+	return min(c.SessionTimeout()/8, maxCleanupGrace)
 }
 
 // withoutGrace returns ctx marked as a clean-up's context, so that a

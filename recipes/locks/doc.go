@@ -33,11 +33,14 @@
 //     node behind and returns the context's error, promptly even in a
 //     partition: its clean-up waits only briefly (not at all while
 //     disconnected) and the guaranteed deletes go on in the background.
-//   - A wait means the whole wait: every TryAcquire returns within its wait
-//     plus at most two seconds, connecting and retries included. Running
-//     out of time waiting for the lock is no error; running out while
-//     waiting for a connection, a reply or a retry is, says so and matches
-//     context.DeadlineExceeded.
+//   - A wait means the whole wait: every TryAcquire returns at the end of
+//     its wait, connecting and retries included; only a request on a live
+//     connection (and the delete of its node) gets a grace of at most a
+//     second, and the clean-up goes on in the background. Running out of
+//     time waiting for the lock is no error; running out while waiting for
+//     a connection, a reply or a retry is, says so (stating the wait once,
+//     on one line) and matches context.DeadlineExceeded, and
+//     framework.ErrNotConnected when no connection could be made.
 //   - Revocation (MakeRevocable, AttemptRevoke) keeps one watch per hold
 //     and calls, once per hold, the callback registered when the request
 //     comes. AttemptRevoke writes only to a contender's node and refuses

@@ -3,6 +3,7 @@ package locks
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -82,3 +83,29 @@ func (e *prefixedError) Unwrap() error { return e.err }
 func sessionGone(path string, owner int64) error {
 	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
 }
+
+// joinErrors is errors.Join on one line: the messages of the errors that are
+// not nil, separated by "; ". It returns nil when all are.
+func joinErrors(errs ...error) error {
+	errs = slices.DeleteFunc(slices.Clone(errs), func(err error) bool { return err == nil })
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return joined(errs)
+}
+
+// joined is the error of joinErrors.
+type joined []error
+
+func (j joined) Error() string {
+	msgs := make([]string, len(j))
+	for i, err := range j {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (j joined) Unwrap() []error { return j }

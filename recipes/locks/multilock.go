@@ -59,18 +59,20 @@ func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Durat
 }
 
 func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration) (bool, error) {
-	deadline := time.Now().Add(wait)
-	ctx, _, stop := boundWait(ctx, wait) // the locks' own waits fire the timeouts
-	defer stop()
+	if ctx == nil {
+		return false, errorf("%w: multi-lock: nil context", ErrInvalidArgument)
+	}
+	tw := newTimedWait(ctx, ml.client(), "multi-lock", wait)
+	defer tw.stop()
+	return ml.acquireWithin(tw)
+}
+
+// acquireWithin acquires every lock within tw, the bound of the call it is
+// part of.
+func (ml *InterProcessMultiLock) acquireWithin(tw *timedWait) (bool, error) {
+	ctx := tw.ctx
 	for i, l := range ml.locks {
-		var ok bool
-		var err error
-		if wait < 0 {
-			err = l.Acquire(ctx)
-			ok = err == nil
-		} else {
-			ok, err = l.TryAcquire(ctx, max(0, time.Until(deadline)))
-		}
+		ok, err := acquireWithin(l, tw)
 		if err == nil && ok {
 			continue
 		}
@@ -87,14 +89,29 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		})
 		cancel()
 		switch {
-		case err != nil && waitOver(ctx):
-			return false, errors.Join(waitEnded("multi-lock", wait, fmt.Sprintf("lock %d", i), err), rollback)
+		case err != nil && tw.isOver():
+			return false, joinErrors(tw.ended(fmt.Sprintf("lock %d", i), err), rollback)
 		case err != nil:
-			return false, errors.Join(errorf("multi-lock: lock %d: %w", i, err), rollback)
+			return false, joinErrors(errorf("multi-lock: lock %d: %w", i, err), rollback)
 		}
 		return false, rollback
 	}
 	return true, nil
+}
+
+// acquireWithin acquires l within tw: through tw itself for the locks of
+// this package, else with its ctx and what is left of its wait.
+func acquireWithin(l Lock, tw *timedWait) (bool, error) {
+	if t, ok := l.(interface {
+		acquireWithin(tw *timedWait) (bool, error)
+	}); ok {
+		return t.acquireWithin(tw)
+	}
+	if tw.deadline.IsZero() {
+		err := l.Acquire(tw.ctx)
+		return err == nil, err
+	}
+	return l.TryAcquire(tw.ctx, tw.remaining())
 }
 
 // Release releases every lock in reverse order, going on after a failure, and
@@ -150,5 +167,5 @@ func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) erro
 			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs...)
 }

@@ -73,13 +73,15 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 
 // TryAcquire is Acquire that gives up after wait and then reports false with
 // a nil error; a wait of zero makes a single attempt. The wait bounds the
-// whole call, connecting and retries included: it returns within wait plus
-// at most two seconds (a second for the requests under way, a second for
-// deleting its node, none while disconnected). When the wait ends while it
-// waits for a connection, a reply or a retry rather than for the lock, it
-// reports false with an error that says so and matches
-// context.DeadlineExceeded. An error is also returned when ctx ends or the
-// attempt fails.
+// whole call, connecting and retries included: it returns at the end of its
+// wait, but that requests on a live connection get a second more to bring
+// their replies (which lets a wait of zero make its attempt), and deleting
+// its node a grace (an eighth of the session timeout, at most a second)
+// before it goes on in the background. When the wait ends while it waits
+// for a connection, a reply or a retry rather than for the lock, it reports
+// false with an error that says so and matches context.DeadlineExceeded
+// (and framework.ErrNotConnected when it waited for a connection). An error
+// is also returned when ctx ends or the attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
 		return false, errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
@@ -91,8 +93,14 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 	if ctx == nil {
 		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
-	ctx, timeout, stop := boundWait(ctx, wait)
-	defer stop()
+	tw := newTimedWait(ctx, m.li.client, "acquire "+m.li.basePath, wait)
+	defer tw.stop()
+	return m.acquireWithin(tw)
+}
+
+// acquireWithin acquires the lock within tw, the bound of the call it is
+// part of.
+func (m *InterProcessMutex) acquireWithin(tw *timedWait) (bool, error) {
 	for {
 		m.mu.Lock()
 		if m.count > 0 {
@@ -106,13 +114,10 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			select {
 			case <-inFlight:
 				continue
-			case <-timeout:
+			case <-tw.over:
 				return false, nil
-			case <-ctx.Done():
-				if waitOver(ctx) {
-					return false, nil
-				}
-				return false, ctx.Err()
+			case <-tw.ctx.Done():
+				return false, tw.ctxErr()
 			}
 		}
 		if m.beforeAcquire != nil {
@@ -126,7 +131,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.mu.Unlock()
 
 		began := time.Now()
-		n, held, err := m.li.attempt(ctx, m.data, timeout, wait)
+		n, held, err := m.li.attempt(tw, m.data)
 		m.met.acquisition(began, held, err)
 
 		m.mu.Lock()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path"
 	"slices"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -21,12 +20,14 @@ import (
 // serializes acquirers, and the listing of its holder's session shows every
 // lease granted before. A holder of a lock it may have lost (its session given
 // up, say) could count on a server that has not yet seen another acquirer's
-// lease, so it starts again instead. It reports false when timeout fires, and
+// lease, so it starts again instead. It reports false when tw's deadline
+// passes, and
 // wraps errVanished when our node is gone or belongs to a session the client
 // no longer has (see sessionGone). A waiter
 // wakes when the children change, when the shared count changes and on every
 // connection state change (go-zookeeper fires no watch on a plain disconnect).
-func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owner int64, lock *InterProcessMutex, timeout <-chan time.Time) (bool, error) {
+func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner int64, lock *InterProcessMutex) (bool, error) {
+	ctx := tw.ctx
 	wake := make(chan struct{}, 1)
 	stop := s.client.Listen(func(framework.ConnectionState) {
 		select {
@@ -70,13 +71,10 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 			readLimit = true
 		case <-wake:
 			readLimit = s.countPath != ""
-		case <-timeout:
+		case <-tw.over:
 			return false, nil
 		case <-ctx.Done():
-			if waitOver(ctx) { // the timeout is ready too
-				return false, nil
-			}
-			return false, ctx.Err()
+			return false, tw.ctxErr()
 		}
 	}
 }

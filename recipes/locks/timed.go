@@ -3,63 +3,183 @@ package locks
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// A timed acquisition (every TryAcquire here) is bounded as a whole by its
-// wait, connecting and retries included. Waiting for the lock (or a lease)
-// ends when the wait passes, with no error. The requests under way then get
-// waitSlack more to finish; past it they fail, and the acquisition returns
-// an error that says what it was waiting for (a connection, a reply, a
-// retry) and matches context.DeadlineExceeded. Its clean-up then gets its
-// grace (cleanupBudget: at most maxCleanupGrace, none while disconnected),
-// so a TryAcquire returns within wait + waitSlack + maxCleanupGrace.
+// A call that waits (Acquire, and every TryAcquire here) is bounded by one
+// value, its timedWait, which every level of the call shares: the
+// multi-lock, the semaphore, the mutex and the engine. Its wait ends at its
+// deadline: waiting for the lock (or a lease) then ends with no error, and
+// so does waiting for a connection or between retries, with an error that
+// says so. Only a request already on a live connection gets a grace to
+// bring its reply (see timedWait.ctx); a clean-up goes on in the background
+// whatever it still has to do.
 
-// waitSlack is how long past its wait a timed acquisition lets the requests
-// under way finish.
-const waitSlack = time.Second
+// replyGrace is how long past its deadline a call on a live connection lets
+// its requests bring their replies: a wait of zero still makes one attempt,
+// a few requests long.
+const replyGrace = time.Second
 
-// errWaitOver is the cause of a timed acquisition's context once its wait
-// and waitSlack have passed.
-var errWaitOver = errors.New("the wait and its slack are over")
+// errWaitOver is the cause of a timed wait's context once its deadline has
+// passed.
+var errWaitOver = errors.New("the wait is over")
 
-// boundWait returns the context of an acquisition that waits wait (none for
-// wait < 0): ctx bounded by wait + waitSlack, with errWaitOver as the cause,
-// a channel that fires once wait has passed, and the function that frees
-// them.
-func boundWait(ctx context.Context, wait time.Duration) (context.Context, <-chan time.Time, func()) {
+// timedWait bounds one call that waits.
+type timedWait struct {
+	// ctx is what the call's requests run with: the caller's ctx, ended
+	// too once the deadline has passed and no request can still bring a
+	// reply: at the deadline when the client has no connection, else when
+	// it loses it or replyGrace later.
+	ctx context.Context
+	// deadline is when the wait ends; zero when the call waits as long as
+	// the caller's ctx allows.
+	deadline time.Time
+	// over is closed at the deadline; nil without one.
+	over chan struct{}
+	// what names the call in its errors ("acquire /a"), and wait is the
+	// caller's wait, as its errors state it.
+	what string
+	wait time.Duration
+
+	mu      sync.Mutex
+	stopped bool
+	release []func() // frees the timers and listener of the grace
+}
+
+// newTimedWait returns the bound of the call what of c made with ctx that
+// waits wait; wait < 0 waits as long as ctx allows. Its stop must be called
+// when the call returns.
+func newTimedWait(ctx context.Context, c *framework.Client, what string, wait time.Duration) *timedWait {
+	tw := &timedWait{ctx: ctx, what: what, wait: wait}
 	if wait < 0 {
-		return ctx, nil, func() {}
+		return tw
 	}
-	t := time.NewTimer(wait)
-	ctx, cancel := context.WithTimeoutCause(ctx, wait+waitSlack, errWaitOver)
-	return ctx, t.C, func() { t.Stop(); cancel() }
+	tw.deadline = time.Now().Add(wait)
+	tw.over = make(chan struct{})
+	rctx, cancel := context.WithCancelCause(ctx)
+	tw.ctx = rctx
+	end := func() { cancel(errWaitOver) }
+	timer := time.AfterFunc(wait, func() {
+		close(tw.over)
+		tw.mu.Lock()
+		defer tw.mu.Unlock()
+		if tw.stopped {
+			return
+		}
+		if c == nil || !c.State().IsConnected() {
+			end()
+			return
+		}
+		stopListen := c.Listen(func(s framework.ConnectionState) {
+			if !s.IsConnected() {
+				end()
+			}
+		})
+		grace := time.AfterFunc(replyGrace, end)
+		tw.release = append(tw.release, stopListen, func() { grace.Stop() })
+	})
+	tw.release = append(tw.release, func() { timer.Stop() }, func() { cancel(context.Canceled) })
+	return tw
 }
 
-// waitOver reports whether ctx, a context of boundWait, ended because its
-// wait and slack passed rather than because its caller's ctx ended.
-func waitOver(ctx context.Context) bool {
-	return ctx.Err() != nil && errors.Is(context.Cause(ctx), errWaitOver)
+// stop frees what the wait holds.
+func (tw *timedWait) stop() {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.stopped = true
+	for _, f := range tw.release {
+		f()
+	}
+	tw.release = nil
 }
 
-// timedOut marks the error of a timed acquisition whose wait ended while it
-// waited for something other than the lock. It matches
-// context.DeadlineExceeded.
-type timedOut struct{}
-
-func (timedOut) Error() string        { return "timed out" }
-func (timedOut) Is(target error) bool { return target == context.DeadlineExceeded }
-
-// waitEnded returns the error of the timed acquisition of what (say,
-// "acquire /a") whose wait ended while it waited for waitingFor, after err;
-// an err that already reports it is returned as it is.
-func waitEnded(what string, wait time.Duration, waitingFor string, err error) error {
-	if errors.Is(err, timedOut{}) {
-		return err
+// isOver reports whether the deadline has passed.
+func (tw *timedWait) isOver() bool {
+	select {
+	case <-tw.over:
+		return true
+	default:
+		return false
 	}
-	return errorf("%s: %w after %v waiting for %s: %w", what, timedOut{}, wait.Round(time.Millisecond), waitingFor, err)
+}
+
+// ctxErr is what a wait for the lock reports once ctx is done: nil when
+// the deadline has passed (running out of time waiting for the lock is no
+// error), else ctx's error.
+func (tw *timedWait) ctxErr() error {
+	if tw.isOver() {
+		return nil
+	}
+	return tw.ctx.Err()
+}
+
+// remaining is what is left of the wait: -1 without a deadline.
+func (tw *timedWait) remaining() time.Duration {
+	if tw.deadline.IsZero() {
+		return -1
+	}
+	return max(0, time.Until(tw.deadline))
+}
+
+// ended returns the error of the call whose wait ended while it waited for
+// waitingFor (a connection, a reply, a retry) rather than for the lock,
+// after err. When err wraps such an error already (a level below reported
+// it), that error is the call's: it names the call, and the levels between
+// add nothing.
+func (tw *timedWait) ended(waitingFor string, err error) error {
+	var e *waitEndedError
+	if errors.As(err, &e) {
+		return e
+	}
+	return &waitEndedError{what: tw.what, wait: tw.wait, waitingFor: waitingFor, err: err}
+}
+
+// waitEndedError is the error of a call whose wait ended while it waited for
+// something else than the lock. It matches context.DeadlineExceeded, and
+// what err matches but the cancellation that ended the wait (and
+// framework.ErrNotConnected when err is a wait for a connection). Its
+// message states the caller's wait, once: it leaves out err's message when
+// that only says how long a request waited.
+type waitEndedError struct {
+	what       string
+	wait       time.Duration
+	waitingFor string
+	err        error
+}
+
+func (e *waitEndedError) Error() string {
+	msg := errPrefix + e.what + ": timed out after " + e.wait.String() + " waiting for " + e.waitingFor
+	if e.err != nil && !e.onlyWaited() {
+		msg += " (" + oneLine(strings.TrimPrefix(e.err.Error(), errPrefix)) + ")"
+	}
+	return msg
+}
+
+// onlyWaited reports whether err is no more than the end of a wait: a
+// request's wait for a connection, or a context's end.
+func (e *waitEndedError) onlyWaited() bool {
+	return errors.Is(e.err, framework.ErrNotConnected) || errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)
+}
+
+func (e *waitEndedError) Unwrap() []error {
+	errs := []error{context.DeadlineExceeded}
+	switch {
+	case e.err == nil:
+	case errors.Is(e.err, framework.ErrNotConnected):
+		errs = append(errs, framework.ErrNotConnected)
+	case !e.onlyWaited():
+		errs = append(errs, e.err)
+	}
+	return errs
+}
+
+// oneLine puts a message that spans lines (errors.Join's) on one.
+func oneLine(msg string) string {
+	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
 // pending names what a request under way waits for: a connection while the

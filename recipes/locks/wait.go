@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -38,10 +37,12 @@ type waiter struct {
 
 // waitToHold is Curator's loop: list the contenders, ask the driver whether
 // we hold, claim the hold, or watch the node it names and wait. It returns
-// once our node holds the lock, timeout fires (false, nil) or ctx is done. A
+// once our node holds the lock, tw's deadline passes (false, nil) or its ctx
+// is done. A
 // waiter wakes when what it watches changes and on every connection state
 // change, because go-zookeeper does not fire watches on a plain disconnect.
-func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-chan time.Time) (bool, error) {
+func (li *lockInternals) waitToHold(tw *timedWait, n *lockNode) (bool, error) {
+	ctx := tw.ctx
 	w := li.newWaiter(n)
 	defer w.stop()
 	var decided []string // a listing decided on an event; nil: list the children again
@@ -90,13 +91,10 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			decided = nil
 		case <-w.nodeLost:
 			return false, errorf("%w: %s (its driver gave it up)", errVanished, n.path)
-		case <-timeout:
+		case <-tw.over:
 			return false, nil
 		case <-ctx.Done():
-			if waitOver(ctx) { // the timeout is ready too
-				return false, nil
-			}
-			return false, ctx.Err()
+			return false, tw.ctxErr()
 		}
 	}
 }
