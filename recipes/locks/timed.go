@@ -63,6 +63,9 @@ func newTimedWait(ctx context.Context, c *framework.Client, what string, wait ti
 	rctx, cancel := context.WithCancelCause(ctx)
 	tw.ctx = rctx
 	end := func() { cancel(errWaitOver) }
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.release = append(tw.release, func() { cancel(context.Canceled) })
 	timer := time.AfterFunc(wait, func() {
 		close(tw.over)
 		tw.mu.Lock()
@@ -82,7 +85,7 @@ func newTimedWait(ctx context.Context, c *framework.Client, what string, wait ti
 		grace := time.AfterFunc(replyGrace, end)
 		tw.release = append(tw.release, stopListen, func() { grace.Stop() })
 	})
-	tw.release = append(tw.release, func() { timer.Stop() }, func() { cancel(context.Canceled) })
+	tw.release = append(tw.release, func() { timer.Stop() })
 	return tw
 }
 
