@@ -48,9 +48,12 @@ func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath,
 // that may still be armed, and whether any waiter can be watching its own
 // (see release_signal.go).
 type lockNode struct {
-	path      string
-	owner     int64 // the session that owns the node; 0 for a NodeKeeper's node
-	token     int64 // the hold's fencing token when creation knew it (a downgrade); 0 otherwise
+	path  string
+	owner int64 // the session that owns the node; 0 for a NodeKeeper's node
+	token int64 // the hold's fencing token: known at creation (a downgrade), else read while acquiring
+	// ownWatch watches our node from the first listing on, while it has
+	// not fired: a hold learns through it that its node was deleted.
+	ownWatch  <-chan zk.Event
 	signals   []string
 	inherited []string // armed signals of this acquisition's earlier, vanished nodes
 	unwatched bool     // no waiter can be watching our release signal

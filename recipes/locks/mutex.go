@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -39,11 +40,14 @@ type InterProcessMutex struct {
 
 // NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
 // the contenders' nodes are created. It makes no network call; a nil client,
-// an invalid path (the root "/" included) or a nil driver is reported here,
-// with an error matching ErrInvalidArgument.
+// an invalid path (the root "/" included), a nil driver or a nil option is
+// reported here, with an error matching ErrInvalidArgument.
 func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) (*InterProcessMutex, error) {
-	cfg := newMutexConfig(opts)
 	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	cfg, err := newMutexConfig(fmt.Sprintf("mutex %q", path), opts)
+	if err != nil {
 		return nil, err
 	}
 	if err := validateDriver(cfg.driver, path); err != nil {
@@ -213,23 +217,16 @@ func (m *InterProcessMutex) LockPath() string {
 }
 
 // FencingToken returns the creation zxid (czxid) of the node that marks this
-// hold, while the lock is held, and 0 otherwise. Tokens of successive holds of
-// one lock strictly increase across the ensemble, so a store that remembers
-// the highest token it has seen can reject writes from a holder that lost the
-// lock. The first call of a hold costs one round trip (bounded by the session
-// timeout); it returns 0, and closes Lost, if the node is found deleted.
+// hold, read when the lock was taken, while the lock is held, and 0
+// otherwise; it makes no request. Tokens of successive holds of one lock
+// strictly increase across the ensemble, so a store that remembers the
+// highest token it has seen can reject writes from a holder that lost the
+// lock, whose token is older than its successor's.
 func (m *InterProcessMutex) FencingToken() int64 {
-	token, _ := m.fencingToken(context.Background())
-	return token
-}
-
-// fencingToken is FencingToken bounded by ctx as well: when ctx ends before
-// the token is known it returns 0 and ctx's error.
-func (m *InterProcessMutex) fencingToken(ctx context.Context) (int64, error) {
 	if h := m.held(); h != nil {
-		return h.fencingToken(ctx)
+		return h.node.token
 	}
-	return 0, nil
+	return 0
 }
 
 // Lost returns a channel that is closed when holding the lock is no longer

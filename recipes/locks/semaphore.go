@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -72,11 +73,15 @@ func WithLeaseData(data []byte) SemaphoreOption {
 
 // NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
 // maxLeases leases at once. It makes no network call; a nil client, an invalid
-// path (the root "/" included), a maxLeases below 1 or an invalid shared count
-// path is reported here, with an error matching ErrInvalidArgument.
+// path (the root "/" included), a maxLeases below 1, an invalid shared count
+// path or a nil option is reported here, with an error matching
+// ErrInvalidArgument.
 func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) (*InterProcessSemaphoreV2, error) {
 	cfg := semaphoreConfig{data: []byte{}}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, nilOption(fmt.Sprintf("semaphore %q", path), i, len(opts))
+		}
 		opt(&cfg)
 	}
 	if err := cfg.validate(c, path, maxLeases); err != nil {
@@ -280,11 +285,29 @@ func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcess
 	case err == nil:
 		granted, err = s.awaitGrant(tw, p, owner, lock)
 		if err == nil && granted {
-			return newLease(s.client, p, owner, s.met), true, nil
+			return s.grant(ctx, p, owner)
 		}
 	}
 	if p == "" {
 		return nil, false, errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+	}
+	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
+}
+
+// grant makes the granted lease node p a Lease: it reads the node's creation
+// zxid, the lease's fencing token, and sets the lease's first watch on it. On
+// failure the lease it returns is the node to delete.
+func (s *InterProcessSemaphoreV2) grant(ctx context.Context, p string, owner int64) (*Lease, bool, error) {
+	stat, events, err := s.client.ExistsW(ctx, p)
+	switch {
+	case err != nil:
+		err = errorf("locks: semaphore %s: read lease node %s: %w", s.path, p, err)
+	case stat == nil:
+		err = vanished(p)
+	case stat.EphemeralOwner != owner:
+		err = sessionGone(p, owner)
+	default:
+		return newLease(s.client, p, owner, stat.Czxid, events, s.met), true, nil
 	}
 	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }

@@ -119,12 +119,15 @@ func WithProtectedID(id string) TTLDriverOption {
 
 // NewPersistentTTLLockInternalsDriver returns a driver whose lock nodes live
 // for ttl after their last refresh. ttl must be a whole number of
-// milliseconds from 1ms to ZooKeeper's maximum of 2^40-1 ms; a bad ttl or id
-// is reported here, before any request, with an error matching
-// ErrInvalidArgument.
+// milliseconds from 1ms to ZooKeeper's maximum of 2^40-1 ms; a bad ttl or id,
+// or a nil option, is reported here, before any request, with an error
+// matching ErrInvalidArgument.
 func NewPersistentTTLLockInternalsDriver(ttl time.Duration, opts ...TTLDriverOption) (*PersistentTTLLockInternalsDriver, error) {
 	var cfg ttlDriverConfig
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, nilOption("NewPersistentTTLLockInternalsDriver", i, len(opts))
+		}
 		opt(&cfg)
 	}
 	switch {

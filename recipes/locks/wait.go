@@ -25,10 +25,12 @@ type waiter struct {
 	stop     func()
 	nodeLost <-chan struct{}
 
-	// own watches our node, once we may hold on an event; ownLosses is the
-	// client's ConnectionLosses when it was armed.
+	// own watches our node, from the first listing on (read beside it, for
+	// the fencing token) until it fires, and again once we may hold on an
+	// event; ownLosses is the client's ConnectionLosses when it was armed.
 	own       <-chan zk.Event
 	ownLosses uint64
+	ownRead   bool // our node was read beside the first listing
 	// released watches signal, the release signal of the node we watch,
 	// until it fires.
 	signal   string
@@ -57,6 +59,9 @@ func (li *lockInternals) waitToHold(tw *timedWait, n *lockNode) (bool, error) {
 		}
 		if pr.GetsTheLock {
 			if won, err := w.claim(ctx, contenders, listed); err != nil || won {
+				if won {
+					n.ownWatch = w.own
+				}
 				return won, err
 			}
 			pr.PathToWatch = li.caps.holderName
@@ -126,8 +131,39 @@ func (w *waiter) listing(ctx context.Context, decided []string) (contenders []st
 			return decided, false, err
 		}
 	}
+	if !w.ownRead {
+		return w.firstListing(ctx)
+	}
 	contenders, err = w.li.contenders(ctx)
 	return contenders, true, err
+}
+
+// firstListing lists the contenders and, beside the listing, reads and
+// watches our node: its creation zxid is the fencing token of the hold to
+// come (when our node is the fence), and its watch tells a waiter that may
+// hold on an event, and then the hold, that the node was deleted.
+func (w *waiter) firstListing(ctx context.Context) ([]string, bool, error) {
+	w.ownRead = true
+	w.ownLosses = w.li.client.ConnectionLosses()
+	var stat *zk.Stat
+	var ownErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		stat, w.own, ownErr = w.li.watchOwn(ctx, w.n.path)
+	}()
+	contenders, err := w.li.contenders(ctx)
+	<-read
+	switch {
+	case ownErr != nil:
+		return nil, false, ownErr
+	case err != nil:
+		return nil, false, err
+	}
+	if w.n.token == 0 && w.li.caps.holderName == "" {
+		w.n.token = stat.Czxid
+	}
+	return contenders, true, nil
 }
 
 // getsTheLock asks the driver whether our node holds the lock; a node the
@@ -264,7 +300,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.own, ownErr = li.watchOwn(ctx, w.n.path)
+			_, w.own, ownErr = li.watchOwn(ctx, w.n.path)
 		}()
 	}
 	_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
@@ -286,13 +322,13 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 // watchOwn watches our node. A waiter that holds on an event rather than on a
 // listing needs it: a node deleted by someone else while it waited must not
 // be taken for the lowest.
-func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan zk.Event, error) {
-	_, _, events, err := li.client.GetDataW(ctx, ourPath)
+func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (*zk.Stat, <-chan zk.Event, error) {
+	_, stat, events, err := li.client.GetDataW(ctx, ourPath)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return nil, vanished(ourPath)
+		return nil, nil, vanished(ourPath)
 	case err != nil:
-		return nil, errorf("locks: watch %s: %w", ourPath, err)
+		return nil, nil, errorf("locks: watch %s: %w", ourPath, err)
 	}
-	return events, nil
+	return stat, events, nil
 }
