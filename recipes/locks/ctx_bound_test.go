@@ -33,9 +33,10 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 	must(t, first.Acquire(ctx))
 	acquired := make(chan error, 1)
 	go func() { acquired <- slow.Acquire(ctx) }()
+	// The holder's own watch on its node, and the second Acquire's.
 	zktest.Eventually(t, 10*time.Second, "the second Acquire watches the holder's node", func() bool {
 		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[first.LockPath()] > 0
+		return err == nil && watches[first.LockPath()] > 1
 	})
 	must(t, first.Release(ctx))
 	must(t, receive(t, acquired, "the second Acquire"))
@@ -244,8 +245,8 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 		got <- outcome{leases, err, time.Since(began)}
 	}()
 	zktest.Eventually(t, 10*time.Second, "our acquisition watches the semaphore lock's holder", func() bool {
-		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[blocker.LockPath()] > 0
+		watches, err := srv.WatchCounts(ctx) // the holder's own, and ours
+		return err == nil && watches[blocker.LockPath()] > 1
 	})
 	proxy.ResetCounts()
 	must(t, blocker.Release(ctx))

@@ -23,11 +23,11 @@ import (
 func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes(), zktest.WithContainerCheckInterval(time.Hour))
 	connect := srv.ConnectString()
-	// A refresh every 4 s, and a lease given up 8 s after its last write:
-	// each release below comes before that, so it stops a live lease. A
-	// session that outlasts the pause, so that the cut comes from the lost
-	// reply alone.
-	const ttl = 12 * time.Second
+	// A refresh every 6 s, and a lease given up 12 s after its last write:
+	// each release below comes well before that, so it stops a live lease.
+	// A session that outlasts the pause, so that the cut comes from the
+	// lost reply alone.
+	const ttl = 18 * time.Second
 	const session = 10 * time.Second
 
 	t.Run("Mutex", func(t *testing.T) {
@@ -65,16 +65,16 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 		ml := built(locks.NewInterProcessMultiLock(a, built(locks.NewInterProcessMutex(c, path+"/b"))))
 
 		// Only the TTL lock's node is refreshed: the next setData is its
-		// first refresh, 4 s after the multi-lock took it. The wait ends
+		// first refresh, 6 s after the multi-lock took it. The wait ends
 		// half a second later; with the graces of a connection the client
 		// still believes live (a second for the request under way, a
-		// second for the second lock's clean-up) the rollback comes well
-		// before the lease's end.
+		// second for the second lock's clean-up) the rollback comes 3 s
+		// or more before the lease's end.
 		proxy.LoseNextReply(zktest.OpSetData)
 		got := make(chan timedResult, 1)
 		go func() {
 			start := time.Now()
-			ok, err := ml.TryAcquire(ctx, 4500*time.Millisecond)
+			ok, err := ml.TryAcquire(ctx, 6500*time.Millisecond)
 			got <- timedResult{"multi-lock", ok, err, time.Since(start)}
 		}()
 		locktest.Eventually(t, 10*time.Second, "the TTL lock's refresh on the wire", func() bool {
