@@ -226,10 +226,10 @@ func (li *lockInternals) holderPath() string {
 // which time the session has come back or been declared lost (and its
 // ephemeral nodes go with it), or as long as the caller's ctx allows (see
 // cleanupBudget); what does not finish goes on in the background.
-func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool) error {
+func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool, g grace) error {
 	if held {
 		var cancel context.CancelFunc
-		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout())
+		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout(), g)
 		defer cancel()
 	}
 	err := li.releaseHolding(ctx, n)

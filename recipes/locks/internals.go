@@ -175,9 +175,9 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 }
 
 // release ends a hold (held) or abandons an attempt, as the lock's hand-off
-// does it (see handoff.release).
-func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
-	return li.handoff.release(ctx, n, held)
+// does it (see handoff.release); g is the grace of a hold's clean-up.
+func (li *lockInternals) release(ctx context.Context, n lockNode, held bool, g grace) (fired bool, err error) {
+	return li.handoff.release(ctx, n, held, g)
 }
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
@@ -187,10 +187,10 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 // it returns the signals it fired; ok is false when the ones its waiter
 // watched could not be fired (see handoff.fireLater).
 func (li *lockInternals) abandon(ctx context.Context, n lockNode) (fired []string, ok bool) {
-	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
+	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout(), withGrace)
 	defer cancel()
 	n.signals = append(slices.Clip(n.signals), li.handoff.firable(actx, n)...)
-	ok, err := li.release(actx, n, false)
+	ok, err := li.release(actx, n, false, noGrace)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}

@@ -76,11 +76,11 @@ func (ml *InterProcessMultiLock) acquireWithin(tw *timedWait) (bool, error) {
 		if err == nil && ok {
 			continue
 		}
-		// The releases share one clean-up context; once ctx is done their
-		// deletes go on in the background at once, since the failed lock's
-		// own clean-up has had the grace: that alone is no failure to
-		// report.
-		rctx, cancel := withoutGrace(ctx), context.CancelFunc(func() {})
+		// The releases share one clean-up context and get no grace of
+		// their own; once ctx is done their deletes go on in the
+		// background at once, since the failed lock's own clean-up has had
+		// the grace: that alone is no failure to report.
+		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() == nil {
 			rctx, cancel = ml.cleanupContext(ctx)
 		}
@@ -142,7 +142,7 @@ func (ml *InterProcessMultiLock) cleanupContext(ctx context.Context) (context.Co
 	if c == nil {
 		return ctx, func() {}
 	}
-	return cleanupContext(ctx, c, 2*c.SessionTimeout())
+	return cleanupContext(ctx, c, 2*c.SessionTimeout(), withGrace)
 }
 
 // client returns the client of the first of the locks that is this
@@ -158,14 +158,26 @@ func (ml *InterProcessMultiLock) client() *framework.Client {
 	return nil
 }
 
-// releaseAll releases locks in reverse order and joins the failures, but
-// those that ignore picks.
+// releaseAll releases locks in reverse order, within the clean-up of ctx
+// (the locks of this package get no grace of their own), and joins the
+// failures, but those that ignore picks.
 func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
-		if err := locks[i].Release(ctx); err != nil && !ignore(err) {
+		if err := releaseWithin(ctx, locks[i]); err != nil && !ignore(err) {
 			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
 		}
 	}
 	return joinErrors(errs...)
+}
+
+// releaseWithin releases l within a clean-up whose context is ctx: with no
+// grace of its own for the locks of this package.
+func releaseWithin(ctx context.Context, l Lock) error {
+	if r, ok := l.(interface {
+		release(ctx context.Context, g grace) error
+	}); ok {
+		return r.release(ctx, noGrace)
+	}
+	return l.Release(ctx)
 }

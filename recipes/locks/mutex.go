@@ -161,6 +161,11 @@ func (m *InterProcessMutex) acquireWithin(tw *timedWait) (bool, error) {
 // closes the hold's Lost channel. It returns an error matching ErrNotOwner
 // when this handle does not hold the lock.
 func (m *InterProcessMutex) Release(ctx context.Context) error {
+	return m.release(ctx, withGrace)
+}
+
+// release is Release whose clean-up, should ctx end, gets grace g.
+func (m *InterProcessMutex) release(ctx context.Context, g grace) error {
 	m.mu.Lock()
 	if m.count == 0 {
 		m.mu.Unlock()
@@ -177,7 +182,7 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 
 	h.end()
 	m.met.hold.Observe(framework.Since(h.began))
-	if _, err := m.li.release(ctx, h.node, true); err != nil {
+	if _, err := m.li.release(ctx, h.node, true, g); err != nil {
 		return errorf("locks: release %s: %w", h.node.path, err)
 	}
 	return nil

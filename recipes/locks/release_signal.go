@@ -69,16 +69,16 @@ func (h releaseSignals) plan(ctx context.Context, contenders []string, watched, 
 // A hold whose transaction failed hands the signals it watched and inherited
 // to fireLater, as an abandoned attempt does, so that no watch outlives the
 // acquisition.
-func (h releaseSignals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
+func (h releaseSignals) release(ctx context.Context, n lockNode, held bool, g grace) (fired bool, err error) {
 	if len(n.signals) == 0 && (!held || n.unwatched && len(n.inherited) == 0) {
-		return true, h.li.deleteNode(ctx, n, held) // nothing to fire
+		return true, h.li.deleteNode(ctx, n, held, g) // nothing to fire
 	}
 	sctx, cancel := ctx, context.CancelFunc(func() {})
 	if held {
 		// A holder whose ctx is done still fires its signals, within
 		// cleanupBudget (an abandoning caller's ctx is abandon's own, and
 		// what it cannot fire goes to fireLater).
-		sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout())
+		sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout(), g)
 	}
 	err = h.deleteSignalling(sctx, n, held)
 	cancel()
@@ -93,7 +93,7 @@ func (h releaseSignals) release(ctx context.Context, n lockNode, held bool) (fir
 	if errors.Is(err, zk.ErrNoNode) {
 		return false, nil
 	}
-	return len(n.signals) == 0, h.li.deleteNode(ctx, n, held)
+	return len(n.signals) == 0, h.li.deleteNode(ctx, n, held, g)
 }
 
 // deleteSignalling deletes our node in one transaction that first fires the

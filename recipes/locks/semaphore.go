@@ -240,14 +240,14 @@ func (s *InterProcessSemaphoreV2) acquireOnce(tw *timedWait, qty int) (leases []
 	}
 	taken := make([]*Lease, 0, qty) // granted, and the last one perhaps not
 	defer func() {
-		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout())
+		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout(), withGrace)
 		defer cancel()
 		if leases == nil {
 			if cerr := closeAll(ctx, taken); cerr != nil {
 				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
 			}
 		}
-		if err := lock.Release(ctx); err != nil {
+		if err := lock.release(ctx, noGrace); err != nil {
 			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
 		}
 	}()

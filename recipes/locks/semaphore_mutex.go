@@ -81,7 +81,7 @@ func (m *InterProcessSemaphoreMutex) setLease(ctx context.Context, l *Lease) {
 		return
 	}
 	c := m.sem.client
-	ctx, cancel := cleanupContext(ctx, c, c.SessionTimeout())
+	ctx, cancel := cleanupContext(ctx, c, c.SessionTimeout(), withGrace)
 	defer cancel()
 	if err := old.Close(ctx); err != nil {
 		c.Logger().Debug("returning a lost lease failed; deleting it in the background", zap.Error(err))
