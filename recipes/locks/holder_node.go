@@ -40,7 +40,7 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 	case errors.Is(err, zk.ErrNoNode):
 		return false, vanished(n.path)
 	default:
-		return false, errorf("locks: claim %s: %w", holderPath, err)
+		return false, errorf("claim %s: %w", holderPath, err)
 	}
 	token, err := li.holderToken(ctx, n)
 	if err != nil || token == 0 {
@@ -62,7 +62,7 @@ func (li *lockInternals) holderToken(ctx context.Context, n *lockNode) (int64, e
 	case errors.Is(err, zk.ErrNoNode):
 		return 0, nil
 	case err != nil:
-		return 0, errorf("locks: read %s: %w", holderPath, err)
+		return 0, errorf("read %s: %w", holderPath, err)
 	case string(data) != path.Base(n.path) || !li.ownedByUs(stat, n):
 		return 0, nil
 	}
@@ -127,7 +127,7 @@ func (li *lockInternals) giveBack(ctx context.Context, n *lockNode) error {
 		return vanished(n.path)
 	}
 	if err != nil {
-		return errorf("locks: give back %s: %w", li.holderPath(), err)
+		return errorf("give back %s: %w", li.holderPath(), err)
 	}
 	return nil
 }
@@ -187,7 +187,7 @@ func (li *lockInternals) onHolder(ctx context.Context, n lockNode, ops func(ours
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
+			return joinErrors(err, ctx.Err())
 		}
 	}
 }

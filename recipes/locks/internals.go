@@ -128,7 +128,7 @@ func (li *lockInternals) attemptOnce(tw *timedWait, data []byte, stale []string)
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
-		return lockNode{}, false, stale, errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, stale, errorf("create lock node under %s: %w", li.basePath, err)
 	}
 	n := lockNode{path: ourPath, owner: owner, token: token, inherited: stale}
 	held, err := li.waitToHold(tw, &n)
@@ -150,7 +150,7 @@ func (li *lockInternals) contenders(ctx context.Context) ([]string, error) {
 		return []string{}, nil // no lock node was ever created, or the container was reaped
 	}
 	if err != nil {
-		return nil, errorf("locks: list %s: %w", li.basePath, err)
+		return nil, errorf("list %s: %w", li.basePath, err)
 	}
 	c := SortedContenders(children, li.lockName, li.driver.FixForSorting)
 	if c == nil {

@@ -125,7 +125,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	}
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
-		return errorf("locks: return lease %s: %w", l.path, err)
+		return errorf("return lease %s: %w", l.path, err)
 	}
 	return nil
 }
@@ -222,5 +222,5 @@ func closeAll(ctx context.Context, leases []*Lease) error {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs...)
 }

@@ -165,7 +165,7 @@ func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) erro
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
 		if err := releaseWithin(ctx, locks[i]); err != nil && !ignore(err) {
-			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
+			errs = append(errs, errorf("multi-lock: release lock %d: %w", i, err))
 		}
 	}
 	return joinErrors(errs...)

@@ -183,7 +183,7 @@ func (m *InterProcessMutex) release(ctx context.Context, g grace) error {
 	h.end()
 	m.met.hold.Observe(framework.Since(h.began))
 	if _, err := m.li.release(ctx, h.node, true, g); err != nil {
-		return errorf("locks: release %s: %w", h.node.path, err)
+		return errorf("release %s: %w", h.node.path, err)
 	}
 	return nil
 }

@@ -161,7 +161,7 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 		return []string{}, nil
 	}
 	if err != nil {
-		return nil, errorf("locks: semaphore %s: %w", s.path, err)
+		return nil, errorf("semaphore %s: %w", s.path, err)
 	}
 	names := SortedContenders(children, leaseName, StandardFixForSorting)
 	paths := make([]string, len(names))
@@ -233,7 +233,7 @@ func (s *InterProcessSemaphoreV2) acquireOnce(tw *timedWait, qty int) (leases []
 	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
 	ok, err := lock.acquireWithin(tw)
 	if err != nil {
-		return nil, errorf("locks: semaphore %s: %w", s.path, err)
+		return nil, errorf("semaphore %s: %w", s.path, err)
 	}
 	if !ok {
 		return nil, nil
@@ -279,7 +279,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcess
 	})
 	switch {
 	case err != nil && p != "":
-		err = errorf("locks: semaphore %s: %w", s.path, err)
+		err = errorf("semaphore %s: %w", s.path, err)
 	case err == nil && owner == 0:
 		err = vanished(p)
 	case err == nil:
@@ -289,7 +289,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcess
 		}
 	}
 	if p == "" {
-		return nil, false, errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+		return nil, false, errorf("semaphore %s: create lease node: %w", s.path, err)
 	}
 	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }
@@ -301,7 +301,7 @@ func (s *InterProcessSemaphoreV2) grant(ctx context.Context, p string, owner int
 	stat, events, err := s.client.ExistsW(ctx, p)
 	switch {
 	case err != nil:
-		err = errorf("locks: semaphore %s: read lease node %s: %w", s.path, p, err)
+		err = errorf("semaphore %s: read lease node %s: %w", s.path, p, err)
 	case stat == nil:
 		err = vanished(p)
 	case stat.EphemeralOwner != owner:

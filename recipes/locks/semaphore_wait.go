@@ -46,7 +46,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner int6
 		case errors.Is(err, zk.ErrNoNode):
 			return false, vanished(p)
 		case err != nil:
-			return false, errorf("locks: semaphore %s: %w", s.path, err)
+			return false, errorf("semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
 			return false, vanished(p)
 		case !owned.IsCurrent(s.client, owner):
@@ -86,16 +86,16 @@ func (s *InterProcessSemaphoreV2) sharedCount(ctx context.Context) (int, <-chan 
 	if errors.Is(err, zk.ErrNoNode) {
 		_, err = s.client.Create(ctx, s.countPath, encodeCount(s.maxLeases), framework.CreatingParentContainersIfNeeded())
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return 0, nil, errorf("locks: semaphore %s: create shared count: %w", s.path, err)
+			return 0, nil, errorf("semaphore %s: create shared count: %w", s.path, err)
 		}
 		data, _, events, err = s.client.GetDataW(ctx, s.countPath)
 	}
 	if err != nil {
-		return 0, nil, errorf("locks: semaphore %s: read shared count: %w", s.path, err)
+		return 0, nil, errorf("semaphore %s: read shared count: %w", s.path, err)
 	}
 	n, err := decodeCount(data)
 	if err != nil {
-		return 0, nil, errorf("locks: semaphore %s: shared count %s: %w", s.path, s.countPath, err)
+		return 0, nil, errorf("semaphore %s: shared count %s: %w", s.path, s.countPath, err)
 	}
 	return n, events, nil
 }

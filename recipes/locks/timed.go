@@ -154,10 +154,12 @@ type waitEndedError struct {
 	err        error
 }
 
-func (e *waitEndedError) Error() string {
-	msg := errPrefix + e.what + ": timed out after " + e.wait.String() + " waiting for " + e.waitingFor
+func (e *waitEndedError) Error() string { return errPrefix + e.bareMessage() }
+
+func (e *waitEndedError) bareMessage() string {
+	msg := e.what + ": timed out after " + e.wait.String() + " waiting for " + e.waitingFor
 	if e.err != nil && !e.onlyWaited() {
-		msg += " (" + oneLine(strings.TrimPrefix(e.err.Error(), errPrefix)) + ")"
+		msg += " (" + oneLine(bareMessage(e.err)) + ")"
 	}
 	return msg
 }

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
 	"sync"
@@ -162,7 +161,7 @@ func (d *PersistentTTLLockInternalsDriver) ProtectedID() string { return d.id }
 // Either way it keeps the node alive from then on, until ReleasesTheLock.
 func (d *PersistentTTLLockInternalsDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
 	if d.leases == nil {
-		return "", errors.New("locks: PersistentTTLLockInternalsDriver used without NewPersistentTTLLockInternalsDriver")
+		return "", errorf("PersistentTTLLockInternalsDriver used without NewPersistentTTLLockInternalsDriver")
 	}
 	var cl *claim
 	if d.id != "" {
@@ -184,7 +183,7 @@ func (d *PersistentTTLLockInternalsDriver) claim(c *framework.Client, lockPath s
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if held := d.claims[lockPath]; held != nil && !isClosed(held.client.Done()) {
-		return nil, fmt.Errorf("locks: protected id %s already contends for %s through this driver (one id is one contender; a hold counts until it is released, even after its Lost channel closed)", d.id, lockPath)
+		return nil, errorf("protected id %s already contends for %s through this driver (one id is one contender; a hold counts until it is released, even after its Lost channel closed)", d.id, lockPath)
 	}
 	cl := &claim{client: c}
 	d.claims[lockPath] = cl
@@ -236,7 +235,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 		return "", 0, nil
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("locks: look for the node of id %s under %s: %w", d.id, basePath, err)
+		return "", 0, errorf("look for the node of id %s under %s: %w", d.id, basePath, err)
 	}
 	var ours []string
 	for _, child := range children {
@@ -244,7 +243,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 			continue
 		}
 		if !strings.HasPrefix(protection.Strip(child), lockName) {
-			return "", 0, fmt.Errorf("locks: protected id %s already names %s, which is not a %q node: use one id per lock name", d.id, framework.JoinPath(basePath, child), lockName)
+			return "", 0, errorf("protected id %s already names %s, which is not a %q node: use one id per lock name", d.id, framework.JoinPath(basePath, child), lockName)
 		}
 		ours = append(ours, child)
 	}
@@ -261,7 +260,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 		return "", 0, nil // it expired just now: create anew
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("locks: adopt %s: %w", nodePath, err)
+		return "", 0, errorf("adopt %s: %w", nodePath, err)
 	}
 	c.Logger().Info("adopted a lock node of our protected id", zap.String("path", nodePath))
 	return nodePath, version, nil

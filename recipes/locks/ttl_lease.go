@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -218,7 +217,7 @@ func (l *lease) deleteNode(ctx context.Context, readBack func() bool, guarantee 
 		version, known = stat.Version, true
 		l.version, l.unsure = version, false
 	}
-	return fmt.Errorf("locks: delete %s: written again on each of %d attempts", l.nodePath, attempts)
+	return errorf("delete %s: written again on each of %d attempts", l.nodePath, attempts)
 }
 
 // releaseLater goes on with the release of l in the background, with a

@@ -174,7 +174,7 @@ func (w *waiter) getsTheLock(ctx context.Context, contenders []string) (Predicat
 	case errors.Is(err, zk.ErrNoNode):
 		return pr, vanished(w.n.path)
 	case err != nil:
-		return pr, errorf("locks: %s: %w", w.li.basePath, err)
+		return pr, errorf("%s: %w", w.li.basePath, err)
 	}
 	return pr, nil
 }
@@ -291,7 +291,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 		go func() {
 			defer wg.Done()
 			if _, w.released, signalErr = li.client.ExistsW(ctx, signal); signalErr != nil {
-				signalErr = errorf("locks: watch %s: %w", signal, signalErr)
+				signalErr = errorf("watch %s: %w", signal, signalErr)
 			}
 		}()
 	}
@@ -314,7 +314,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 	case errors.Is(err, zk.ErrNoNode):
 		return nil, errPredecessorGone
 	case err != nil:
-		return nil, errorf("locks: watch %s: %w", watched, err)
+		return nil, errorf("watch %s: %w", watched, err)
 	}
 	return events, nil
 }
@@ -328,7 +328,7 @@ func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (*zk.Stat
 	case errors.Is(err, zk.ErrNoNode):
 		return nil, nil, vanished(ourPath)
 	case err != nil:
-		return nil, nil, errorf("locks: watch %s: %w", ourPath, err)
+		return nil, nil, errorf("watch %s: %w", ourPath, err)
 	}
 	return stat, events, nil
 }
