@@ -29,7 +29,7 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 	slow := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
 
 	// A hold that waited behind another one releases with its signals
-	// (release_signal.go), the clean-up that outlives a cancelled caller.
+	// (engine_engine_release_signal.go), the clean-up that outlives a cancelled caller.
 	must(t, first.Acquire(ctx))
 	acquired := make(chan error, 1)
 	go func() { acquired <- slow.Acquire(ctx) }()
@@ -228,7 +228,7 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	defer func() { _ = lease.Close(ctx) }()
 	// The semaphore's own lock, held by another contender, makes our hold of
 	// it one that waited: its release is a clean-up that outlives a caller
-	// who gave up (release_signal.go).
+	// who gave up (engine_engine_release_signal.go).
 	blocker := built(locks.NewInterProcessMutex(other, semPath+"/locks"))
 	must(t, blocker.Acquire(ctx))
 

@@ -15,7 +15,7 @@ import (
 //     that the waiter's last listing already decides hands it the lock
 //     without a new listing;
 //   - releaseSignals: inOrder, plus the release signals of a mutex under
-//     StandardLockInternalsDriver itself (release_signal.go), so that no
+//     StandardLockInternalsDriver itself (engine_engine_release_signal.go), so that no
 //     hand-off in the queue costs a listing.
 type handoff interface {
 	// plan says what a waiter whose listing is contenders does while it

@@ -46,7 +46,7 @@ func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath,
 
 // lockNode is an attempt's contender node, the release signals it watched
 // that may still be armed, and whether any waiter can be watching its own
-// (see release_signal.go).
+// (see engine_release_signal.go).
 type lockNode struct {
 	path  string
 	owner int64 // the session that owns the node; 0 for a NodeKeeper's node

@@ -282,7 +282,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 	var signalErr, ownErr error
 	if plan.signal != w.signal {
 		// A signal watch we drop stays in n.signals, to be fired by our
-		// release (release_signal.go).
+		// release (engine_engine_release_signal.go).
 		w.signal, w.released = plan.signal, nil
 	}
 	if signal := plan.signal; signal != "" && w.released == nil {
