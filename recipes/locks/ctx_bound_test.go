@@ -29,13 +29,14 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 	slow := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
 
 	// A hold that waited behind another one releases with its signals
-	// (release_signal.go), the clean-up that outlives a cancelled caller.
+	// (engine_engine_release_signal.go), the clean-up that outlives a cancelled caller.
 	must(t, first.Acquire(ctx))
 	acquired := make(chan error, 1)
 	go func() { acquired <- slow.Acquire(ctx) }()
+	// The holder's own watch on its node, and the second Acquire's.
 	zktest.Eventually(t, 10*time.Second, "the second Acquire watches the holder's node", func() bool {
 		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[first.LockPath()] > 0
+		return err == nil && watches[first.LockPath()] > 1
 	})
 	must(t, first.Release(ctx))
 	must(t, receive(t, acquired, "the second Acquire"))
@@ -227,7 +228,7 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	defer func() { _ = lease.Close(ctx) }()
 	// The semaphore's own lock, held by another contender, makes our hold of
 	// it one that waited: its release is a clean-up that outlives a caller
-	// who gave up (release_signal.go).
+	// who gave up (engine_engine_release_signal.go).
 	blocker := built(locks.NewInterProcessMutex(other, semPath+"/locks"))
 	must(t, blocker.Acquire(ctx))
 
@@ -244,8 +245,8 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 		got <- outcome{leases, err, time.Since(began)}
 	}()
 	zktest.Eventually(t, 10*time.Second, "our acquisition watches the semaphore lock's holder", func() bool {
-		watches, err := srv.WatchCounts(ctx)
-		return err == nil && watches[blocker.LockPath()] > 0
+		watches, err := srv.WatchCounts(ctx) // the holder's own, and ours
+		return err == nil && watches[blocker.LockPath()] > 1
 	})
 	proxy.ResetCounts()
 	must(t, blocker.Release(ctx))

@@ -33,11 +33,14 @@
 //     node behind and returns the context's error, promptly even in a
 //     partition: its clean-up waits only briefly (not at all while
 //     disconnected) and the guaranteed deletes go on in the background.
-//   - A wait means the whole wait: every TryAcquire returns within its wait
-//     plus at most two seconds, connecting and retries included. Running
-//     out of time waiting for the lock is no error; running out while
-//     waiting for a connection, a reply or a retry is, says so and matches
-//     context.DeadlineExceeded.
+//   - A wait means the whole wait: every TryAcquire returns at the end of
+//     its wait, connecting and retries included; only a request on a live
+//     connection (and the delete of its node) gets a grace of at most a
+//     second, and the clean-up goes on in the background. Running out of
+//     time waiting for the lock is no error; running out while waiting for
+//     a connection, a reply or a retry is, says so (stating the wait once,
+//     on one line) and matches context.DeadlineExceeded, and
+//     framework.ErrNotConnected when no connection could be made.
 //   - Revocation (MakeRevocable, AttemptRevoke) keeps one watch per hold
 //     and calls, once per hold, the callback registered when the request
 //     comes. AttemptRevoke writes only to a contender's node and refuses
@@ -47,14 +50,19 @@
 //     returns a channel closed when holding is no longer certain (on
 //     Suspended under the standard error policy, on Lost under the session
 //     policy, when the client's session is no longer the node's, when the
-//     node is found deleted, or on Release); Lease.Lost and
+//     node is deleted (a watch set when the lock was taken tells it, as
+//     long as the node's data has not changed since), or on Release);
+//     Lease.Lost and
 //     InterProcessSemaphoreMutex.Lost do the same for a semaphore's lease.
 //     InterProcessMultiLock has no Lost of its own: watch its locks'.
 //   - InterProcessMutex.FencingToken is the czxid of the hold's node, read
-//     only from a node that is this hold's own: it strictly increases from
-//     one hold to the next, so storage can reject a stale holder's writes. A
-//     downgrade's read hold keeps its write hold's token. The semaphores and
-//     the multi-lock have no fencing token.
+//     when the lock was taken (beside the first listing, at no round trip
+//     more) from a node that is this hold's own, so FencingToken makes no
+//     request: it strictly increases from one hold to the next, so storage
+//     can reject a stale holder's writes, whose token stays its own, older
+//     one. A downgrade's read hold keeps its write hold's token.
+//     Lease.FencingToken is the czxid of a semaphore lease's node, read when
+//     the lease was granted. The multi-lock has no fencing token.
 //   - A downgrade creates its read node in one transaction with a check that
 //     the write node still exists.
 //   - Reentrancy is per handle, since Go has no thread identity.

@@ -27,10 +27,8 @@ var errWriteReleased = errors.New("the write lock was released before the downgr
 // downgrade (ErrLockLost); a downgrade that fails leaves no read node behind.
 func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, int64, error) {
 	write, ok := d.write.certainNode()
-	token, err := d.write.fencingToken(ctx)
+	token := write.token
 	switch {
-	case err != nil:
-		return "", 0, errorf("locks: downgrade of %s: read the write hold's fencing token: %w", path.Dir(lockPath), err)
 	case (!ok || token == 0) && !d.write.IsAcquiredInThisProcess():
 		return "", 0, errWriteReleased // by another goroutine, meanwhile
 	case !ok || token == 0:

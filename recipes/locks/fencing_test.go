@@ -1,7 +1,12 @@
 package locks_test
 
 import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
@@ -67,5 +72,102 @@ func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	if writeToken == 0 || readToken == 0 || foreignToken <= readToken || foreignToken <= writeToken {
 		t.Fatalf("tokens in hold order: pair write %d, pair read (downgrade) %d, foreign write %d: not increasing",
 			writeToken, readToken, foreignToken)
+	}
+}
+
+// FencingToken is read when the lock is taken: it makes no request, even
+// with the connection cut, and it is the czxid of the node that marks the
+// hold (the holder node for the unfair driver).
+func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	ttl, err := locks.NewPersistentTTLLockInternalsDriver(time.Minute)
+	must(t, err)
+	for name, tc := range map[string]struct {
+		driver locks.LockInternalsDriver
+		fence  func(m *locks.InterProcessMutex) string
+	}{
+		"standard": {locks.StandardLockInternalsDriver{}, (*locks.InterProcessMutex).LockPath},
+		"ttl":      {ttl, (*locks.InterProcessMutex).LockPath},
+		"unfair": {locks.UnfairLockInternalsDriver{}, func(m *locks.InterProcessMutex) string {
+			return path.Dir(m.LockPath()) + "/" + locks.UnfairHolderNodeName
+		}},
+	} {
+		proxy := zktest.StartProxy(t, srv.ConnectString())
+		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr()), "/fence-taken/"+name, locks.WithDriver(tc.driver)))
+		must(t, m.Acquire(ctx))
+		_, stat, err := admin.GetData(ctx, tc.fence(m))
+		must(t, err)
+		proxy.Pause()
+		proxy.ResetCounts()
+		if got := m.FencingToken(); got != stat.Czxid {
+			t.Errorf("%s: FencingToken() = %d; want the czxid of %s, %d", name, got, tc.fence(m), stat.Czxid)
+		}
+		if n := proxy.RequestTotal(); n != 0 {
+			t.Errorf("%s: FencingToken() sent %d requests; want none", name, n)
+		}
+		proxy.Resume()
+		must(t, m.Release(ctx))
+	}
+}
+
+// A semaphore's lease carries the czxid of its node as a fencing token,
+// read when it was granted: tokens grow from one lease holder to the next.
+func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	admin := locktest.NewClient(t, srv.ConnectString())
+	sems := []*locks.InterProcessSemaphoreV2{
+		built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/fence-lease", 1)),
+		built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/fence-lease", 1)),
+	}
+	var last int64
+	for i := range 10 {
+		lease, err := sems[i%2].Acquire(ctx)
+		must(t, err)
+		tok := lease.FencingToken()
+		stat, err := admin.Exists(ctx, lease.Path())
+		must(t, err)
+		switch {
+		case stat == nil || tok != stat.Czxid:
+			t.Fatalf("lease %d: token %d; want the czxid of %s (%v)", i, tok, lease.Path(), stat)
+		case tok <= last:
+			t.Fatalf("lease %d: token %d not above the previous holder's %d", i, tok, last)
+		}
+		last = tok
+		must(t, lease.Close(ctx))
+	}
+	if tok := (*locks.Lease)(nil).FencingToken(); tok != 0 {
+		t.Errorf("a nil lease's token is %d; want 0", tok)
+	}
+}
+
+// A nil option is refused by the constructor with an error that matches
+// ErrInvalidArgument and names it, rather than a panic.
+func TestNilOptionIsRefused(t *testing.T) {
+	srv := zktest.StartServer(t)
+	c := locktest.NewClient(t, srv.ConnectString())
+	for name, build := range map[string]func() error{
+		"mutex": func() error { _, err := locks.NewInterProcessMutex(c, "/nil-option", nil); return err },
+		"read/write lock": func() error {
+			_, err := locks.NewInterProcessReadWriteLock(c, "/nil-option", locks.WithLockData(nil), nil)
+			return err
+		},
+		"semaphore":  func() error { _, err := locks.NewInterProcessSemaphoreV2(c, "/nil-option", 1, nil); return err },
+		"ttl driver": func() error { _, err := locks.NewPersistentTTLLockInternalsDriver(time.Second, nil); return err },
+	} {
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			err = build()
+		}()
+		if !errors.Is(err, locks.ErrInvalidArgument) || !strings.Contains(err.Error(), "is nil") || !strings.Contains(err.Error(), "option") {
+			t.Errorf("%s with a nil option: %v; want an error matching ErrInvalidArgument naming the nil option", name, err)
+		}
 	}
 }

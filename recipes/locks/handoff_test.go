@@ -250,8 +250,9 @@ func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 		acquired := make(chan error, 1)
 		go func() { acquired <- waiter.Acquire(ctx) }()
 		old := waitParticipants(t, holder, 2)[1]
+		// The holder watches its own node since it took the lock.
 		locktest.Eventually(t, 10*time.Second, "the waiter watching the holder and its own node", func() bool {
-			return perfWatchedPaths(t, srv) == 2
+			return perfWatches(t, srv) == 3
 		})
 
 		proxy.Pause()

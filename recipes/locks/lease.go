@@ -26,6 +26,7 @@ type Lease struct {
 	client *framework.Client
 	path   string
 	owner  int64 // the session that created the node
+	token  int64 // the node's creation zxid, read when the lease was granted
 	closed atomic.Bool
 	began  time.Time
 	met    *lockMetrics
@@ -38,17 +39,30 @@ type Lease struct {
 }
 
 // newLease starts watching a lease that has just been granted: the client's
-// connection and session, and the lease node itself.
-func newLease(c *framework.Client, p string, owner int64, met *lockMetrics) *Lease {
-	l := &Lease{client: c, path: p, owner: owner, began: time.Now(), met: met, lost: make(chan struct{})}
+// connection and session, and the lease node itself, whose first watch
+// (events) was set when the node was read for its creation zxid (token).
+func newLease(c *framework.Client, p string, owner, token int64, events <-chan zk.Event, met *lockMetrics) *Lease {
+	l := &Lease{client: c, path: p, owner: owner, token: token, began: time.Now(), met: met, lost: make(chan struct{})}
 	met.leases.Add(1)
 	l.stopListen = c.Listen(l.check)
 	l.check(c.State())
 	ctx, stop := context.WithCancel(context.Background())
 	l.stop = stop
 	l.watcher.Add(1)
-	go l.watchNode(ctx)
+	go l.watchNode(ctx, events)
 	return l
+}
+
+// FencingToken returns the creation zxid (czxid) of the lease's node, read
+// when the lease was granted; it makes no request. Tokens grow from one lease
+// holder to the next across the ensemble, so storage that remembers the
+// highest token it has seen can refuse the writes of a holder whose lease
+// ended. A nil lease returns 0.
+func (l *Lease) FencingToken() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.token
 }
 
 // Lost returns a channel that is closed when holding the lease is no longer
@@ -111,7 +125,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	}
 	l.stopWatching()
 	if err := l.client.Delete(ctx, l.path, framework.Guaranteed(), framework.Quietly()); err != nil {
-		return errorf("locks: return lease %s: %w", l.path, err)
+		return errorf("return lease %s: %w", l.path, err)
 	}
 	return nil
 }
@@ -128,10 +142,13 @@ func (l *Lease) stopWatching() {
 }
 
 // watchNode closes Lost when the lease node is found deleted or owned by
-// another session. It returns once Lost is closed or ctx ends, so Close never
-// leaves it behind.
-func (l *Lease) watchNode(ctx context.Context) {
+// another session; events is the watch set when the lease was granted. It
+// returns once Lost is closed or ctx ends, so Close never leaves it behind.
+func (l *Lease) watchNode(ctx context.Context, events <-chan zk.Event) {
 	defer l.watcher.Done()
+	if !l.awaitChange(ctx, events, nil) {
+		return
+	}
 	for {
 		stat, events, err := l.client.ExistsW(ctx, l.path)
 		var retry *time.Timer
@@ -205,5 +222,5 @@ func closeAll(ctx context.Context, leases []*Lease) error {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs...)
 }

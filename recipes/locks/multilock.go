@@ -59,26 +59,28 @@ func (ml *InterProcessMultiLock) TryAcquire(ctx context.Context, wait time.Durat
 }
 
 func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration) (bool, error) {
-	deadline := time.Now().Add(wait)
-	ctx, _, stop := boundWait(ctx, wait) // the locks' own waits fire the timeouts
-	defer stop()
+	if ctx == nil {
+		return false, errorf("%w: multi-lock: nil context", ErrInvalidArgument)
+	}
+	tw := newTimedWait(ctx, ml.client(), "multi-lock", wait)
+	defer tw.stop()
+	return ml.acquireWithin(tw)
+}
+
+// acquireWithin acquires every lock within tw, the bound of the call it is
+// part of.
+func (ml *InterProcessMultiLock) acquireWithin(tw *timedWait) (bool, error) {
+	ctx := tw.ctx
 	for i, l := range ml.locks {
-		var ok bool
-		var err error
-		if wait < 0 {
-			err = l.Acquire(ctx)
-			ok = err == nil
-		} else {
-			ok, err = l.TryAcquire(ctx, max(0, time.Until(deadline)))
-		}
+		ok, err := acquireWithin(l, tw)
 		if err == nil && ok {
 			continue
 		}
-		// The releases share one clean-up context; once ctx is done their
-		// deletes go on in the background at once, since the failed lock's
-		// own clean-up has had the grace: that alone is no failure to
-		// report.
-		rctx, cancel := withoutGrace(ctx), context.CancelFunc(func() {})
+		// The releases share one clean-up context and get no grace of
+		// their own; once ctx is done their deletes go on in the
+		// background at once, since the failed lock's own clean-up has had
+		// the grace: that alone is no failure to report.
+		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() == nil {
 			rctx, cancel = ml.cleanupContext(ctx)
 		}
@@ -87,14 +89,29 @@ func (ml *InterProcessMultiLock) acquire(ctx context.Context, wait time.Duration
 		})
 		cancel()
 		switch {
-		case err != nil && waitOver(ctx):
-			return false, errors.Join(waitEnded("multi-lock", wait, fmt.Sprintf("lock %d", i), err), rollback)
+		case err != nil && tw.isOver():
+			return false, joinErrors(tw.ended(fmt.Sprintf("lock %d", i), err), rollback)
 		case err != nil:
-			return false, errors.Join(errorf("multi-lock: lock %d: %w", i, err), rollback)
+			return false, joinErrors(errorf("multi-lock: lock %d: %w", i, err), rollback)
 		}
 		return false, rollback
 	}
 	return true, nil
+}
+
+// acquireWithin acquires l within tw: through tw itself for the locks of
+// this package, else with its ctx and what is left of its wait.
+func acquireWithin(l Lock, tw *timedWait) (bool, error) {
+	if t, ok := l.(interface {
+		acquireWithin(tw *timedWait) (bool, error)
+	}); ok {
+		return t.acquireWithin(tw)
+	}
+	if tw.deadline.IsZero() {
+		err := l.Acquire(tw.ctx)
+		return err == nil, err
+	}
+	return l.TryAcquire(tw.ctx, tw.remaining())
 }
 
 // Release releases every lock in reverse order, going on after a failure, and
@@ -125,7 +142,7 @@ func (ml *InterProcessMultiLock) cleanupContext(ctx context.Context) (context.Co
 	if c == nil {
 		return ctx, func() {}
 	}
-	return cleanupContext(ctx, c, 2*c.SessionTimeout())
+	return cleanupContext(ctx, c, 2*c.SessionTimeout(), withGrace)
 }
 
 // client returns the client of the first of the locks that is this
@@ -141,14 +158,26 @@ func (ml *InterProcessMultiLock) client() *framework.Client {
 	return nil
 }
 
-// releaseAll releases locks in reverse order and joins the failures, but
-// those that ignore picks.
+// releaseAll releases locks in reverse order, within the clean-up of ctx
+// (the locks of this package get no grace of their own), and joins the
+// failures, but those that ignore picks.
 func releaseAll(ctx context.Context, locks []Lock, ignore func(error) bool) error {
 	var errs []error
 	for i := len(locks) - 1; i >= 0; i-- {
-		if err := locks[i].Release(ctx); err != nil && !ignore(err) {
-			errs = append(errs, errorf("locks: multi-lock: release lock %d: %w", i, err))
+		if err := releaseWithin(ctx, locks[i]); err != nil && !ignore(err) {
+			errs = append(errs, errorf("multi-lock: release lock %d: %w", i, err))
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrors(errs...)
+}
+
+// releaseWithin releases l within a clean-up whose context is ctx: with no
+// grace of its own for the locks of this package.
+func releaseWithin(ctx context.Context, l Lock) error {
+	if r, ok := l.(interface {
+		release(ctx context.Context, g grace) error
+	}); ok {
+		return r.release(ctx, noGrace)
+	}
+	return l.Release(ctx)
 }

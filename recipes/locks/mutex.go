@@ -2,6 +2,7 @@ package locks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -39,11 +40,14 @@ type InterProcessMutex struct {
 
 // NewInterProcessMutex returns a mutex on path, a ZooKeeper path under which
 // the contenders' nodes are created. It makes no network call; a nil client,
-// an invalid path (the root "/" included) or a nil driver is reported here,
-// with an error matching ErrInvalidArgument.
+// an invalid path (the root "/" included), a nil driver or a nil option is
+// reported here, with an error matching ErrInvalidArgument.
 func NewInterProcessMutex(c *framework.Client, path string, opts ...MutexOption) (*InterProcessMutex, error) {
-	cfg := newMutexConfig(opts)
 	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	cfg, err := newMutexConfig(fmt.Sprintf("mutex %q", path), opts)
+	if err != nil {
 		return nil, err
 	}
 	if err := validateDriver(cfg.driver, path); err != nil {
@@ -73,13 +77,15 @@ func (m *InterProcessMutex) Acquire(ctx context.Context) error {
 
 // TryAcquire is Acquire that gives up after wait and then reports false with
 // a nil error; a wait of zero makes a single attempt. The wait bounds the
-// whole call, connecting and retries included: it returns within wait plus
-// at most two seconds (a second for the requests under way, a second for
-// deleting its node, none while disconnected). When the wait ends while it
-// waits for a connection, a reply or a retry rather than for the lock, it
-// reports false with an error that says so and matches
-// context.DeadlineExceeded. An error is also returned when ctx ends or the
-// attempt fails.
+// whole call, connecting and retries included: it returns at the end of its
+// wait, but that requests on a live connection get a second more to bring
+// their replies (which lets a wait of zero make its attempt), and deleting
+// its node a grace (an eighth of the session timeout, at most a second)
+// before it goes on in the background. When the wait ends while it waits
+// for a connection, a reply or a retry rather than for the lock, it reports
+// false with an error that says so and matches context.DeadlineExceeded
+// (and framework.ErrNotConnected when it waited for a connection). An error
+// is also returned when ctx ends or the attempt fails.
 func (m *InterProcessMutex) TryAcquire(ctx context.Context, wait time.Duration) (bool, error) {
 	if wait < 0 {
 		return false, errorf("%w: TryAcquire %s: negative wait %v", ErrInvalidArgument, m.li.basePath, wait)
@@ -91,8 +97,14 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 	if ctx == nil {
 		return false, errorf("%w: acquire %s: nil context", ErrInvalidArgument, m.li.basePath)
 	}
-	ctx, timeout, stop := boundWait(ctx, wait)
-	defer stop()
+	tw := newTimedWait(ctx, m.li.client, "acquire "+m.li.basePath, wait)
+	defer tw.stop()
+	return m.acquireWithin(tw)
+}
+
+// acquireWithin acquires the lock within tw, the bound of the call it is
+// part of.
+func (m *InterProcessMutex) acquireWithin(tw *timedWait) (bool, error) {
 	for {
 		m.mu.Lock()
 		if m.count > 0 {
@@ -106,13 +118,10 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 			select {
 			case <-inFlight:
 				continue
-			case <-timeout:
+			case <-tw.over:
 				return false, nil
-			case <-ctx.Done():
-				if waitOver(ctx) {
-					return false, nil
-				}
-				return false, ctx.Err()
+			case <-tw.ctx.Done():
+				return false, tw.ctxErr()
 			}
 		}
 		if m.beforeAcquire != nil {
@@ -126,7 +135,7 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 		m.mu.Unlock()
 
 		began := time.Now()
-		n, held, err := m.li.attempt(ctx, m.data, timeout, wait)
+		n, held, err := m.li.attempt(tw, m.data)
 		m.met.acquisition(began, held, err)
 
 		m.mu.Lock()
@@ -152,6 +161,11 @@ func (m *InterProcessMutex) acquire(ctx context.Context, wait time.Duration) (bo
 // closes the hold's Lost channel. It returns an error matching ErrNotOwner
 // when this handle does not hold the lock.
 func (m *InterProcessMutex) Release(ctx context.Context) error {
+	return m.release(ctx, withGrace)
+}
+
+// release is Release whose clean-up, should ctx end, gets grace g.
+func (m *InterProcessMutex) release(ctx context.Context, g grace) error {
 	m.mu.Lock()
 	if m.count == 0 {
 		m.mu.Unlock()
@@ -168,8 +182,8 @@ func (m *InterProcessMutex) Release(ctx context.Context) error {
 
 	h.end()
 	m.met.hold.Observe(framework.Since(h.began))
-	if _, err := m.li.release(ctx, h.node, true); err != nil {
-		return errorf("locks: release %s: %w", h.node.path, err)
+	if _, err := m.li.release(ctx, h.node, true, g); err != nil {
+		return errorf("release %s: %w", h.node.path, err)
 	}
 	return nil
 }
@@ -208,23 +222,16 @@ func (m *InterProcessMutex) LockPath() string {
 }
 
 // FencingToken returns the creation zxid (czxid) of the node that marks this
-// hold, while the lock is held, and 0 otherwise. Tokens of successive holds of
-// one lock strictly increase across the ensemble, so a store that remembers
-// the highest token it has seen can reject writes from a holder that lost the
-// lock. The first call of a hold costs one round trip (bounded by the session
-// timeout); it returns 0, and closes Lost, if the node is found deleted.
+// hold, read when the lock was taken, while the lock is held, and 0
+// otherwise; it makes no request. Tokens of successive holds of one lock
+// strictly increase across the ensemble, so a store that remembers the
+// highest token it has seen can reject writes from a holder that lost the
+// lock, whose token is older than its successor's.
 func (m *InterProcessMutex) FencingToken() int64 {
-	token, _ := m.fencingToken(context.Background())
-	return token
-}
-
-// fencingToken is FencingToken bounded by ctx as well: when ctx ends before
-// the token is known it returns 0 and ctx's error.
-func (m *InterProcessMutex) fencingToken(ctx context.Context) (int64, error) {
 	if h := m.held(); h != nil {
-		return h.fencingToken(ctx)
+		return h.node.token
 	}
-	return 0, nil
+	return 0
 }
 
 // Lost returns a channel that is closed when holding the lock is no longer

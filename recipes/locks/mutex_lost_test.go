@@ -97,14 +97,13 @@ func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 	ctx := testCtx(t)
 	m := built(locks.NewInterProcessMutex(c, "/deleted-under-us"))
 	must(t, m.Acquire(ctx))
+	token := m.FencingToken()
 	must(t, c.Delete(ctx, m.LockPath()))
-	if tok := m.FencingToken(); tok != 0 {
-		t.Fatalf("FencingToken() = %d for a deleted node, want 0", tok)
+	if !closedWithin(m.Lost(), 10*time.Second) {
+		t.Fatal("Lost() open 10s after the node was deleted")
 	}
-	select {
-	case <-m.Lost():
-	default:
-		t.Fatal("Lost() open after the node was found deleted")
+	if tok := m.FencingToken(); tok != token {
+		t.Fatalf("FencingToken() = %d after the node was deleted, want the hold's own, %d", tok, token)
 	}
 	must(t, m.Release(ctx))
 }

@@ -21,10 +21,20 @@ func WithLockData(data []byte) MutexOption {
 	return func(c *mutexConfig) { c.data = append([]byte(nil), data...) }
 }
 
-func newMutexConfig(opts []MutexOption) mutexConfig {
+// newMutexConfig runs opts over the default config of what (say, "mutex
+// \"/a\""); a nil option is reported, matching ErrInvalidArgument.
+func newMutexConfig(what string, opts []MutexOption) (mutexConfig, error) {
 	cfg := mutexConfig{driver: StandardLockInternalsDriver{}}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return cfg, nilOption(what, i, len(opts))
+		}
 		opt(&cfg)
 	}
-	return cfg
+	return cfg, nil
+}
+
+// nilOption reports that option i of n given for what is nil.
+func nilOption(what string, i, n int) error {
+	return errorf("%w: %s: option %d of %d is nil", ErrInvalidArgument, what, i, n)
 }

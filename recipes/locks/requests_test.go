@@ -18,13 +18,15 @@ import (
 )
 
 // An uncontended Acquire+Release on an existing lock path with the standard
-// driver costs exactly three requests: the create of the lock node, one
-// children listing and the delete, on every cycle. No waiter can be
-// watching for its release signal, so the delete is a plain one.
-func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
+// driver costs exactly four requests in three round trips: the create of the
+// lock node, one children listing with the read of our node beside it (its
+// czxid is the fencing token, its watch tells the hold of the node's
+// deletion) and the delete, on every cycle. No waiter can be watching for
+// its release signal, so the delete is a plain one.
+func TestMutexUncontendedCycleCostsFourRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := timeoutCtx(t, time.Minute)
-	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpDelete: 1}
+	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1, zktest.OpDelete: 1}
 
 	t.Run("plain", func(t *testing.T) {
 		const path = "/requests/uncontended"
@@ -46,7 +48,7 @@ func TestMutexUncontendedCycleCostsThreeRequests(t *testing.T) {
 	})
 
 	// Under a namespace the client checks the namespace root once, on its
-	// first operation; the cycles themselves cost the same three requests.
+	// first operation; the cycles themselves cost the same four requests.
 	t.Run("namespace", func(t *testing.T) {
 		const ns, path = "requests-ns", "/uncontended"
 		setup := perfClient(t, srv.ConnectString(), framework.WithNamespace(ns))
@@ -86,8 +88,10 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	proxy.ResetCounts()
 	acquired := make(chan error, 1)
 	go func() { acquired <- waiter.Acquire(ctx) }()
+	// The holder watches its own node (set beside its listing); the waiter
+	// its own node and the holder's.
 	locktest.Eventually(t, 10*time.Second, "the waiter watching the holder's node", func() bool {
-		return perfWatches(t, srv) == 2
+		return perfWatches(t, srv) == 3
 	})
 	select {
 	case err := <-acquired:

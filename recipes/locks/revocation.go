@@ -102,7 +102,7 @@ func AttemptRevoke(ctx context.Context, c *framework.Client, nodePath string) er
 		case errors.Is(err, zk.ErrNoNode):
 			return nil
 		case err != nil:
-			return errorf("locks: revoke %s: %w", nodePath, err)
+			return errorf("revoke %s: %w", nodePath, err)
 		case !isContenderKind(path.Base(nodePath), stat):
 			return errorf("%w: %s: a node with children, or a persistent node not named as the PersistentTTL driver's, is no contender's", ErrNotContender, nodePath)
 		}
@@ -111,7 +111,7 @@ func AttemptRevoke(ctx context.Context, c *framework.Client, nodePath string) er
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
 		case !errors.Is(err, zk.ErrBadVersion) || try == revokeTries:
-			return errorf("locks: revoke %s: %w", nodePath, err)
+			return errorf("revoke %s: %w", nodePath, err)
 		}
 	}
 }
@@ -148,10 +148,10 @@ func MutexHolder(ctx context.Context, c *framework.Client, lockPath string) (str
 		case err == nil:
 			return framework.JoinPath(lockPath, string(data)), nil
 		case !errors.Is(err, zk.ErrNoNode): // else released meanwhile: list again
-			return "", errorf("locks: read the holder of %s: %w", lockPath, err)
+			return "", errorf("read the holder of %s: %w", lockPath, err)
 		}
 	}
-	return "", errorf("locks: the holder of %s changed %d times while it was read", lockPath, holderTries)
+	return "", errorf("the holder of %s changed %d times while it was read", lockPath, holderTries)
 }
 
 // watchRevocation starts the hold's one revocation watcher, unless it runs

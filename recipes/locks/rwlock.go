@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path"
 	"strings"
@@ -37,13 +38,16 @@ type InterProcessReadWriteLock struct {
 }
 
 // NewInterProcessReadWriteLock returns a read/write lock on path. It makes no
-// network call; a nil client or an invalid path is reported here, with an
-// error matching ErrInvalidArgument. WithLockData sets the data of both
+// network call; a nil client, an invalid path or a nil option is reported
+// here, with an error matching ErrInvalidArgument. WithLockData sets the data of both
 // locks' nodes; WithDriver is not supported (the protocol fixes the drivers)
 // and is reported the same way.
 func NewInterProcessReadWriteLock(c *framework.Client, path string, opts ...MutexOption) (*InterProcessReadWriteLock, error) {
-	cfg := newMutexConfig(opts)
 	if err := validateLock(c, path); err != nil {
+		return nil, err
+	}
+	cfg, err := newMutexConfig(fmt.Sprintf("read/write lock %q", path), opts)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.driver != (StandardLockInternalsDriver{}) {

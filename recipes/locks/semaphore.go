@@ -73,11 +73,15 @@ func WithLeaseData(data []byte) SemaphoreOption {
 
 // NewInterProcessSemaphoreV2 returns a semaphore on path that grants at most
 // maxLeases leases at once. It makes no network call; a nil client, an invalid
-// path (the root "/" included), a maxLeases below 1 or an invalid shared count
-// path is reported here, with an error matching ErrInvalidArgument.
+// path (the root "/" included), a maxLeases below 1, an invalid shared count
+// path or a nil option is reported here, with an error matching
+// ErrInvalidArgument.
 func NewInterProcessSemaphoreV2(c *framework.Client, path string, maxLeases int, opts ...SemaphoreOption) (*InterProcessSemaphoreV2, error) {
 	cfg := semaphoreConfig{data: []byte{}}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, nilOption(fmt.Sprintf("semaphore %q", path), i, len(opts))
+		}
 		opt(&cfg)
 	}
 	if err := cfg.validate(c, path, maxLeases); err != nil {
@@ -157,7 +161,7 @@ func (s *InterProcessSemaphoreV2) ParticipantNodes(ctx context.Context) ([]strin
 		return []string{}, nil
 	}
 	if err != nil {
-		return nil, errorf("locks: semaphore %s: %w", s.path, err)
+		return nil, errorf("semaphore %s: %w", s.path, err)
 	}
 	names := SortedContenders(children, leaseName, StandardFixForSorting)
 	paths := make([]string, len(names))
@@ -180,74 +184,76 @@ func (s *InterProcessSemaphoreV2) acquire(ctx context.Context, qty int, wait tim
 	case s.countPath == "" && qty > s.maxLeases:
 		return nil, errorf("%w: semaphore %s: qty %d exceeds maxLeases %d", ErrInvalidArgument, s.path, qty, s.maxLeases)
 	}
+	tw := newTimedWait(ctx, s.client, "semaphore "+s.path, wait)
+	defer tw.stop()
+	return s.acquireWithin(tw, qty)
+}
+
+// acquireWithin takes qty leases within tw, the bound of the call it is part
+// of.
+func (s *InterProcessSemaphoreV2) acquireWithin(tw *timedWait, qty int) (leases []*Lease, err error) {
 	defer func(began time.Time) { s.met.acquisition(began, leases != nil, err) }(time.Now())
-	var deadline time.Time
-	if wait >= 0 {
-		deadline = time.Now().Add(wait)
-	}
-	ctx, timeout, stop := boundWait(ctx, wait)
-	defer stop()
-	what := "semaphore " + s.path
-	bo := backoff.WithContext(retry.NewBackOff(s.client.RetryPolicy()), ctx)
+	bo := backoff.WithContext(retry.NewBackOff(s.client.RetryPolicy()), tw.ctx)
 	for {
-		leases, err := s.acquireOnce(ctx, qty, deadline, timeout)
+		leases, err := s.acquireOnce(tw, qty)
 		switch {
-		case err != nil && waitOver(ctx):
-			return nil, waitEnded(what, wait, pending(s.client), err)
+		case err != nil && tw.isOver():
+			return nil, tw.ended(pending(s.client), err)
 		case !errors.Is(err, errVanished):
 			return leases, err
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return nil, errorf("%w: %s: %w", ErrLockLost, what, err)
+			return nil, errorf("%w: %s: %w", ErrLockLost, tw.what, err)
 		}
 		s.client.Logger().Debug("lease node vanished; acquiring again", zap.String("path", s.path), zap.Error(err))
+		retry := time.NewTimer(sleep)
 		select {
-		case <-time.After(sleep):
-		case <-timeout:
-			return nil, waitEnded(what, wait, "a retry", err)
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-retry.C:
+		case <-tw.over:
+			retry.Stop()
+			return nil, tw.ended("a retry", err)
+		case <-tw.ctx.Done():
+			retry.Stop()
+			if tw.isOver() {
+				return nil, tw.ended("a retry", err)
+			}
+			return nil, tw.ctx.Err()
 		}
 	}
 }
 
 // acquireOnce takes the semaphore's lock, then qty leases one after the
-// other. It returns nil leases and a nil error when the deadline (if not zero)
+// other, within tw. It returns nil leases and a nil error when tw's deadline
 // passes first. Its clean-up (the lease nodes of a failed acquisition, and
 // the lock) shares one cleanupContext, so a caller who gave up is not kept
 // waiting, even in a partition.
-func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, deadline time.Time, timeout <-chan time.Time) (leases []*Lease, err error) {
+func (s *InterProcessSemaphoreV2) acquireOnce(tw *timedWait, qty int) (leases []*Lease, err error) {
+	ctx := tw.ctx
 	lock := newMutex(s.client, s.locksPath, lockNameMutex, 1, mutexConfig{driver: StandardLockInternalsDriver{}}) // reports no metrics of its own
-	if deadline.IsZero() {
-		if err := lock.Acquire(ctx); err != nil {
-			return nil, errorf("locks: semaphore %s: %w", s.path, err)
-		}
-	} else {
-		ok, err := lock.TryAcquire(ctx, max(0, time.Until(deadline)))
-		if err != nil {
-			return nil, errorf("locks: semaphore %s: %w", s.path, err)
-		}
-		if !ok {
-			return nil, nil
-		}
+	ok, err := lock.acquireWithin(tw)
+	if err != nil {
+		return nil, errorf("semaphore %s: %w", s.path, err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	taken := make([]*Lease, 0, qty) // granted, and the last one perhaps not
 	defer func() {
-		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout())
+		ctx, cancel := cleanupContext(ctx, s.client, s.client.SessionTimeout(), withGrace)
 		defer cancel()
 		if leases == nil {
 			if cerr := closeAll(ctx, taken); cerr != nil {
 				s.client.Logger().Debug("returning leases failed; deleting them in the background", zap.Error(cerr))
 			}
 		}
-		if err := lock.Release(ctx); err != nil {
+		if err := lock.release(ctx, noGrace); err != nil {
 			s.client.Logger().Warn("releasing the semaphore's lock failed", zap.String("path", s.locksPath), zap.Error(err))
 			s.client.ReportError(fmt.Errorf("locks: releasing the semaphore's lock %q failed: %w", s.locksPath, err))
 		}
 	}()
 	for len(taken) < qty {
-		lease, granted, err := s.acquireLease(ctx, timeout, lock)
+		lease, granted, err := s.acquireLease(tw, lock)
 		if lease != nil {
 			taken = append(taken, lease)
 		}
@@ -264,7 +270,8 @@ func (s *InterProcessSemaphoreV2) acquireOnce(ctx context.Context, qty int, dead
 // the current session's: one left by a session the client gave up or the
 // server expired never grants the lease (errVanished: the acquisition starts
 // again).
-func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-chan time.Time, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
+func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcessMutex) (lease *Lease, granted bool, err error) {
+	ctx := tw.ctx
 	p, owner, err := owned.Create(ctx, s.client, func(ctx context.Context) (string, error) {
 		return s.client.Create(ctx, framework.JoinPath(s.leasesPath, leaseName), s.data,
 			framework.WithMode(framework.EphemeralSequential),
@@ -273,17 +280,35 @@ func (s *InterProcessSemaphoreV2) acquireLease(ctx context.Context, timeout <-ch
 	})
 	switch {
 	case err != nil && p != "":
-		err = errorf("locks: semaphore %s: %w", s.path, err)
+		err = errorf("semaphore %s: %w", s.path, err)
 	case err == nil && owner == 0:
 		err = vanished(p)
 	case err == nil:
-		granted, err = s.awaitGrant(ctx, p, owner, lock, timeout)
+		granted, err = s.awaitGrant(tw, p, owner, lock)
 		if err == nil && granted {
-			return newLease(s.client, p, owner, s.met), true, nil
+			return s.grant(ctx, p, owner)
 		}
 	}
 	if p == "" {
-		return nil, false, errorf("locks: semaphore %s: create lease node: %w", s.path, err)
+		return nil, false, errorf("semaphore %s: create lease node: %w", s.path, err)
+	}
+	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
+}
+
+// grant makes the granted lease node p a Lease: it reads the node's creation
+// zxid, the lease's fencing token, and sets the lease's first watch on it. On
+// failure the lease it returns is the node to delete.
+func (s *InterProcessSemaphoreV2) grant(ctx context.Context, p string, owner int64) (*Lease, bool, error) {
+	stat, events, err := s.client.ExistsW(ctx, p)
+	switch {
+	case err != nil:
+		err = errorf("semaphore %s: read lease node %s: %w", s.path, p, err)
+	case stat == nil:
+		err = vanished(p)
+	case stat.EphemeralOwner != owner:
+		err = sessionGone(p, owner)
+	default:
+		return newLease(s.client, p, owner, stat.Czxid, events, s.met), true, nil
 	}
 	return &Lease{client: s.client, path: p, lost: make(chan struct{})}, false, err
 }

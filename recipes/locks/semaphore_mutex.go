@@ -58,6 +58,17 @@ func (m *InterProcessSemaphoreMutex) TryAcquire(ctx context.Context, wait time.D
 	return true, nil
 }
 
+// acquireWithin acquires the lock within tw, the bound of the call it is
+// part of (a multi-lock's).
+func (m *InterProcessSemaphoreMutex) acquireWithin(tw *timedWait) (bool, error) {
+	leases, err := m.sem.acquireWithin(tw, 1)
+	if err != nil || leases == nil {
+		return false, err
+	}
+	m.setLease(tw.ctx, leases[0])
+	return true, nil
+}
+
 // setLease makes l the handle's lease. A lease it replaces was lost before
 // this acquisition (else l could not have been granted): it is closed, so
 // that its listener, its count and any node of it go.
@@ -70,7 +81,7 @@ func (m *InterProcessSemaphoreMutex) setLease(ctx context.Context, l *Lease) {
 		return
 	}
 	c := m.sem.client
-	ctx, cancel := cleanupContext(ctx, c, c.SessionTimeout())
+	ctx, cancel := cleanupContext(ctx, c, c.SessionTimeout(), withGrace)
 	defer cancel()
 	if err := old.Close(ctx); err != nil {
 		c.Logger().Debug("returning a lost lease failed; deleting it in the background", zap.Error(err))

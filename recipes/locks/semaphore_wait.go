@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path"
 	"slices"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -21,12 +20,14 @@ import (
 // serializes acquirers, and the listing of its holder's session shows every
 // lease granted before. A holder of a lock it may have lost (its session given
 // up, say) could count on a server that has not yet seen another acquirer's
-// lease, so it starts again instead. It reports false when timeout fires, and
+// lease, so it starts again instead. It reports false when tw's deadline
+// passes, and
 // wraps errVanished when our node is gone or belongs to a session the client
 // no longer has (see sessionGone). A waiter
 // wakes when the children change, when the shared count changes and on every
 // connection state change (go-zookeeper fires no watch on a plain disconnect).
-func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owner int64, lock *InterProcessMutex, timeout <-chan time.Time) (bool, error) {
+func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner int64, lock *InterProcessMutex) (bool, error) {
+	ctx := tw.ctx
 	wake := make(chan struct{}, 1)
 	stop := s.client.Listen(func(framework.ConnectionState) {
 		select {
@@ -45,7 +46,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 		case errors.Is(err, zk.ErrNoNode):
 			return false, vanished(p)
 		case err != nil:
-			return false, errorf("locks: semaphore %s: %w", s.path, err)
+			return false, errorf("semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
 			return false, vanished(p)
 		case !owned.IsCurrent(s.client, owner):
@@ -70,13 +71,10 @@ func (s *InterProcessSemaphoreV2) awaitGrant(ctx context.Context, p string, owne
 			readLimit = true
 		case <-wake:
 			readLimit = s.countPath != ""
-		case <-timeout:
+		case <-tw.over:
 			return false, nil
 		case <-ctx.Done():
-			if waitOver(ctx) { // the timeout is ready too
-				return false, nil
-			}
-			return false, ctx.Err()
+			return false, tw.ctxErr()
 		}
 	}
 }
@@ -88,16 +86,16 @@ func (s *InterProcessSemaphoreV2) sharedCount(ctx context.Context) (int, <-chan 
 	if errors.Is(err, zk.ErrNoNode) {
 		_, err = s.client.Create(ctx, s.countPath, encodeCount(s.maxLeases), framework.CreatingParentContainersIfNeeded())
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return 0, nil, errorf("locks: semaphore %s: create shared count: %w", s.path, err)
+			return 0, nil, errorf("semaphore %s: create shared count: %w", s.path, err)
 		}
 		data, _, events, err = s.client.GetDataW(ctx, s.countPath)
 	}
 	if err != nil {
-		return 0, nil, errorf("locks: semaphore %s: read shared count: %w", s.path, err)
+		return 0, nil, errorf("semaphore %s: read shared count: %w", s.path, err)
 	}
 	n, err := decodeCount(data)
 	if err != nil {
-		return 0, nil, errorf("locks: semaphore %s: shared count %s: %w", s.path, s.countPath, err)
+		return 0, nil, errorf("semaphore %s: shared count %s: %w", s.path, s.countPath, err)
 	}
 	return n, events, nil
 }

@@ -16,10 +16,12 @@ import (
 )
 
 // A wait means the whole wait: every timed acquisition returns within its
-// wait plus the documented slack (a second for the requests under way, a
-// second for the clean-up), connecting and retries included.
+// wait plus the documented graces (at most a second for a request under way
+// on a connection the client still believes live, and as much for its
+// clean-up), connecting and retries included. (wait_bound_test.go holds a
+// client that knows it has no connection to its wait alone.)
 
-// timedSlack is the documented slack of a timed acquisition, plus a margin
+// timedSlack is the documented graces of a timed acquisition, plus a margin
 // for a loaded machine.
 const timedSlack = 2*time.Second + 500*time.Millisecond
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -80,5 +82,64 @@ func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 	locktest.Eventually(t, 10*time.Second, "no watch of the waiter's session left", func() bool {
 		w := watchedBy(t, c.srv, session)
 		return len(w) == 0 || len(w) == 1 && w[0] == "/zookeeper"
+	})
+}
+
+// A waiter that holds while it still watches the release signal of a
+// predecessor that gave up (no signal came) fires that signal in its
+// release. When the release's transaction is cut off (its ctx ends while
+// the connection is paused) and its node goes by the plain guaranteed
+// delete, the signal is fired later, in the background: its watch does not
+// stay on the server while the client is open.
+func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
+	const lockPath = "/watches/release-cut-off"
+	srv := zktest.StartServer(t)
+	ctx := testCtx(t)
+	proxy := zktest.StartProxy(t, srv.ConnectString())
+	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	middle := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	waiter := built(locks.NewInterProcessMutex(waiterClient, lockPath))
+
+	must(t, holder.Acquire(ctx))
+	mctx, cancelMiddle := context.WithCancel(ctx)
+	middleGot := make(chan error, 1)
+	go func() { middleGot <- middle.Acquire(mctx) }()
+	waitParticipants(t, holder, 2)
+	waiterGot := make(chan error, 1)
+	go func() { waiterGot <- waiter.Acquire(ctx) }()
+	nodes := waitParticipants(t, holder, 3)
+	signal := nodes[1] + ".released"
+	session := waiterClient.SessionID()
+	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+		return slices.Contains(watchedBy(t, srv, session), signal)
+	})
+	cancelMiddle() // the middle gives up: no signal
+	if err := receive(t, middleGot, "the middle's Acquire"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
+	}
+	must(t, holder.Release(ctx))
+	awaitResult(t, waiterGot, "the waiter's Acquire")
+	if !slices.Contains(watchedBy(t, srv, session), signal) {
+		t.Fatalf("the holding waiter no longer watches %s: nothing left to test", signal)
+	}
+
+	proxy.Pause()
+	rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	err := waiter.Release(rctx)
+	cancel()
+	if err == nil {
+		proxy.Resume()
+		t.Fatal("a Release through a paused connection succeeded")
+	}
+	proxy.Sever()
+	proxy.Resume()
+	must(t, waiterClient.BlockUntilConnected(ctx))
+	locktest.Eventually(t, 15*time.Second, "the released node gone", func() bool {
+		ps, err := holder.ParticipantNodes(ctx)
+		return err == nil && len(ps) == 0
+	})
+	locktest.Eventually(t, 15*time.Second, "no watch on "+signal+" left", func() bool {
+		return !slices.Contains(watchedBy(t, srv, session), signal)
 	})
 }

@@ -21,7 +21,9 @@ import (
 // contender whose session has ended can never own the holder node. Drivers
 // without a holder node hold as soon as GetsTheLock says so. A driver that
 // yields to fair contenders (the unfair driver) then lists the contenders and
-// gives the holder node back if it finds a fair one (see yieldToFair).
+// gives the holder node back if it finds a fair one (see yieldToFair). A
+// hold's fencing token is the holder node's creation zxid, read once the
+// claim stands.
 func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, error) {
 	if li.caps.holderName == "" {
 		return true, nil
@@ -32,24 +34,39 @@ func (li *lockInternals) claimHolder(ctx context.Context, n *lockNode) (bool, er
 		&zk.CreateRequest{Path: holderPath, Data: []byte(path.Base(n.path)), Flags: zk.FlagEphemeral},
 	)
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, zk.ErrNodeExists):
+		// Ours, or someone holds, or our own claim succeeded but its reply
+		// was lost.
 	case errors.Is(err, zk.ErrNoNode):
 		return false, vanished(n.path)
-	case !errors.Is(err, zk.ErrNodeExists):
-		return false, errorf("locks: claim %s: %w", holderPath, err)
 	default:
-		// Someone holds, or our own claim succeeded but its reply was lost.
-		data, stat, err := li.client.GetData(ctx, holderPath)
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-			return false, nil
-		case err != nil:
-			return false, errorf("locks: read %s: %w", holderPath, err)
-		case string(data) != path.Base(n.path) || !li.ownedByUs(stat, n):
-			return false, nil
-		}
+		return false, errorf("claim %s: %w", holderPath, err)
 	}
-	return li.yieldToFair(ctx, n)
+	token, err := li.holderToken(ctx, n)
+	if err != nil || token == 0 {
+		return false, err
+	}
+	won, err := li.yieldToFair(ctx, n)
+	if won {
+		n.token = token
+	}
+	return won, err
+}
+
+// holderToken reads the holder node: its creation zxid when it is ours (it
+// names our node and belongs to our node's session), else 0.
+func (li *lockInternals) holderToken(ctx context.Context, n *lockNode) (int64, error) {
+	holderPath := li.holderPath()
+	data, stat, err := li.client.GetData(ctx, holderPath)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return 0, nil
+	case err != nil:
+		return 0, errorf("read %s: %w", holderPath, err)
+	case string(data) != path.Base(n.path) || !li.ownedByUs(stat, n):
+		return 0, nil
+	}
+	return stat.Czxid, nil
 }
 
 // ownedByUs reports whether a holder node belongs to the session of our node.
@@ -87,14 +104,6 @@ func isFairContender(name string) bool {
 	return name != UnfairHolderNodeName && !isUnfairNode(name)
 }
 
-// fencePath is the node whose creation zxid is the fencing token of a hold.
-func (li *lockInternals) fencePath(ourPath string) string {
-	if li.caps.holderName != "" {
-		return li.holderPath()
-	}
-	return ourPath
-}
-
 // holderTries bounds the tries of giveBack and releaseHolding.
 const holderTries = 16
 
@@ -118,7 +127,7 @@ func (li *lockInternals) giveBack(ctx context.Context, n *lockNode) error {
 		return vanished(n.path)
 	}
 	if err != nil {
-		return errorf("locks: give back %s: %w", li.holderPath(), err)
+		return errorf("give back %s: %w", li.holderPath(), err)
 	}
 	return nil
 }
@@ -178,7 +187,7 @@ func (li *lockInternals) onHolder(ctx context.Context, n lockNode, ops func(ours
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
+			return joinErrors(err, ctx.Err())
 		}
 	}
 }
@@ -217,10 +226,10 @@ func (li *lockInternals) holderPath() string {
 // which time the session has come back or been declared lost (and its
 // ephemeral nodes go with it), or as long as the caller's ctx allows (see
 // cleanupBudget); what does not finish goes on in the background.
-func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool) error {
+func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held bool, g grace) error {
 	if held {
 		var cancel context.CancelFunc
-		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout())
+		ctx, cancel = cleanupContext(ctx, li.client, 2*li.client.SessionTimeout(), g)
 		defer cancel()
 	}
 	err := li.releaseHolding(ctx, n)

@@ -15,7 +15,7 @@ import (
 //     that the waiter's last listing already decides hands it the lock
 //     without a new listing;
 //   - releaseSignals: inOrder, plus the release signals of a mutex under
-//     StandardLockInternalsDriver itself (release_signal.go), so that no
+//     StandardLockInternalsDriver itself (engine_engine_release_signal.go), so that no
 //     hand-off in the queue costs a listing.
 type handoff interface {
 	// plan says what a waiter whose listing is contenders does while it
@@ -23,10 +23,11 @@ type handoff interface {
 	plan(ctx context.Context, contenders []string, watched, ours string) watchPlan
 
 	// release ends a hold (held) or abandons an attempt: it deletes our node
-	// as the driver requires. It reports whether the release signals our
-	// waiter watched are fired (or there were none); they are not when our
-	// node was gone or the transaction failed.
-	release(ctx context.Context, n lockNode, held bool) (fired bool, err error)
+	// as the driver requires, a hold's within a clean-up of grace g. It
+	// reports whether the release signals our waiter watched are fired (or
+	// there were none); they are not when our node was gone or the
+	// transaction failed.
+	release(ctx context.Context, n lockNode, held bool, g grace) (fired bool, err error)
 
 	// firable returns the release signals of n.inherited that the
 	// abandonment of n may fire along with the deletion of n's node.
@@ -68,8 +69,8 @@ type listAgain struct{ li *lockInternals }
 
 func (listAgain) plan(context.Context, []string, string, string) watchPlan { return watchPlan{} }
 
-func (h listAgain) release(ctx context.Context, n lockNode, held bool) (bool, error) {
-	return true, h.li.deleteNode(ctx, n, held)
+func (h listAgain) release(ctx context.Context, n lockNode, held bool, g grace) (bool, error) {
+	return true, h.li.deleteNode(ctx, n, held, g)
 }
 
 func (listAgain) firable(context.Context, lockNode) []string { return nil }
@@ -116,12 +117,12 @@ func (h inOrder) handOffListing(ctx context.Context, contenders []string, watche
 // transaction, the holder node whenever it is ours (releaseWithHolder);
 // otherwise a guaranteed delete of our node, retried in the background after
 // a failure.
-func (li *lockInternals) deleteNode(ctx context.Context, n lockNode, held bool) error {
+func (li *lockInternals) deleteNode(ctx context.Context, n lockNode, held bool, g grace) error {
 	if li.caps.releaser != nil {
 		return li.caps.releaser.ReleasesTheLock(ctx, li.client, n.path)
 	}
 	if li.caps.holderName != "" {
-		return li.releaseWithHolder(ctx, n, held)
+		return li.releaseWithHolder(ctx, n, held, g)
 	}
 	return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 }

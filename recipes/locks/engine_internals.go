@@ -46,58 +46,65 @@ func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath,
 
 // lockNode is an attempt's contender node, the release signals it watched
 // that may still be armed, and whether any waiter can be watching its own
-// (see release_signal.go).
+// (see engine_release_signal.go).
 type lockNode struct {
-	path      string
-	owner     int64 // the session that owns the node; 0 for a NodeKeeper's node
-	token     int64 // the hold's fencing token when creation knew it (a downgrade); 0 otherwise
+	path  string
+	owner int64 // the session that owns the node; 0 for a NodeKeeper's node
+	token int64 // the hold's fencing token: known at creation (a downgrade), else read while acquiring
+	// ownWatch watches our node from the first listing on, while it has
+	// not fired: a hold learns through it that its node was deleted.
+	ownWatch  <-chan zk.Event
 	signals   []string
 	inherited []string // armed signals of this acquisition's earlier, vanished nodes
 	unwatched bool     // no waiter can be watching our release signal
 	waited    bool     // it waited behind another contender before it held
 }
 
-// attempt creates a contender node and waits until it holds the lock. ctx
-// and timeout are those of boundWait for a wait (timeout is nil when there
-// is none): the attempt gives up when timeout fires and reports held ==
-// false, or an error when the wait ended while it waited for something else
-// than the lock. On any outcome other than a hold, our node is gone (or
-// being deleted in the background) when attempt returns. A node that
-// vanishes, or that belongs to a session the client no longer has, is
-// replaced by a new one as far as the client's retry policy allows.
-func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-chan time.Time, wait time.Duration) (n lockNode, held bool, err error) {
+// attempt creates a contender node and waits until it holds the lock, within
+// tw: it gives up when tw's deadline passes and reports held == false, or
+// an error when the wait ended while it waited for something else than the
+// lock. On any outcome other than a hold, our node is gone (or being deleted
+// in the background) when attempt returns. A node that vanishes, or that
+// belongs to a session the client no longer has, is replaced by a new one as
+// far as the client's retry policy allows.
+func (li *lockInternals) attempt(tw *timedWait, data []byte) (n lockNode, held bool, err error) {
 	var stale []string // release signals left armed; see handoff.fireLater
 	defer func() {
 		if !held && len(stale) > 0 {
 			li.handoff.fireLater(stale)
 		}
 	}()
-	what := "acquire " + li.basePath
-	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), ctx)
+	bo := backoff.WithContext(retry.NewBackOff(li.client.RetryPolicy()), tw.ctx)
 	for {
-		n, held, stale, err = li.attemptOnce(ctx, data, timeout, stale)
+		n, held, stale, err = li.attemptOnce(tw, data, stale)
 		if held {
 			return n, held, err
 		}
 		switch {
-		case err != nil && waitOver(ctx):
-			return n, false, waitEnded(what, wait, pending(li.client), err)
+		case err != nil && tw.isOver():
+			return n, false, tw.ended(pending(li.client), err)
 		case !errors.Is(err, errVanished):
 			return n, held, err
-		case ctx.Err() != nil:
-			return lockNode{}, false, ctx.Err()
+		case tw.ctx.Err() != nil:
+			return lockNode{}, false, tw.ctx.Err()
 		}
 		sleep := bo.NextBackOff()
 		if sleep == backoff.Stop {
-			return lockNode{}, false, errorf("%w: %s: %w", ErrLockLost, what, err)
+			return lockNode{}, false, errorf("%w: %s: %w", ErrLockLost, tw.what, err)
 		}
 		li.client.Logger().Debug("lock node vanished; retrying with a new node", zap.Error(err))
+		retry := time.NewTimer(sleep)
 		select {
-		case <-time.After(sleep):
-		case <-timeout:
-			return lockNode{}, false, waitEnded(what, wait, "a retry", err)
-		case <-ctx.Done():
-			return lockNode{}, false, ctx.Err()
+		case <-retry.C:
+		case <-tw.over:
+			retry.Stop()
+			return lockNode{}, false, tw.ended("a retry", err)
+		case <-tw.ctx.Done():
+			retry.Stop()
+			if tw.isOver() {
+				return lockNode{}, false, tw.ended("a retry", err)
+			}
+			return lockNode{}, false, tw.ctx.Err()
 		}
 	}
 }
@@ -107,7 +114,8 @@ func (li *lockInternals) attempt(ctx context.Context, data []byte, timeout <-cha
 // (see handoff.fireLater); when the attempt does not hold, it returns them as
 // its abandonment leaves them: without those it fired, and with those of its
 // own waiter that it could not fire because its node was already gone.
-func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <-chan time.Time, stale []string) (lockNode, bool, []string, error) {
+func (li *lockInternals) attemptOnce(tw *timedWait, data []byte, stale []string) (lockNode, bool, []string, error) {
+	ctx := tw.ctx
 	var token int64
 	ourPath, owner, err := owned.Create(ctx, li.client, func(ctx context.Context) (p string, err error) {
 		p, token, err = li.caps.create(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
@@ -120,10 +128,10 @@ func (li *lockInternals) attemptOnce(ctx context.Context, data []byte, timeout <
 		if ourPath != "" {
 			li.abandon(ctx, lockNode{path: ourPath})
 		}
-		return lockNode{}, false, stale, errorf("locks: create lock node under %s: %w", li.basePath, err)
+		return lockNode{}, false, stale, errorf("create lock node under %s: %w", li.basePath, err)
 	}
 	n := lockNode{path: ourPath, owner: owner, token: token, inherited: stale}
-	held, err := li.waitToHold(ctx, &n, timeout)
+	held, err := li.waitToHold(tw, &n)
 	if err == nil && held {
 		return n, held, stale, err
 	}
@@ -142,7 +150,7 @@ func (li *lockInternals) contenders(ctx context.Context) ([]string, error) {
 		return []string{}, nil // no lock node was ever created, or the container was reaped
 	}
 	if err != nil {
-		return nil, errorf("locks: list %s: %w", li.basePath, err)
+		return nil, errorf("list %s: %w", li.basePath, err)
 	}
 	c := SortedContenders(children, li.lockName, li.driver.FixForSorting)
 	if c == nil {
@@ -167,9 +175,9 @@ func (li *lockInternals) participants(ctx context.Context) ([]string, error) {
 }
 
 // release ends a hold (held) or abandons an attempt, as the lock's hand-off
-// does it (see handoff.release).
-func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
-	return li.handoff.release(ctx, n, held)
+// does it (see handoff.release); g is the grace of a hold's clean-up.
+func (li *lockInternals) release(ctx context.Context, n lockNode, held bool, g grace) (fired bool, err error) {
+	return li.handoff.release(ctx, n, held, g)
 }
 
 // abandon deletes the node of an attempt that did not end in a hold, with a
@@ -179,10 +187,10 @@ func (li *lockInternals) release(ctx context.Context, n lockNode, held bool) (fi
 // it returns the signals it fired; ok is false when the ones its waiter
 // watched could not be fired (see handoff.fireLater).
 func (li *lockInternals) abandon(ctx context.Context, n lockNode) (fired []string, ok bool) {
-	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout())
+	actx, cancel := cleanupContext(ctx, li.client, li.client.SessionTimeout(), withGrace)
 	defer cancel()
 	n.signals = append(slices.Clip(n.signals), li.handoff.firable(actx, n)...)
-	ok, err := li.release(actx, n, false)
+	ok, err := li.release(actx, n, false, noGrace)
 	if err != nil {
 		li.client.Logger().Debug("deleting an abandoned lock node failed; retrying in the background", zap.Error(err))
 	}

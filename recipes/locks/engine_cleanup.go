@@ -23,17 +23,27 @@ import (
 // maxCleanupGrace bounds the grace of a clean-up whose caller's ctx is done.
 const maxCleanupGrace = time.Second
 
+// grace tells a clean-up whether it gets a grace of its own once its
+// caller's ctx is done: one within another clean-up gets none (noGrace),
+// since the outer clean-up's context bounds them all.
+type grace bool
+
+const (
+	withGrace grace = true
+	noGrace   grace = false
+)
+
 // cleanupContext returns the context of a clean-up after a call made with
 // ctx: ctx's values without its cancellation, bounded by limit (see
 // cleanupBudget) and, should ctx end while the clean-up runs, by the grace
-// that is left to a caller who gave up.
-func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duration) (context.Context, context.CancelFunc) {
-	cctx, cancel := context.WithTimeout(withoutGrace(context.WithoutCancel(ctx)), cleanupBudget(ctx, c, limit))
+// that is left to a caller who gave up (none with noGrace).
+func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duration, g grace) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget(ctx, c, limit, g))
 	if ctx.Err() != nil {
 		return cctx, cancel
 	}
 	stop := context.AfterFunc(ctx, func() {
-		grace := time.NewTimer(cleanupBudget(ctx, c, limit))
+		grace := time.NewTimer(cleanupBudget(ctx, c, limit, g))
 		defer grace.Stop()
 		select {
 		case <-grace.C:
@@ -46,14 +56,13 @@ func cleanupContext(ctx context.Context, c *framework.Client, limit time.Duratio
 
 // cleanupBudget is how long a clean-up after a call made with ctx may take:
 // limit while ctx runs without a deadline, up to ctx's deadline when it has
-// one, and once ctx is done only a grace of an eighth of the session timeout
-// (at most maxCleanupGrace), none while the client is disconnected. A
-// deadline about to pass still leaves the grace. Within a clean-up (ctx is
-// a cleanupContext's, or withoutGrace's) there is no grace: ctx bounds it.
-func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration) time.Duration {
+// one, and once ctx is done only a grace (cleanupGrace, none while the
+// client is disconnected, none with noGrace). A deadline about to pass still
+// leaves the grace.
+func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration, g grace) time.Duration {
 	var grace time.Duration
-	if ctx.Value(inCleanup{}) == nil && c.State().IsConnected() {
-		grace = min(c.SessionTimeout()/8, maxCleanupGrace)
+	if g == withGrace && c.State().IsConnected() {
+		grace = cleanupGrace(c)
 	}
 	if ctx.Err() != nil {
 		return grace
@@ -64,13 +73,8 @@ func cleanupBudget(ctx context.Context, c *framework.Client, limit time.Duration
 	return limit
 }
 
-// withoutGrace returns ctx marked as a clean-up's context, so that a
-// clean-up run with it gets no grace of its own: once ctx is done it goes on
-// in the background at once.
-func withoutGrace(ctx context.Context) context.Context {
-	return context.WithValue(ctx, inCleanup{}, true)
+// cleanupGrace is the grace of a request on c's live connection whose caller
+// gave up: an eighth of the session timeout, at most maxCleanupGrace.
+func cleanupGrace(c *framework.Client) time.Duration {
+	return min(c.SessionTimeout()/8, maxCleanupGrace)
 }
-
-// inCleanup is the key of the value that marks a clean-up's context
-// (withoutGrace).
-type inCleanup struct{}

@@ -66,25 +66,34 @@ func (h releaseSignals) plan(ctx context.Context, contenders []string, watched, 
 // waiter watched and, for a hold, those it inherited and its own
 // (deleteSignalling); with nothing to fire, or when that transaction fails
 // for another reason than our node being gone, it deletes our node plainly.
-func (h releaseSignals) release(ctx context.Context, n lockNode, held bool) (fired bool, err error) {
-	if len(n.signals) > 0 || (held && (!n.unwatched || len(n.inherited) > 0)) {
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		if held {
-			// A holder whose ctx is done still fires its signals, within
-			// cleanupBudget (an abandoning caller's ctx is abandon's own,
-			// and what it cannot fire goes to fireLater).
-			sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout())
-		}
-		err := h.deleteSignalling(sctx, n, held)
-		cancel()
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, zk.ErrNoNode):
-			return false, nil
+// A hold whose transaction failed hands the signals it watched and inherited
+// to fireLater, as an abandoned attempt does, so that no watch outlives the
+// acquisition.
+func (h releaseSignals) release(ctx context.Context, n lockNode, held bool, g grace) (fired bool, err error) {
+	if len(n.signals) == 0 && (!held || n.unwatched && len(n.inherited) == 0) {
+		return true, h.li.deleteNode(ctx, n, held, g) // nothing to fire
+	}
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if held {
+		// A holder whose ctx is done still fires its signals, within
+		// cleanupBudget (an abandoning caller's ctx is abandon's own, and
+		// what it cannot fire goes to fireLater).
+		sctx, cancel = cleanupContext(ctx, h.li.client, h.li.client.SessionTimeout(), g)
+	}
+	err = h.deleteSignalling(sctx, n, held)
+	cancel()
+	if err == nil {
+		return true, nil
+	}
+	if held && owned.IsCurrent(h.li.client, n.owner) { // else the watches died with their session
+		if armed := append(slices.Clip(n.signals), n.inherited...); len(armed) > 0 {
+			h.fireLater(armed)
 		}
 	}
-	return len(n.signals) == 0, h.li.deleteNode(ctx, n, held)
+	if errors.Is(err, zk.ErrNoNode) {
+		return false, nil
+	}
+	return len(n.signals) == 0, h.li.deleteNode(ctx, n, held, g)
 }
 
 // deleteSignalling deletes our node in one transaction that first fires the

@@ -19,7 +19,7 @@ type capabilities struct {
 	// (CreationOrdered), so a deletion that the last listing decides hands
 	// the lock over without a new listing.
 	creationOrdered bool
-	// releaseSignals: holds signal their release (release_signal.go), so no
+	// releaseSignals: holds signal their release (engine_engine_release_signal.go), so no
 	// hand-off in the queue costs a listing. A signal stands for "the lowest
 	// node held and let go", which only StandardLockInternalsDriver's own
 	// GetsTheLock guarantees with one lease: a driver that embeds it may grant

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -26,10 +25,12 @@ type waiter struct {
 	stop     func()
 	nodeLost <-chan struct{}
 
-	// own watches our node, once we may hold on an event; ownLosses is the
-	// client's ConnectionLosses when it was armed.
+	// own watches our node, from the first listing on (read beside it, for
+	// the fencing token) until it fires, and again once we may hold on an
+	// event; ownLosses is the client's ConnectionLosses when it was armed.
 	own       <-chan zk.Event
 	ownLosses uint64
+	ownRead   bool // our node was read beside the first listing
 	// released watches signal, the release signal of the node we watch,
 	// until it fires.
 	signal   string
@@ -38,10 +39,12 @@ type waiter struct {
 
 // waitToHold is Curator's loop: list the contenders, ask the driver whether
 // we hold, claim the hold, or watch the node it names and wait. It returns
-// once our node holds the lock, timeout fires (false, nil) or ctx is done. A
+// once our node holds the lock, tw's deadline passes (false, nil) or its ctx
+// is done. A
 // waiter wakes when what it watches changes and on every connection state
 // change, because go-zookeeper does not fire watches on a plain disconnect.
-func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-chan time.Time) (bool, error) {
+func (li *lockInternals) waitToHold(tw *timedWait, n *lockNode) (bool, error) {
+	ctx := tw.ctx
 	w := li.newWaiter(n)
 	defer w.stop()
 	var decided []string // a listing decided on an event; nil: list the children again
@@ -56,6 +59,9 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 		}
 		if pr.GetsTheLock {
 			if won, err := w.claim(ctx, contenders, listed); err != nil || won {
+				if won {
+					n.ownWatch = w.own
+				}
 				return won, err
 			}
 			pr.PathToWatch = li.caps.holderName
@@ -90,13 +96,10 @@ func (li *lockInternals) waitToHold(ctx context.Context, n *lockNode, timeout <-
 			decided = nil
 		case <-w.nodeLost:
 			return false, errorf("%w: %s (its driver gave it up)", errVanished, n.path)
-		case <-timeout:
+		case <-tw.over:
 			return false, nil
 		case <-ctx.Done():
-			if waitOver(ctx) { // the timeout is ready too
-				return false, nil
-			}
-			return false, ctx.Err()
+			return false, tw.ctxErr()
 		}
 	}
 }
@@ -128,8 +131,39 @@ func (w *waiter) listing(ctx context.Context, decided []string) (contenders []st
 			return decided, false, err
 		}
 	}
+	if !w.ownRead {
+		return w.firstListing(ctx)
+	}
 	contenders, err = w.li.contenders(ctx)
 	return contenders, true, err
+}
+
+// firstListing lists the contenders and, beside the listing, reads and
+// watches our node: its creation zxid is the fencing token of the hold to
+// come (when our node is the fence), and its watch tells a waiter that may
+// hold on an event, and then the hold, that the node was deleted.
+func (w *waiter) firstListing(ctx context.Context) ([]string, bool, error) {
+	w.ownRead = true
+	w.ownLosses = w.li.client.ConnectionLosses()
+	var stat *zk.Stat
+	var ownErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		stat, w.own, ownErr = w.li.watchOwn(ctx, w.n.path)
+	}()
+	contenders, err := w.li.contenders(ctx)
+	<-read
+	switch {
+	case ownErr != nil:
+		return nil, false, ownErr
+	case err != nil:
+		return nil, false, err
+	}
+	if w.n.token == 0 && w.li.caps.holderName == "" {
+		w.n.token = stat.Czxid
+	}
+	return contenders, true, nil
 }
 
 // getsTheLock asks the driver whether our node holds the lock; a node the
@@ -140,7 +174,7 @@ func (w *waiter) getsTheLock(ctx context.Context, contenders []string) (Predicat
 	case errors.Is(err, zk.ErrNoNode):
 		return pr, vanished(w.n.path)
 	case err != nil:
-		return pr, errorf("locks: %s: %w", w.li.basePath, err)
+		return pr, errorf("%s: %w", w.li.basePath, err)
 	}
 	return pr, nil
 }
@@ -248,7 +282,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 	var signalErr, ownErr error
 	if plan.signal != w.signal {
 		// A signal watch we drop stays in n.signals, to be fired by our
-		// release (release_signal.go).
+		// release (engine_engine_release_signal.go).
 		w.signal, w.released = plan.signal, nil
 	}
 	if signal := plan.signal; signal != "" && w.released == nil {
@@ -257,7 +291,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 		go func() {
 			defer wg.Done()
 			if _, w.released, signalErr = li.client.ExistsW(ctx, signal); signalErr != nil {
-				signalErr = errorf("locks: watch %s: %w", signal, signalErr)
+				signalErr = errorf("watch %s: %w", signal, signalErr)
 			}
 		}()
 	}
@@ -266,7 +300,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.own, ownErr = li.watchOwn(ctx, w.n.path)
+			_, w.own, ownErr = li.watchOwn(ctx, w.n.path)
 		}()
 	}
 	_, _, events, err := li.client.GetDataW(ctx, framework.JoinPath(li.basePath, watched))
@@ -280,7 +314,7 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 	case errors.Is(err, zk.ErrNoNode):
 		return nil, errPredecessorGone
 	case err != nil:
-		return nil, errorf("locks: watch %s: %w", watched, err)
+		return nil, errorf("watch %s: %w", watched, err)
 	}
 	return events, nil
 }
@@ -288,13 +322,13 @@ func (w *waiter) arm(ctx context.Context, watched string, plan watchPlan) (<-cha
 // watchOwn watches our node. A waiter that holds on an event rather than on a
 // listing needs it: a node deleted by someone else while it waited must not
 // be taken for the lowest.
-func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (<-chan zk.Event, error) {
-	_, _, events, err := li.client.GetDataW(ctx, ourPath)
+func (li *lockInternals) watchOwn(ctx context.Context, ourPath string) (*zk.Stat, <-chan zk.Event, error) {
+	_, stat, events, err := li.client.GetDataW(ctx, ourPath)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return nil, vanished(ourPath)
+		return nil, nil, vanished(ourPath)
 	case err != nil:
-		return nil, errorf("locks: watch %s: %w", ourPath, err)
+		return nil, nil, errorf("watch %s: %w", ourPath, err)
 	}
-	return events, nil
+	return stat, events, nil
 }

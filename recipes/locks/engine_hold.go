@@ -1,10 +1,6 @@
 package locks
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"path"
 	"sync"
 	"time"
 
@@ -23,8 +19,8 @@ var closedChan = func() chan struct{} {
 }()
 
 // hold is one acquisition of a lock node, from the moment the lock is held
-// until it is released: its Lost channel, its lazily read fencing token and
-// its revocation watcher.
+// until it is released: its Lost channel and its revocation watcher. Its
+// fencing token is its node's (lockNode.token).
 type hold struct {
 	li         *lockInternals
 	node       lockNode
@@ -37,8 +33,6 @@ type hold struct {
 	watchers   sync.WaitGroup
 	revocation bool // its revocation watcher is started (guarded by the handle's mutex)
 
-	tokenTurn chan struct{} // held by the one read of the fencing token under way
-	token     int64
 }
 
 // newHold starts watching the connection for a hold that has just begun.
@@ -47,7 +41,7 @@ type hold struct {
 // our node when we got the lock, and, for a NodeKeeper driver, the driver
 // giving our node up.
 func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
-	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{}), tokenTurn: make(chan struct{}, 1), token: n.token}
+	h := &hold{li: li, node: n, began: time.Now(), met: met, lost: make(chan struct{}), done: make(chan struct{})}
 	c := li.client
 	h.stopListen = c.Listen(h.check)
 	h.check(c.State())
@@ -55,7 +49,26 @@ func newHold(li *lockInternals, n lockNode, met *lockMetrics) *hold {
 	if k := li.caps.keeper; k != nil {
 		h.watch(k.NodeLost(n.path), "the driver gave up the lock node")
 	}
+	if n.ownWatch != nil {
+		h.watchNode(n.ownWatch)
+	}
 	return h
+}
+
+// watchNode closes Lost when the watch set on the hold's node while it was
+// acquired reports its deletion; any other event spends the watch.
+func (h *hold) watchNode(events <-chan zk.Event) {
+	h.watchers.Add(1)
+	go func() {
+		defer h.watchers.Done()
+		select {
+		case ev := <-events:
+			if ev.Type == zk.EventNodeDeleted {
+				h.markLost("lock node deleted")
+			}
+		case <-h.done:
+		}
+	}()
 }
 
 // check closes Lost when the connection is in an error state of the
@@ -100,51 +113,4 @@ func (h *hold) end() {
 	close(h.done)
 	h.watchers.Wait()
 	h.lostOnce.Do(func() { close(h.lost) })
-}
-
-// fencingToken returns the creation zxid of the hold's fence node, read once
-// and only from a node that is this hold's own: owned by the hold's session
-// and, for a holder node shared by all contenders, naming our node. A stale
-// hold (its node gone, or the fence node now a successor's) gets 0 and its
-// Lost channel closes. The read is bounded by ctx and the session timeout;
-// when ctx ends first, while it waits for the read or for another read under
-// way, it returns 0 and ctx's error.
-func (h *hold) fencingToken(ctx context.Context) (int64, error) {
-	select {
-	case h.tokenTurn <- struct{}{}:
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-	defer func() { <-h.tokenTurn }()
-	if h.token != 0 {
-		return h.token, nil
-	}
-	rctx, cancel := context.WithTimeout(ctx, h.li.client.SessionTimeout())
-	defer cancel()
-	go func() {
-		select {
-		case <-h.done:
-			cancel()
-		case <-rctx.Done():
-		}
-	}()
-	fence := h.li.fencePath(h.node.path)
-	data, stat, err := h.li.client.GetData(rctx, fence)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		h.markLost("lock node deleted")
-		return 0, nil
-	case err != nil && ctx.Err() != nil:
-		return 0, err
-	case err != nil:
-		h.li.client.Logger().Warn("reading the fencing token failed", zap.String("path", h.node.path), zap.Error(err))
-		h.li.client.ReportError(fmt.Errorf("locks: reading the fencing token of %q failed: %w", h.node.path, err))
-		return 0, nil
-	case fence != h.node.path && string(data) != path.Base(h.node.path),
-		h.li.caps.sessionBound && stat.EphemeralOwner != h.node.owner:
-		h.markLost("the fence node belongs to another hold")
-		return 0, nil
-	}
-	h.token = stat.Czxid
-	return h.token, nil
 }

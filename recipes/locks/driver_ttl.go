@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
 	"sync"
@@ -119,12 +118,15 @@ func WithProtectedID(id string) TTLDriverOption {
 
 // NewPersistentTTLLockInternalsDriver returns a driver whose lock nodes live
 // for ttl after their last refresh. ttl must be a whole number of
-// milliseconds from 1ms to ZooKeeper's maximum of 2^40-1 ms; a bad ttl or id
-// is reported here, before any request, with an error matching
-// ErrInvalidArgument.
+// milliseconds from 1ms to ZooKeeper's maximum of 2^40-1 ms; a bad ttl or id,
+// or a nil option, is reported here, before any request, with an error
+// matching ErrInvalidArgument.
 func NewPersistentTTLLockInternalsDriver(ttl time.Duration, opts ...TTLDriverOption) (*PersistentTTLLockInternalsDriver, error) {
 	var cfg ttlDriverConfig
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, nilOption("NewPersistentTTLLockInternalsDriver", i, len(opts))
+		}
 		opt(&cfg)
 	}
 	switch {
@@ -159,7 +161,7 @@ func (d *PersistentTTLLockInternalsDriver) ProtectedID() string { return d.id }
 // Either way it keeps the node alive from then on, until ReleasesTheLock.
 func (d *PersistentTTLLockInternalsDriver) CreatesTheLock(ctx context.Context, c *framework.Client, lockPath string, data []byte) (string, error) {
 	if d.leases == nil {
-		return "", errors.New("locks: PersistentTTLLockInternalsDriver used without NewPersistentTTLLockInternalsDriver")
+		return "", errorf("PersistentTTLLockInternalsDriver used without NewPersistentTTLLockInternalsDriver")
 	}
 	var cl *claim
 	if d.id != "" {
@@ -181,7 +183,7 @@ func (d *PersistentTTLLockInternalsDriver) claim(c *framework.Client, lockPath s
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if held := d.claims[lockPath]; held != nil && !isClosed(held.client.Done()) {
-		return nil, fmt.Errorf("locks: protected id %s already contends for %s through this driver (one id is one contender; a hold counts until it is released, even after its Lost channel closed)", d.id, lockPath)
+		return nil, errorf("protected id %s already contends for %s through this driver (one id is one contender; a hold counts until it is released, even after its Lost channel closed)", d.id, lockPath)
 	}
 	cl := &claim{client: c}
 	d.claims[lockPath] = cl
@@ -233,7 +235,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 		return "", 0, nil
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("locks: look for the node of id %s under %s: %w", d.id, basePath, err)
+		return "", 0, errorf("look for the node of id %s under %s: %w", d.id, basePath, err)
 	}
 	var ours []string
 	for _, child := range children {
@@ -241,7 +243,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 			continue
 		}
 		if !strings.HasPrefix(protection.Strip(child), lockName) {
-			return "", 0, fmt.Errorf("locks: protected id %s already names %s, which is not a %q node: use one id per lock name", d.id, framework.JoinPath(basePath, child), lockName)
+			return "", 0, errorf("protected id %s already names %s, which is not a %q node: use one id per lock name", d.id, framework.JoinPath(basePath, child), lockName)
 		}
 		ours = append(ours, child)
 	}
@@ -258,7 +260,7 @@ func (d *PersistentTTLLockInternalsDriver) adopt(ctx context.Context, c *framewo
 		return "", 0, nil // it expired just now: create anew
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("locks: adopt %s: %w", nodePath, err)
+		return "", 0, errorf("adopt %s: %w", nodePath, err)
 	}
 	c.Logger().Info("adopted a lock node of our protected id", zap.String("path", nodePath))
 	return nodePath, version, nil

@@ -3,13 +3,14 @@ package locks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/retry"
 )
 
 // lease keeps one node of a PersistentTTLLockInternalsDriver alive, from its
@@ -30,6 +31,10 @@ type lease struct {
 	// Written by the refresh loop only; read by the release once done is closed.
 	data    []byte
 	version int32 // of the node's data as the lease last wrote it
+	// unsure: a write of the lease may have landed unseen (a refresh
+	// failed without the server's answer), so the node may be at a later
+	// version than version.
+	unsure bool
 }
 
 // keep registers l and starts refreshing its node; renewed is a time no later
@@ -101,10 +106,12 @@ func (d *PersistentTTLLockInternalsDriver) refreshLoop(l *lease, renewed time.Ti
 // refresh rewrites the node's data if it is still at the lease's version,
 // touching its modification time. When someone else has written the node
 // since, their data is what gets rewritten.
+// Until a refresh succeeds, a write of it may have landed unseen (unsure).
 func (l *lease) refresh(ctx context.Context) error {
+	l.unsure = true
 	stat, err := l.client.SetData(ctx, l.nodePath, l.data, l.version)
 	if err == nil {
-		l.version = stat.Version
+		l.version, l.unsure = stat.Version, false
 		return nil
 	}
 	if !errors.Is(err, zk.ErrBadVersion) {
@@ -117,7 +124,7 @@ func (l *lease) refresh(ctx context.Context) error {
 	if stat, err = l.client.SetData(ctx, l.nodePath, cur, stat.Version); err != nil {
 		return err
 	}
-	l.data, l.version = cur, stat.Version
+	l.data, l.version, l.unsure = cur, stat.Version, false
 	return nil
 }
 
@@ -143,10 +150,12 @@ func (d *PersistentTTLLockInternalsDriver) forget(l *lease) {
 }
 
 // ReleasesTheLock ends the lease of c's node at nodePath: it stops keeping the
-// node alive and deletes it, but only at the version the lease last wrote
-// (guaranteed: retried in the background when the connection is down; should
-// that never succeed, the TTL still removes the node). A node that this driver
-// does not keep for c (adopted since by another client, say) is left alone.
+// node alive and deletes it, but only at the version the lease last wrote,
+// or, for a lease it stops itself, at the version it reads back (guaranteed:
+// what ctx does not allow goes on in the background, across reconnects;
+// should that never succeed, the TTL still removes the node). A node that
+// this driver does not keep for c (adopted since by another client, say) is
+// left alone.
 func (d *PersistentTTLLockInternalsDriver) ReleasesTheLock(ctx context.Context, c *framework.Client, nodePath string) error {
 	d.mu.Lock()
 	l := d.leases[nodePath]
@@ -156,41 +165,98 @@ func (d *PersistentTTLLockInternalsDriver) ReleasesTheLock(ctx context.Context, 
 	}
 	delete(d.leases, nodePath)
 	d.mu.Unlock()
-	// The claim stands until the delete is done or queued, so that no
-	// contender of our id adopts the node in between.
-	defer d.unclaim(l.lockPath, l.claim)
 	l.cancel()
 	<-l.done
-	return l.deleteNode(ctx, isClosed(l.lost))
+	givenUp := isClosed(l.lost)
+	err := l.deleteNode(ctx, func() bool { return !givenUp }, true)
+	if err != nil && l.unsure && (retry.IsRetryable(err) || ctx.Err() != nil) {
+		// The version is in doubt, so no guaranteed delete of it was
+		// queued: the release goes on in the background, and its claim
+		// stands until it is done, so that no contender of our id adopts
+		// the node meanwhile.
+		d.releaseLater(l, givenUp)
+		return err
+	}
+	// The claim stands until the delete is done or queued, so that no
+	// contender of our id adopts the node in between.
+	d.unclaim(l.lockPath, l.claim)
+	return err
 }
 
 // deleteNode deletes the lease's node while it has the version the lease last
-// wrote. A lease stopped by its release may find a later version of its own
-// making (a refresh cut short whose write still landed) or a revocation
-// request; it then deletes the version it reads back. A lease the driver gave
-// up does not: a write since then means the node was adopted.
-func (l *lease) deleteNode(ctx context.Context, givenUp bool) error {
+// wrote. When it finds a later version (a refresh of its own cut short whose
+// write still landed, or a revocation request) it deletes the version it
+// reads back if readBack allows: a lease stopped by its release does, one the
+// driver gave up does not (a write since then means the node was adopted).
+// A delete at a version the lease knows to be the node's is guaranteed when
+// guarantee is set: the client retries it in the background after a
+// failure; one at a version in doubt (unsure) is not, since its retry would
+// have to read the version back.
+func (l *lease) deleteNode(ctx context.Context, readBack func() bool, guarantee bool) error {
 	const attempts = 3
-	version := l.version
+	version, known := l.version, !l.unsure
 	for range attempts {
-		err := l.client.Delete(ctx, l.nodePath, framework.WithVersion(version), framework.Guaranteed(), framework.Quietly())
-		switch {
-		case !errors.Is(err, zk.ErrBadVersion):
+		opts := []framework.DeleteOption{framework.WithVersion(version), framework.Quietly()}
+		if guarantee && known {
+			opts = append(opts, framework.Guaranteed())
+		}
+		err := l.client.Delete(ctx, l.nodePath, opts...)
+		if !errors.Is(err, zk.ErrBadVersion) {
 			return err
-		case givenUp:
+		}
+		_, stat, err := l.client.GetData(ctx, l.nodePath)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			return nil
+		case err != nil:
+			return err
+		case !readBack():
 			l.client.Logger().Info("not deleting a TTL lock node written since its lease ended", zap.String("path", l.nodePath))
 			return nil
 		}
-		_, stat, err := l.client.GetData(ctx, l.nodePath)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		version = stat.Version
+		version, known = stat.Version, true
+		l.version, l.unsure = version, false
 	}
-	return fmt.Errorf("locks: delete %s: written again on each of %d attempts", l.nodePath, attempts)
+	return errorf("delete %s: written again on each of %d attempts", l.nodePath, attempts)
+}
+
+// releaseLater goes on with the release of l in the background, with a
+// context of its own, until the node is gone or the client closes, and then
+// ends the lease's claim. It reads the version back as the foreground does,
+// unless the lease was given up.
+func (d *PersistentTTLLockInternalsDriver) releaseLater(l *lease, givenUp bool) {
+	wake := make(chan struct{}, 1)
+	stop := l.client.Listen(func(framework.ConnectionState) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	go func() {
+		defer stop()
+		defer d.unclaim(l.lockPath, l.claim)
+		bo := backoff.NewExponentialBackOff()
+		bo.MaxElapsedTime = 0
+		for {
+			err := l.deleteNode(context.Background(), func() bool { return !givenUp }, false)
+			switch {
+			case err == nil:
+				return
+			case errors.Is(err, framework.ErrClosed) || !retry.IsRetryable(err):
+				l.client.Logger().Warn("giving up releasing a TTL lock node; its TTL will remove it", zap.String("path", l.nodePath), zap.Error(err))
+				return
+			}
+			sleep := time.NewTimer(bo.NextBackOff())
+			select {
+			case <-l.client.Done():
+				sleep.Stop()
+				return
+			case <-wake:
+			case <-sleep.C:
+			}
+			sleep.Stop()
+		}
+	}()
 }
 
 // NodeLost returns a channel that is closed when the driver stops keeping the
