@@ -26,6 +26,9 @@ leader) in its environment.
 When leadership is no longer certain (the connection to ZooKeeper is
 suspended, the session expired, or the latch node was deleted), COMMAND gets
 SIGTERM, and SIGKILL after --grace; zkcurator then exits with status 79.
+As with 'zkcurator lock', the latch node is kept until COMMAND has exited,
+so the next leader's command does not start while this one's is stopping
+(unless the session expired: the server then deletes the node itself).
 Signals are handled as by 'zkcurator lock'.`,
 	positional:  1,
 	runsCommand: true,
@@ -60,7 +63,10 @@ const leaveTimeout = 2 * time.Second
 // session timeout (another participant that joined at the same moment may
 // lead instead).
 func lead(ctx context.Context, c *framework.Client, path, id string, wait optionalDuration) (hold, func(context.Context) error, error) {
-	latch, err := leader.NewLeaderLatch(c, path, id)
+	// The latch keeps its node after a term ends until Close, which comes
+	// once the command has exited: the next leader's command never starts
+	// while this one's is still stopping.
+	latch, err := leader.NewLeaderLatch(c, path, id, leader.WithManualStepDown())
 	if err != nil {
 		return hold{}, nil, err
 	}
