@@ -27,7 +27,7 @@ type holdFlags struct {
 // add adds the flags to fs; withData adds --data, for the subcommands whose
 // node data the user chooses.
 func (f *holdFlags) add(fs *flag.FlagSet, withData bool) {
-	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`; 0 tries once (default: wait for as long as it takes)")
+	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); 0 tries once, with 1s to connect (default: wait for as long as it takes)")
 	f.grace = 10 * time.Second
 	fs.Var(positiveDuration{&f.grace}, "grace", "after SIGTERM on a loss, SIGKILL the command if it still runs after this `duration`")
 	if withData {
@@ -44,9 +44,10 @@ func defaultData() string {
 	return fmt.Sprintf("zkcurator on %s pid %d", host, os.Getpid())
 }
 
-// acquirer takes a lock or lease on a connected client. It returns what was
-// taken and how to give it back, or a nil release when the wait elapsed.
-type acquirer func(ctx context.Context, c *framework.Client) (h hold, release func(context.Context) error, err error)
+// acquirer takes a lock or lease on a connected client, waiting at most
+// wait when --wait is set (0: one try). It returns what was taken and how
+// to give it back, or a nil release when the wait elapsed.
+type acquirer func(ctx context.Context, c *framework.Client, wait optionalDuration) (h hold, release func(context.Context) error, err error)
 
 // runUnder connects, takes what acquire takes, runs args under it and gives
 // it back. SIGINT, SIGTERM and SIGHUP while waiting cancel the wait; while
@@ -63,7 +64,8 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	defer func() { _ = log.Sync() }()
 
 	wctx, stopWatch := interruptible(ctx, sigs)
-	client, err := conn.dial(wctx, log)
+	w := f.newWaitBound(conn.connectTimeout)
+	client, err := conn.dialWithin(wctx, log, w.dial, w.flag)
 	if err != nil {
 		if sig := stopWatch(); sig != nil {
 			return fail(signalStatus(sig), "interrupted by %s while connecting to ZooKeeper", signalName(sig))
@@ -74,7 +76,9 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	defer func() { closeClient(client, closePatience, log) }()
 
 	log.Info("waiting for the " + what)
-	h, release, err := acquire(wctx, client)
+	actx, cancel := w.acquireContext(wctx)
+	h, release, err := acquire(actx, client, w.remaining())
+	cancel()
 	if sig := stopWatch(); sig != nil {
 		if release != nil {
 			giveBack(release, time.Second, what, log)
@@ -85,9 +89,12 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	switch {
 	case errors.As(err, &exit):
 		return err
-	case err != nil:
+	case err != nil && !w.elapsed(err):
 		return fail(exitUnavailable, "acquire the %s: %v", what, err)
-	case release == nil:
+	case release == nil || err != nil:
+		// Closing may wait on a connection that does not answer: the
+		// caller asked to be done within --wait.
+		closePatience = waitClosePatience
 		return fail(exitTimeout, "%s not acquired within %v", what, f.wait.d)
 	}
 	h.what = what

@@ -73,7 +73,7 @@ its own and signals go to the whole group.`,
 			case *write:
 				what = "write lock " + path
 			}
-			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
+			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client, wait optionalDuration) (hold, func(context.Context) error, error) {
 				m, err := newMutex(c, path, []byte(f.data), driver, *read, *write)
 				if err != nil {
 					return hold{}, nil, err
@@ -85,8 +85,8 @@ its own and signals go to the whole group.`,
 					m.MakeRevocable(func() { once.Do(func() { close(revoked) }) })
 				}
 				acquired := true
-				if f.wait.set {
-					acquired, err = m.TryAcquire(ctx, f.wait.d)
+				if wait.set {
+					acquired, err = m.TryAcquire(ctx, wait.d)
 				} else {
 					err = m.Acquire(ctx)
 				}
