@@ -35,6 +35,17 @@ func (f *holdFlags) add(fs *flag.FlagSet, withData bool) {
 	}
 }
 
+// revocableMark ends the default data of a holder that listens for
+// revocation (lock --revocable), so that 'zkcurator revoke' can tell.
+const revocableMark = ", revocable"
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // defaultData names this process in its node: host and pid.
 func defaultData() string {
 	host, err := os.Hostname()
@@ -89,6 +100,8 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	switch {
 	case errors.As(err, &exit):
 		return err
+	case refused(err):
+		return noPermission("acquire the "+what, err)
 	case err != nil && !w.elapsed(err):
 		return fail(exitUnavailable, "acquire the %s: %v", what, err)
 	case release == nil || err != nil:

@@ -40,7 +40,7 @@ its own and signals go to the whole group.`,
 		write := fs.Bool("write", false, "take the write lock of a read/write lock: it excludes readers and writers")
 		var ttl optionalDuration
 		fs.Var(&ttl, "ttl", "use persistent TTL nodes: the lock survives a lost session and frees itself this `duration` after zkcurator stops refreshing it (the server needs zookeeper.extendedTypesEnabled=true)")
-		revocable := fs.Bool("revocable", false, "stop the command (as on a loss) when another process asks for the lock with 'zkcurator revoke' or Curator's Revoker")
+		revocable := fs.Bool("revocable", false, "stop the command (as on a loss) when another process asks for the lock with 'zkcurator revoke' or Curator's Revoker; the default --data then ends in \", revocable\", which tells 'zkcurator revoke' so")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
 			path := args[0]
 			if err := checkPath("PATH", path); err != nil {
@@ -65,6 +65,10 @@ its own and signals go to the whole group.`,
 					return fail(exitUsage, "lock: bad --ttl %v: want a whole number of milliseconds above zero", ttl.d)
 				}
 				driver = d
+			}
+			if *revocable && !flagSet(fs, "data") {
+				// Tells 'zkcurator revoke' that this holder listens.
+				f.data += revocableMark
 			}
 			what := "lock " + path
 			switch {

@@ -76,6 +76,9 @@ func instanceFromFlags(name, address string, port, sslPort int, id, payload, pay
 		}
 		inst.ID = id
 	}
+	if sslPort < -1 || sslPort > 65535 {
+		return inst, fmt.Errorf("bad --ssl-port %d: want 0..65535", sslPort)
+	}
 	if sslPort >= 0 {
 		inst.SSLPort = &sslPort
 	}
