@@ -29,7 +29,10 @@ suspended, or the session expired), COMMAND gets SIGTERM, and SIGKILL after
 COMMAND when the lock is lost between its grant and COMMAND's start.
 SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the lock is
 released after it exits. Off a terminal COMMAND runs in a process group of
-its own and signals go to the whole group.`,
+its own and signals go to the whole group; as the foreground job of a
+terminal, COMMAND runs as a shell's job in the terminal's foreground, so
+that Ctrl-C reaches it once and a SIGINT sent to zkcurator is passed on
+(docs/cli.md).`,
 	positional:  1,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
