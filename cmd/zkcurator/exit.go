@@ -52,10 +52,10 @@ const statusTable = `Exit status:
          --leases, no command, or a revoke NODE that is not a contender
   69     cannot reach ZooKeeper within --connect-timeout (or --wait, when
          shorter; 1s for --wait 0), or it failed a request
-  77     ZooKeeper refused a request for want of authentication or
-         permission (the node's ACL): the message names the node
   70     an unexpected error, such as a failed write of zkcurator's output
   75     --wait elapsed before the lock or lease was granted
+  77     ZooKeeper refused a request for want of authentication or
+         permission (the node's ACL): the message names the node
   79     the lock or lease was lost (or revoked, with --revocable): before
          the command started (it did not run), or while it ran (it got
          SIGTERM, and SIGKILL after --grace)
