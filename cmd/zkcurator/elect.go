@@ -35,7 +35,7 @@ Signals are handled as by 'zkcurator lock'.`,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
 		f.add(fs, false)
-		fs.Lookup("wait").Usage = "give up (status 75) when not leading within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); 0 leads only if no one else takes part in the election now, with 1s to connect (default: wait for as long as it takes)"
+		fs.Lookup("wait").Usage = "give up (status 75) when not leading within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); connecting gets at least 1s; 0 leads only if no one else takes part in the election now (default: wait for as long as it takes)"
 		id := fs.String("id", "", "this participant's id, stored in its latch node (`NAME`, required)")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
 			path := args[0]

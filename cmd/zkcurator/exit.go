@@ -51,7 +51,7 @@ const statusTable = `Exit status:
   64     usage: bad flag, connect string, path ("/" included), duration or
          --leases, no command, or a revoke NODE that is not a contender
   69     cannot reach ZooKeeper within --connect-timeout (or --wait, when
-         shorter; 1s for --wait 0), or it failed a request
+         shorter, but at least 1s), or it failed a request
   70     an unexpected error, such as a failed write of zkcurator's output
   75     --wait elapsed before the lock or lease was granted
   77     ZooKeeper refused a request for want of authentication or

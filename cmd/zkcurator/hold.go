@@ -27,7 +27,7 @@ type holdFlags struct {
 // add adds the flags to fs; withData adds --data, for the subcommands whose
 // node data the user chooses.
 func (f *holdFlags) add(fs *flag.FlagSet, withData bool) {
-	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); 0 tries once, with 1s to connect (default: wait for as long as it takes)")
+	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); connecting gets at least 1s; 0 tries once (default: wait for as long as it takes)")
 	f.grace = 10 * time.Second
 	fs.Var(positiveDuration{&f.grace}, "grace", "after SIGTERM on a loss, SIGKILL the command if it still runs after this `duration`")
 	if withData {

@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// oneTry is how long --wait 0 (one try) may take to connect, and how long
-// a try at a lock, lease or leadership may take once the wait has elapsed.
+// oneTry is how long connecting may take however short --wait is (0: one
+// try), and how long a try at a lock, lease or leadership may take once
+// the wait has elapsed: a shorter wait would report a healthy but busy
+// ensemble as unreachable.
 const oneTry = time.Second
 
 // tryOverrun is how much longer than the rest of its wait an acquisition
@@ -28,7 +30,7 @@ type waitBound struct {
 }
 
 // newWaitBound starts the clock of --wait, if set. Connecting may take the
-// whole wait (one second for --wait 0), never more than connectTimeout.
+// whole wait, at least oneTry, never more than connectTimeout.
 func (f *holdFlags) newWaitBound(connectTimeout time.Duration) waitBound {
 	w := waitBound{dial: connectTimeout}
 	if !f.wait.set {
@@ -36,8 +38,8 @@ func (f *holdFlags) newWaitBound(connectTimeout time.Duration) waitBound {
 	}
 	w.set, w.deadline = true, time.Now().Add(f.wait.d)
 	limit, flag := f.wait.d, "--wait "+f.wait.d.String()
-	if limit == 0 {
-		limit, flag = oneTry, "--wait 0 (one try, "+oneTry.String()+" to connect)"
+	if limit < oneTry {
+		limit, flag = oneTry, flag+" ("+oneTry.String()+" to connect)"
 	}
 	if limit < connectTimeout {
 		w.dial, w.flag = limit, flag
