@@ -34,11 +34,7 @@ func newChild(args []string) (*exec.Cmd, error) {
 		return nil, cannotStart(args[0], err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// Off a terminal the command gets a process group of its own, so that a
-	// signal reaches everything it started (a shell script's children too).
-	// On a terminal it stays in zkcurator's group to keep reading the
-	// terminal, and the terminal's Ctrl-C reaches it directly.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !interactive()}
+	cmd.SysProcAttr = childAttr()
 	return cmd, nil
 }
 
@@ -104,6 +100,7 @@ func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal,
 		return cannotStart(cmd.Path, err)
 	}
 	log.Info("command started", zap.Int("pid", cmd.Process.Pid))
+	defer followStops(cmd)()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
@@ -124,7 +121,7 @@ func runChild(cmd *exec.Cmd, h hold, grace time.Duration, sigs <-chan os.Signal,
 		case <-revoked:
 			stopping, lost, revoked = "was revoked", nil, nil
 		case sig := <-sigs:
-			if sig == os.Interrupt && interactive() {
+			if sig == os.Interrupt && terminalSentIt(cmd) {
 				continue // the terminal sent it to the command as well
 			}
 			log.Info("passing a signal on to the command", zap.Stringer("signal", sig))

@@ -57,6 +57,13 @@ func (c goZKDebug) With(fields []zapcore.Field) zapcore.Core { return goZKDebug{
 // exitUnavailable error that says why (or ctx's error). The caller closes
 // the client with closeClient.
 func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Client, error) {
+	return c.dialWithin(ctx, log, c.connectTimeout, "")
+}
+
+// dialWithin is dial waiting at most timeout for the first session; the
+// error names the limit as flag ("--wait 2s"), or as --connect-timeout's
+// value when flag is "".
+func (c *connFlags) dialWithin(ctx context.Context, log *zap.Logger, timeout time.Duration, flag string) (*framework.Client, error) {
 	report := new(dialReport)
 	opts := []framework.Option{
 		framework.WithDialer(report.dialer(c.security.tls)),
@@ -84,7 +91,7 @@ func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Clien
 		closeClient(client, time.Second, log)
 		return nil, fail(exitUnavailable, "start the ZooKeeper client: %v", err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := client.BlockUntilConnected(wctx); err != nil {
 		// Nothing was created: do not wait for go-zookeeper's close.
@@ -93,9 +100,12 @@ func (c *connFlags) dial(ctx context.Context, log *zap.Logger) (*framework.Clien
 			return nil, ctx.Err()
 		}
 		msg := fmt.Sprintf("cannot reach ZooKeeper at %s", c.connect)
-		if errors.Is(err, context.DeadlineExceeded) {
-			msg += fmt.Sprintf(" within %v", c.connectTimeout)
-		} else {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && flag != "":
+			msg += " within " + flag
+		case errors.Is(err, context.DeadlineExceeded):
+			msg += fmt.Sprintf(" within %v", timeout)
+		default:
 			msg += fmt.Sprintf(": %v", err)
 		}
 		if why := report.String(); why != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"path"
 	"slices"
 	"strconv"
@@ -40,6 +39,11 @@ type contender struct {
 type contenders struct {
 	dir   string // where the nodes are: the path, or a semaphore's leases
 	nodes []contender
+	// recipe is true when the path looks like a recipe's that no one
+	// holds now: a semaphore, or a node whose children have all gone
+	// (a lock or election path after its last contender left; the server
+	// deletes such a container some time later).
+	recipe bool
 }
 
 // holders returns the contenders that hold.
@@ -69,24 +73,31 @@ func (cs contenders) find(p string) (contender, bool) {
 // A p that does not exist is an exitNotFound error; one with no contender
 // nodes has none.
 func readContenders(ctx context.Context, c *framework.Client, p string) (contenders, error) {
-	kids, err := children(ctx, c, p)
+	kids, st, err := childrenStat(ctx, c, p)
 	if err != nil {
 		return contenders{}, err
 	}
+	var cs contenders
 	switch {
 	case slices.Contains(kids, leasesName):
-		return readLeases(ctx, c, p)
+		cs, err = readLeases(ctx, c, p)
+		cs.recipe = true
+		return cs, err
 	case path.Base(p) == leasesName && path.Dir(p) != "/":
-		return readLeases(ctx, c, path.Dir(p))
+		cs, err = readLeases(ctx, c, path.Dir(p))
+		cs.recipe = true
+		return cs, err
 	}
 	if latches := locks.SortedContenders(kids, markLatch, locks.StandardFixForSorting); len(latches) > 0 {
-		cs, err := readNodes(ctx, c, p, latches)
+		cs, err = readNodes(ctx, c, p, latches)
 		if len(cs.nodes) > 0 {
 			cs.nodes[0].holds = true
 		}
-		return cs, err
+	} else {
+		cs, err = readLock(ctx, c, p, kids)
 	}
-	return readLock(ctx, c, p, kids)
+	cs.recipe = st.NumChildren == 0 && st.Cversion > 0
+	return cs, err
 }
 
 // lockKey is a FixForSorting for every lock's nodes at once: a read/write
@@ -112,10 +123,16 @@ func readLock(ctx context.Context, c *framework.Client, dir string, kids []strin
 	var holderStat *zk.Stat
 	if len(names) > 0 && names[0] == locks.UnfairHolderNodeName {
 		data, st, err := getData(ctx, c, framework.JoinPath(dir, names[0]))
-		if err != nil {
+		switch {
+		case exitCode(err) == exitNotFound:
+			// The holder released since the listing: no one holds
+			// through it, as for a contender's node that vanished.
+		case err != nil:
 			return contenders{}, err
+		default:
+			holder, holderStat = data, st
 		}
-		holder, holderStat, names = data, st, names[1:]
+		names = names[1:]
 	}
 	cs, err := readNodes(ctx, c, dir, names)
 	if err != nil {
@@ -198,26 +215,27 @@ func readNodes(ctx context.Context, c *framework.Client, dir string, names []str
 	return cs, nil
 }
 
-// children lists p's children; a missing p is an exitNotFound error.
+// children lists p's children; a missing p is an exitNotFound error, one
+// that p's ACL keeps from this client an exitNoPermission error.
 func children(ctx context.Context, c *framework.Client, p string) ([]string, error) {
-	kids, _, err := c.Children(ctx, p)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return nil, fail(exitNotFound, "no node %s", p)
-	case err != nil:
-		return nil, fail(exitUnavailable, "list %s: %v", p, err)
-	}
-	return kids, nil
+	kids, _, err := childrenStat(ctx, c, p)
+	return kids, err
 }
 
-// getData reads p; a missing p is an exitNotFound error.
+// childrenStat is children with p's stat.
+func childrenStat(ctx context.Context, c *framework.Client, p string) ([]string, *zk.Stat, error) {
+	kids, st, err := c.Children(ctx, p)
+	if err != nil {
+		return nil, nil, zkFail("list", p, err)
+	}
+	return kids, st, nil
+}
+
+// getData reads p; errors are as children's.
 func getData(ctx context.Context, c *framework.Client, p string) ([]byte, *zk.Stat, error) {
 	data, st, err := c.GetData(ctx, p)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return nil, nil, fail(exitNotFound, "no node %s", p)
-	case err != nil:
-		return nil, nil, fail(exitUnavailable, "read %s: %v", p, err)
+	if err != nil {
+		return nil, nil, zkFail("read", p, err)
 	}
 	return data, st, nil
 }

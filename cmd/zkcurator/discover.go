@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +49,10 @@ stderr.`,
 				return err
 			}
 			defer closeClient(c, 6*time.Second, log)
-			lines, err := readInstances(ctx, c, framework.JoinPath(*base, name), log)
+			lines, err := readInstances(ctx, c, framework.JoinPath(*base, name), os.Stderr, log)
+			if refused(err) {
+				return fail(exitNoPermission, "discover: %v: ZooKeeper refused it (not authenticated or not permitted by the node's ACL; %s)", err, aclHint)
+			}
 			if err != nil {
 				return fail(exitUnavailable, "discover: %v", err)
 			}
@@ -77,8 +81,9 @@ func checkServiceArgs(base, name string) error {
 }
 
 // readInstances reads the instance nodes under dir and returns their JSON,
-// each on one line, sorted by instance id (then node name).
-func readInstances(ctx context.Context, c *framework.Client, dir string, log *zap.Logger) ([][]byte, error) {
+// each on one line, sorted by instance id (then node name). A node that is
+// not an instance is skipped with a warning on warn, --verbose or not.
+func readInstances(ctx context.Context, c *framework.Client, dir string, warn io.Writer, log *zap.Logger) ([][]byte, error) {
 	kids, _, err := c.Children(ctx, dir)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
@@ -102,7 +107,8 @@ func readInstances(ctx context.Context, c *framework.Client, dir string, log *za
 		}
 		var inst discovery.ServiceInstance[json.RawMessage]
 		if err := inst.UnmarshalJSON(data); err != nil {
-			log.Warn("skipped a node that is not a service instance", zap.String("node", p), zap.Error(err))
+			fmt.Fprintf(warn, "zkcurator: warning: skipped %s: not a service instance (%s)\n", p, oneLine(err.Error()))
+			log.Debug("skipped a node that is not a service instance", zap.String("node", p), zap.Error(err))
 			continue
 		}
 		var line bytes.Buffer

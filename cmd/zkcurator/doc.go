@@ -20,9 +20,11 @@
 // The command gets ZKCURATOR_LOCK_NODE and ZKCURATOR_FENCING_TOKEN in its
 // environment. When holding is no longer certain (Lost), it gets SIGTERM,
 // and SIGKILL after --grace; zkcurator then exits with status 79. SIGINT,
-// SIGTERM and SIGHUP are passed on to it. Otherwise zkcurator exits with the
-// command's status; its own statuses (64 usage, 69 ZooKeeper unreachable,
-// 75 --wait elapsed, 79 lost, 126 and 127 as a shell's) are listed by
+// SIGTERM and SIGHUP are passed on to it; on a terminal it runs as the
+// foreground job, so that Ctrl-C reaches it once. Otherwise zkcurator exits
+// with the command's status; its own statuses (1 nothing there, 64 usage,
+// 69 ZooKeeper unreachable, 75 --wait elapsed, 77 refused by an ACL, 79
+// lost, 126 and 127 as a shell's) are listed by
 // 'zkcurator help exit-codes' and in docs/cli.md.
 //
 // Credentials come from --auth-file or ZK_AUTH (one scheme:credentials a

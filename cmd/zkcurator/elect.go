@@ -26,13 +26,16 @@ leader) in its environment.
 When leadership is no longer certain (the connection to ZooKeeper is
 suspended, the session expired, or the latch node was deleted), COMMAND gets
 SIGTERM, and SIGKILL after --grace; zkcurator then exits with status 79.
+As with 'zkcurator lock', the latch node is kept until COMMAND has exited,
+so the next leader's command does not start while this one's is stopping
+(unless the session expired: the server then deletes the node itself).
 Signals are handled as by 'zkcurator lock'.`,
 	positional:  1,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
 		f.add(fs, false)
-		fs.Lookup("wait").Usage = "give up (status 75) when not leading within this `duration`; 0 leads only if no one else takes part in the election now (default: wait for as long as it takes)"
+		fs.Lookup("wait").Usage = "give up (status 75) when not leading within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); connecting gets at least 1s; 0 leads only if no one else takes part in the election now (default: wait for as long as it takes)"
 		id := fs.String("id", "", "this participant's id, stored in its latch node (`NAME`, required)")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
 			path := args[0]
@@ -43,8 +46,8 @@ Signals are handled as by 'zkcurator lock'.`,
 				return fail(exitUsage, "elect: missing --id NAME (this participant's id)")
 			}
 			what := "leadership of " + path
-			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
-				return lead(ctx, c, path, *id, f.wait)
+			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client, wait optionalDuration) (hold, func(context.Context) error, error) {
+				return lead(ctx, c, path, *id, wait)
 			})
 		}
 	},
@@ -56,11 +59,13 @@ const leaveTimeout = 2 * time.Second
 // lead joins the election at path and waits for a term, at most wait when
 // it is set. It returns the term as a hold and Close as its release, or a
 // nil release when the wait elapsed. A wait of 0 is one try: it joins only
-// when no one else takes part, and gives up unless it leads within the
-// session timeout (another participant that joined at the same moment may
-// lead instead).
+// when no one else takes part, and gives up unless it leads within oneTry
+// (another participant that joined at the same moment may lead instead).
 func lead(ctx context.Context, c *framework.Client, path, id string, wait optionalDuration) (hold, func(context.Context) error, error) {
-	latch, err := leader.NewLeaderLatch(c, path, id)
+	// The latch keeps its node after a term ends until Close, which comes
+	// once the command has exited: the next leader's command never starts
+	// while this one's is still stopping.
+	latch, err := leader.NewLeaderLatch(c, path, id, leader.WithManualStepDown())
 	if err != nil {
 		return hold{}, nil, err
 	}
@@ -69,7 +74,7 @@ func lead(ctx context.Context, c *framework.Client, path, id string, wait option
 		if err != nil || len(others) > 0 {
 			return hold{}, nil, err
 		}
-		wait.d = c.SessionTimeout()
+		wait.d = oneTry
 	}
 	if err := latch.Start(); err != nil {
 		return hold{}, nil, err

@@ -11,7 +11,8 @@ import (
 const (
 	exitOK = 0
 	// exitNotFound: the PATH of participants or the NODE of revoke does not
-	// exist, or no one holds the lock path given to revoke.
+	// exist, or has no contenders; no one holds the lock path given to
+	// revoke, or its holder does not listen for revocation.
 	exitNotFound = 1
 	// exitUsage: bad flag, connect string, path, duration or lease count, no
 	// command, or a revoke NODE that is not a contender.
@@ -19,6 +20,9 @@ const (
 	// exitUnavailable: no session with ZooKeeper within --connect-timeout, or
 	// ZooKeeper failed a request (sysexits' EX_UNAVAILABLE).
 	exitUnavailable = 69
+	// exitNoPermission: ZooKeeper refused a request for want of
+	// authentication or permission (an ACL; sysexits' EX_NOPERM).
+	exitNoPermission = 77
 	// exitInternal: an error zkcurator did not expect, such as a failed write
 	// of its output (sysexits' EX_SOFTWARE).
 	exitInternal = 70
@@ -41,12 +45,17 @@ const statusTable = `Exit status:
   0-255  the command's own status when it ran and the lock stayed held
          (128+N when signal N killed it; 130 and 143 when zkcurator was
          interrupted by SIGINT or SIGTERM while it waited)
-  1      participants, revoke: no such node (revoke: or no one holds it)
+  1      participants, revoke: no such node, or no contenders at it
+         (revoke: or no one holds it, or its holder is a zkcurator not
+         started with --revocable)
   64     usage: bad flag, connect string, path ("/" included), duration or
          --leases, no command, or a revoke NODE that is not a contender
-  69     cannot reach ZooKeeper within --connect-timeout, or it failed a request
+  69     cannot reach ZooKeeper within --connect-timeout (or --wait, when
+         shorter, but at least 1s), or it failed a request
   70     an unexpected error, such as a failed write of zkcurator's output
   75     --wait elapsed before the lock or lease was granted
+  77     ZooKeeper refused a request for want of authentication or
+         permission (the node's ACL): the message names the node
   79     the lock or lease was lost (or revoked, with --revocable): before
          the command started (it did not run), or while it ran (it got
          SIGTERM, and SIGKILL after --grace)

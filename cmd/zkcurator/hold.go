@@ -27,12 +27,23 @@ type holdFlags struct {
 // add adds the flags to fs; withData adds --data, for the subcommands whose
 // node data the user chooses.
 func (f *holdFlags) add(fs *flag.FlagSet, withData bool) {
-	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`; 0 tries once (default: wait for as long as it takes)")
+	fs.Var(&f.wait, "wait", "give up (status 75) when not granted within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); connecting gets at least 1s; 0 tries once (default: wait for as long as it takes)")
 	f.grace = 10 * time.Second
 	fs.Var(positiveDuration{&f.grace}, "grace", "after SIGTERM on a loss, SIGKILL the command if it still runs after this `duration`")
 	if withData {
 		fs.StringVar(&f.data, "data", defaultData(), "data stored in this contender's node, shown by participants")
 	}
+}
+
+// revocableMark ends the default data of a holder that listens for
+// revocation (lock --revocable), so that 'zkcurator revoke' can tell.
+const revocableMark = ", revocable"
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // defaultData names this process in its node: host and pid.
@@ -44,9 +55,10 @@ func defaultData() string {
 	return fmt.Sprintf("zkcurator on %s pid %d", host, os.Getpid())
 }
 
-// acquirer takes a lock or lease on a connected client. It returns what was
-// taken and how to give it back, or a nil release when the wait elapsed.
-type acquirer func(ctx context.Context, c *framework.Client) (h hold, release func(context.Context) error, err error)
+// acquirer takes a lock or lease on a connected client, waiting at most
+// wait when --wait is set (0: one try). It returns what was taken and how
+// to give it back, or a nil release when the wait elapsed.
+type acquirer func(ctx context.Context, c *framework.Client, wait optionalDuration) (h hold, release func(context.Context) error, err error)
 
 // runUnder connects, takes what acquire takes, runs args under it and gives
 // it back. SIGINT, SIGTERM and SIGHUP while waiting cancel the wait; while
@@ -63,7 +75,8 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	defer func() { _ = log.Sync() }()
 
 	wctx, stopWatch := interruptible(ctx, sigs)
-	client, err := conn.dial(wctx, log)
+	w := f.newWaitBound(conn.connectTimeout)
+	client, err := conn.dialWithin(wctx, log, w.dial, w.flag)
 	if err != nil {
 		if sig := stopWatch(); sig != nil {
 			return fail(signalStatus(sig), "interrupted by %s while connecting to ZooKeeper", signalName(sig))
@@ -74,7 +87,9 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	defer func() { closeClient(client, closePatience, log) }()
 
 	log.Info("waiting for the " + what)
-	h, release, err := acquire(wctx, client)
+	actx, cancel := w.acquireContext(wctx)
+	h, release, err := acquire(actx, client, w.remaining())
+	cancel()
 	if sig := stopWatch(); sig != nil {
 		if release != nil {
 			giveBack(release, time.Second, what, log)
@@ -85,9 +100,14 @@ func runUnder(ctx context.Context, conn *connFlags, f *holdFlags, what string, a
 	switch {
 	case errors.As(err, &exit):
 		return err
-	case err != nil:
+	case refused(err):
+		return noPermission("acquire the "+what, err)
+	case err != nil && !w.elapsed(err):
 		return fail(exitUnavailable, "acquire the %s: %v", what, err)
-	case release == nil:
+	case release == nil || err != nil:
+		// Closing may wait on a connection that does not answer: the
+		// caller asked to be done within --wait.
+		closePatience = waitClosePatience
 		return fail(exitTimeout, "%s not acquired within %v", what, f.wait.d)
 	}
 	h.what = what

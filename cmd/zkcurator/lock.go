@@ -29,7 +29,10 @@ suspended, or the session expired), COMMAND gets SIGTERM, and SIGKILL after
 COMMAND when the lock is lost between its grant and COMMAND's start.
 SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the lock is
 released after it exits. Off a terminal COMMAND runs in a process group of
-its own and signals go to the whole group.`,
+its own and signals go to the whole group; as the foreground job of a
+terminal, COMMAND runs as a shell's job in the terminal's foreground, so
+that Ctrl-C reaches it once and a SIGINT sent to zkcurator is passed on
+(docs/cli.md).`,
 	positional:  1,
 	runsCommand: true,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
@@ -40,7 +43,7 @@ its own and signals go to the whole group.`,
 		write := fs.Bool("write", false, "take the write lock of a read/write lock: it excludes readers and writers")
 		var ttl optionalDuration
 		fs.Var(&ttl, "ttl", "use persistent TTL nodes: the lock survives a lost session and frees itself this `duration` after zkcurator stops refreshing it (the server needs zookeeper.extendedTypesEnabled=true)")
-		revocable := fs.Bool("revocable", false, "stop the command (as on a loss) when another process asks for the lock with 'zkcurator revoke' or Curator's Revoker")
+		revocable := fs.Bool("revocable", false, "stop the command (as on a loss) when another process asks for the lock with 'zkcurator revoke' or Curator's Revoker; the default --data then ends in \", revocable\", which tells 'zkcurator revoke' so")
 		return func(ctx context.Context, _ io.Writer, args []string) error {
 			path := args[0]
 			if err := checkPath("PATH", path); err != nil {
@@ -66,6 +69,10 @@ its own and signals go to the whole group.`,
 				}
 				driver = d
 			}
+			if *revocable && !flagSet(fs, "data") {
+				// Tells 'zkcurator revoke' that this holder listens.
+				f.data += revocableMark
+			}
 			what := "lock " + path
 			switch {
 			case *read:
@@ -73,7 +80,7 @@ its own and signals go to the whole group.`,
 			case *write:
 				what = "write lock " + path
 			}
-			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
+			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client, wait optionalDuration) (hold, func(context.Context) error, error) {
 				m, err := newMutex(c, path, []byte(f.data), driver, *read, *write)
 				if err != nil {
 					return hold{}, nil, err
@@ -85,8 +92,8 @@ its own and signals go to the whole group.`,
 					m.MakeRevocable(func() { once.Do(func() { close(revoked) }) })
 				}
 				acquired := true
-				if f.wait.set {
-					acquired, err = m.TryAcquire(ctx, f.wait.d)
+				if wait.set {
+					acquired, err = m.TryAcquire(ctx, wait.d)
 				} else {
 					err = m.Acquire(ctx)
 				}

@@ -72,7 +72,8 @@ func dispatch(ctx context.Context, args []string, stdout io.Writer) error {
 				return nil
 			}
 			if c := lookup(args[1]); c != nil {
-				printCommandUsage(stdout, c, newFlagSet(c, new(connFlags)))
+				fs, _ := commandFlags(c, new(connFlags))
+				printCommandUsage(stdout, c, fs)
 				return nil
 			}
 			return fail(exitUsage, "unknown subcommand %q (run 'zkcurator -h')", args[1])
@@ -99,8 +100,7 @@ func lookup(name string) *command {
 // runCommand parses a subcommand's flags and arguments and runs it.
 func runCommand(ctx context.Context, c *command, args []string, stdout io.Writer) error {
 	conn := new(connFlags)
-	fs := newFlagSet(c, conn)
-	body := c.setup(fs, conn)
+	fs, body := commandFlags(c, conn)
 	pos, rest, err := parseArgs(fs, args, c.positional)
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandUsage(stdout, c, fs)
@@ -122,6 +122,14 @@ func runCommand(ctx context.Context, c *command, args []string, stdout io.Writer
 		return fail(exitUsage, "%s: %v", c.name, err)
 	}
 	return body(ctx, stdout, append(pos, rest...))
+}
+
+// commandFlags returns c's flag set, the connection flags and its own, and
+// the function that runs c once it is parsed. '<cmd> -h' and 'help <cmd>'
+// both print this one set.
+func commandFlags(c *command, conn *connFlags) (*flag.FlagSet, func(context.Context, io.Writer, []string) error) {
+	fs := newFlagSet(c, conn)
+	return fs, c.setup(fs, conn)
 }
 
 // parseArgs parses flags before, between and after n positional arguments and
@@ -170,9 +178,12 @@ Subcommands:
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, `
-Run 'zkcurator SUBCOMMAND -h' for its flags. Every subcommand takes
---connect (default $ZK_CONNECT), --session-timeout, --connect-timeout,
---namespace, --auth-file FILE (default $ZK_AUTH), --auth and --verbose.
+Run 'zkcurator SUBCOMMAND -h' or 'zkcurator help SUBCOMMAND' for its
+flags. Every subcommand takes --connect (default $ZK_CONNECT),
+--session-timeout, --connect-timeout, --namespace, --auth-file FILE
+(default $ZK_AUTH), --auth, the TLS flags --tls-ca, --tls-cert, --tls-key
+(default $ZK_TLS_CA, $ZK_TLS_CERT, $ZK_TLS_KEY) and --tls-server-name, the
+ACL flag --acl open|creator|x509 (for the nodes it creates), and --verbose.
 
 %s
 `, exitCodesHelp)

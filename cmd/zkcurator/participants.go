@@ -25,8 +25,11 @@ holds the semaphore's own lock waits for its lease), or a leader election
 leads). The unfair driver's bookkeeping node is not listed; the contender it
 names holds. For each node it prints its path, the session that owns it (as
 ZooKeeper logs print it; "-" for a TTL lock's), the fencing token its holder
-gets (czxid) and the data its contender stored. A PATH that does not exist
-exits with status 1.`,
+gets (czxid) and the data its contender stored. A PATH that does not exist,
+or has no contenders (no one holds or waits for it now, or it is not a
+lock, semaphore or election path), prints no table, says so on stderr and
+exits with status 1. A PATH whose ACL refuses this client exits with
+status 77.`,
 	positional: 1,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		return func(ctx context.Context, out io.Writer, args []string) error {
@@ -46,9 +49,24 @@ exits with status 1.`,
 				return err
 			}
 			log.Info("listed participants", zap.String("path", cs.dir), zap.Int("nodes", len(cs.nodes)))
-			return printContenders(out, cs)
+			if len(cs.nodes) == 0 {
+				return noContenders("participants", path, cs)
+			}
+			if err := printContenders(out, cs); err != nil {
+				return fail(exitInternal, "participants: write: %v", err)
+			}
+			return nil
 		}
 	},
+}
+
+// noContenders is the exitNotFound error for a path with no contender
+// nodes, saying whether it is a recipe's path that no one holds now.
+func noContenders(cmd, p string, cs contenders) error {
+	if cs.recipe {
+		return fail(exitNotFound, "%s: no one holds or waits for %s now", cmd, p)
+	}
+	return fail(exitNotFound, "%s: %s has no contenders: no one holds or waits for it now, or it is not a lock, semaphore or election path", cmd, p)
 }
 
 // printContenders prints one row per contender under a header.

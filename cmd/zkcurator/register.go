@@ -34,7 +34,7 @@ Jackson's "@class". Signals are handled as by 'zkcurator lock'.`,
 	setup: func(fs *flag.FlagSet, conn *connFlags) func(context.Context, io.Writer, []string) error {
 		var f holdFlags
 		f.add(fs, false)
-		fs.Lookup("wait").Usage = "give up (status 75) when the registration is not made within this `duration` (default: wait for as long as it takes)"
+		fs.Lookup("wait").Usage = "give up (status 75) when the registration is not made within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then) (default: wait for as long as it takes)"
 		base := fs.String("base", defaultBase, "the discovery base `path` the services live under")
 		address := fs.String("address", "", "the instance's `HOST` address (required)")
 		port := fs.Int("port", -1, "the instance's port `N` (required)")
@@ -54,8 +54,8 @@ Jackson's "@class". Signals are handled as by 'zkcurator lock'.`,
 				return fail(exitUsage, "register: %v", err)
 			}
 			what := "registration of " + name + "/" + inst.ID
-			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
-				return registerInstance(ctx, c, *base, inst, f.wait)
+			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client, wait optionalDuration) (hold, func(context.Context) error, error) {
+				return registerInstance(ctx, c, *base, inst, wait)
 			})
 		}
 	},
@@ -75,6 +75,9 @@ func instanceFromFlags(name, address string, port, sslPort int, id, payload, pay
 			return inst, fmt.Errorf("bad --id %q: an instance id is one node name", id)
 		}
 		inst.ID = id
+	}
+	if sslPort < -1 || sslPort > 65535 {
+		return inst, fmt.Errorf("bad --ssl-port %d: want 0..65535", sslPort)
 	}
 	if sslPort >= 0 {
 		inst.SSLPort = &sslPort

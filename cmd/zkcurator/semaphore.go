@@ -39,14 +39,14 @@ Signals and a lost lease are handled as by 'zkcurator lock'.`,
 				return fail(exitUsage, "semaphore: missing --leases N (the most leases at once, at least 1)")
 			}
 			what := "lease of semaphore " + path
-			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client) (hold, func(context.Context) error, error) {
+			return runUnder(ctx, conn, &f, what, args[1:], func(ctx context.Context, c *framework.Client, wait optionalDuration) (hold, func(context.Context) error, error) {
 				sem, err := locks.NewInterProcessSemaphoreV2(c, path, leases, locks.WithLeaseData([]byte(f.data)))
 				if err != nil {
 					return hold{}, nil, err
 				}
 				var lease *locks.Lease
-				if f.wait.set {
-					got, err := sem.TryAcquire(ctx, 1, f.wait.d)
+				if wait.set {
+					got, err := sem.TryAcquire(ctx, 1, wait.d)
 					if err != nil || len(got) == 0 {
 						return hold{}, nil, err
 					}

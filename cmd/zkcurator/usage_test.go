@@ -94,7 +94,7 @@ func TestHelp(t *testing.T) {
 	if code := p.wait(t); code != 0 {
 		t.Errorf("zkcurator help exit-codes exited with %d, want 0", code)
 	}
-	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitLost, exitCannotRun, exitCommandNotFound} {
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitNoPermission, exitLost, exitCannotRun, exitCommandNotFound} {
 		if row := fmt.Sprintf("\n  %d ", code); !strings.Contains(p.stdout.String(), row) {
 			t.Errorf("zkcurator help exit-codes has no row for %d:\n%s", code, p.stdout.String())
 		}
@@ -108,7 +108,7 @@ func TestDocsListStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitLost, exitCannotRun, exitCommandNotFound} {
+	for _, code := range []int{exitNotFound, exitUsage, exitUnavailable, exitInternal, exitTimeout, exitNoPermission, exitLost, exitCannotRun, exitCommandNotFound} {
 		if row := fmt.Sprintf("\n| %d |", code); !strings.Contains(string(readme), row) {
 			t.Errorf("docs/cli.md has no exit status row %q", strings.TrimSpace(row))
 		}

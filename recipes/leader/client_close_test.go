@@ -80,7 +80,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 }
 
 // A leading selector whose client is closed under it cancels its
-// function's context, does not queue again (AutoRequeue notwithstanding)
+// function's context, does not queue again (WithAutoRequeue notwithstanding)
 // and stops its goroutines before the selector is closed; Close then
 // returns at once.
 func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
@@ -95,7 +95,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 		<-ctx.Done()
 		returned <- struct{}{}
 		return nil
-	}, leader.AutoRequeue())
+	}, leader.WithAutoRequeue())
 	must(t, s.Start())
 	var term leader.Term
 	select {

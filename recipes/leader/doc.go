@@ -49,13 +49,23 @@
 // does not lead again through the same node after a suspension: the term
 // ends, the node is deleted, and the latch queues again behind the others.
 //
+// A term's end gives the latch's node up at once, so the next participant
+// may lead while this one's work is still stopping. When that work cannot
+// stop the moment the term's context is cancelled, WithManualStepDown keeps
+// the node (and the latch from queueing again) until StepDown says the work
+// has stopped: no one else leads meanwhile, unless the session that owns
+// the node ends (a pause past the session timeout), which no client can
+// prevent. 'zkcurator elect' works this way.
+//
 // # LeaderSelector
 //
 // A selector runs a function while it leads. Leadership is a
 // locks.InterProcessMutex on the path whose "lock-" nodes hold the ids, as
 // in Curator; the function gets the term's context (built on the mutex's
 // Lost channel plus a watch on the lock node) and leadership is given up
-// when it returns. With AutoRequeue the selector queues again each time;
+// when it returns, not before: the lock node stays until the function has
+// returned, so the next participant never leads while it runs (unless the
+// session ends). With WithAutoRequeue the selector queues again each time;
 // otherwise Requeue asks for another turn.
 //
 // Participants and Leader read the ids from the nodes, so they list Java

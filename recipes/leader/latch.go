@@ -31,12 +31,20 @@ const (
 type LatchOption func(*latchConfig)
 
 type latchConfig struct {
-	mode CloseMode
+	mode           CloseMode
+	manualStepDown bool
 }
 
 // WithCloseMode sets what Close reports on the Leadership channel: one of
 // CloseSilent (the default) and CloseNotifyLeader.
 func WithCloseMode(m CloseMode) LatchOption { return func(c *latchConfig) { c.mode = m } }
+
+// WithManualStepDown makes the latch keep its node when a term ends, and not
+// queue again, until StepDown says that the term's work has stopped (or the
+// latch is closed). No other participant leads meanwhile, unless the
+// session that owns the node ends. Use it when the work of a term cannot
+// stop the moment its context is cancelled.
+func WithManualStepDown() LatchOption { return func(c *latchConfig) { c.manualStepDown = true } }
 
 type lifecycle int
 
@@ -57,6 +65,7 @@ type LeaderLatch struct {
 	path   string
 	id     string
 	mode   CloseMode
+	manual bool // WithManualStepDown
 	met    *termMetrics
 
 	mu            sync.Mutex
@@ -64,6 +73,7 @@ type LeaderLatch struct {
 	node          string // our latch node, "" when none
 	owner         int64  // the session that owns node
 	term          *term  // the current term, nil when not leading
+	last          *term  // the latest term, ended or not, for StepDown
 	changed       chan struct{}
 	changes       chan Term
 	changesClosed bool
@@ -97,6 +107,7 @@ func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) (
 		path:    path,
 		id:      id,
 		mode:    cfg.mode,
+		manual:  cfg.manualStepDown,
 		changed: make(chan struct{}),
 		changes: make(chan Term, 1),
 		wake:    make(chan struct{}, 1),
@@ -241,6 +252,26 @@ func (l *LeaderLatch) Close(ctx context.Context) error {
 		return fmt.Errorf("leader: close latch %q: delete %s: %w", l.path, node, err)
 	}
 	return nil
+}
+
+// StepDown ends term t if it is still live (with ErrTermEnded) and tells
+// the latch that t's work has stopped: the latch gives up t's node and
+// queues again with a new one. Under WithManualStepDown this is what lets a
+// latch whose term ended leave its node; without it, a term's end gives the
+// node up at once and StepDown only ends a live term. StepDown of a term
+// that is not the latch's latest does nothing.
+func (l *LeaderLatch) StepDown(t Term) {
+	l.mu.Lock()
+	last := l.last
+	if last == nil || last.Node != t.Node || last.Token != t.Token || !t.Leader {
+		l.mu.Unlock()
+		return
+	}
+	if l.term == last {
+		l.endTermLocked(ErrTermEnded, true)
+	}
+	l.mu.Unlock()
+	last.stepDown()
 }
 
 // onState ends the term at once when the connection enters an error state

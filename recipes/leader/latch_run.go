@@ -135,7 +135,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 		return nil
 	}
 	t := newTerm(node, owner, stat.Czxid, l.met)
-	l.term = t
+	l.term, l.last = t, t
 	// onState takes l.mu too: a state change either shows here or finds the term.
 	switch s := l.client.State(); {
 	case l.client.ErrorPolicy().IsErrorState(s):
@@ -148,6 +148,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 	}
 	l.mu.Unlock()
 	if !t.live() {
+		// The term never began: no work to wait for.
 		l.dropNode(ctx, node, "leadership was not certain")
 		return nil
 	}
@@ -168,6 +169,15 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 			return nil // Close ends the term and deletes the node
 		}
 		break
+	}
+	if l.manual {
+		// Keep the node, so that no one else leads, until the term's work
+		// has stopped; Close deletes it if that comes first.
+		select {
+		case <-t.stepped:
+		case <-ctx.Done():
+			return nil
+		}
 	}
 	l.dropNode(ctx, node, "its term ended")
 	return nil

@@ -29,7 +29,7 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 			terms <- term
 			<-ctx.Done()
 			return nil
-		}, leader.AutoRequeue())
+		}, leader.WithAutoRequeue())
 	must(t, s.Start())
 	defer s.Close(ctx)
 	latchTerm := await(t, l, 10*time.Second)

@@ -23,9 +23,14 @@ type selectorConfig struct {
 	autoRequeue bool
 }
 
-// AutoRequeue makes the selector queue again each time its function
+// WithAutoRequeue makes the selector queue again each time its function
 // returns, as Curator's LeaderSelector.autoRequeue.
-func AutoRequeue() SelectorOption { return func(c *selectorConfig) { c.autoRequeue = true } }
+func WithAutoRequeue() SelectorOption { return func(c *selectorConfig) { c.autoRequeue = true } }
+
+// AutoRequeue is WithAutoRequeue.
+//
+// Deprecated: use WithAutoRequeue, named as every other option.
+func AutoRequeue() SelectorOption { return WithAutoRequeue() }
 
 // LeaderSelector runs a function while this participant leads, with
 // Curator's LeaderSelector protocol: leadership is an InterProcessMutex on

@@ -27,7 +27,7 @@ func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
 		terms <- term
 		<-ctx.Done()
 		return nil
-	}, leader.AutoRequeue())
+	}, leader.WithAutoRequeue())
 	must(t, s.Start())
 	defer s.Close(ctx)
 	var term leader.Term

@@ -62,7 +62,7 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 	var g termLog
 	var sels []*leader.LeaderSelector
 	for _, id := range []string{"a", "b", "c"} {
-		s := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.AutoRequeue())
+		s := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.WithAutoRequeue())
 		must(t, s.Start())
 		sels = append(sels, s)
 	}
@@ -97,7 +97,7 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 	}
 }
 
-// Without AutoRequeue the function runs once; Requeue asks for another turn.
+// Without WithAutoRequeue the function runs once; Requeue asks for another turn.
 func TestSelectorRunsOncePerRequeue(t *testing.T) {
 	srv := sharedServer(t)
 	ctx := testCtx(t)

@@ -56,13 +56,16 @@ type term struct {
 	began  time.Time
 	met    *termMetrics
 	ended  sync.Once
+
+	stepped     chan struct{} // closed by stepDown: the term's work has stopped
+	steppedOnce sync.Once
 }
 
 // newTerm begins a term through node, owned by session owner, with token.
 func newTerm(node string, owner, token int64, met *termMetrics) *term {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	met.begin()
-	return &term{Term: Term{Leader: true, Token: token, Node: node, ctx: ctx}, owner: owner, cancel: cancel, began: time.Now(), met: met}
+	return &term{Term: Term{Leader: true, Token: token, Node: node, ctx: ctx}, owner: owner, cancel: cancel, began: time.Now(), met: met, stepped: make(chan struct{})}
 }
 
 // live reports whether the term has not ended.
@@ -80,6 +83,9 @@ func (t *term) end(cause error) {
 	t.cancel(cause)
 	t.ended.Do(func() { t.met.end(t.began) })
 }
+
+// stepDown records that the term's work has stopped.
+func (t *term) stepDown() { t.steppedOnce.Do(func() { close(t.stepped) }) }
 
 // lost is the cause of a term that ended because leadership was no longer
 // certain, for the reason why.

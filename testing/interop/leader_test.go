@@ -219,7 +219,7 @@ func TestLeaderSelectorAcrossLanguages(t *testing.T) {
 			case <-ctx.Done():
 			}
 			return nil
-		}, leader.AutoRequeue())
+		}, leader.WithAutoRequeue())
 	leaderMust(t, err)
 	leaderMust(t, gs.Start())
 	defer gs.Close(context.Background())
