@@ -48,6 +48,7 @@ const (
 	codeBadArguments   int32 = -8
 	codeNoNode         int32 = -101
 	codeNoAuth         int32 = -102
+	codeAuthFailed     int32 = -115
 	codeSessionExpired int32 = -112
 	codeSessionMoved   int32 = -118
 	codeNoWatcher      int32 = -121
@@ -85,6 +86,8 @@ func codeError(code int32) error {
 		return zk.ErrNoNode
 	case codeNoAuth:
 		return zk.ErrNoAuth
+	case codeAuthFailed:
+		return zk.ErrAuthFailed
 	case codeSessionExpired:
 		return zk.ErrSessionExpired
 	case codeSessionMoved:
