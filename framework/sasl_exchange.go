@@ -70,15 +70,15 @@ func (k *core) authenticateSASL(ctx context.Context, g *gozk.Gate, l *gozk.Link)
 	if err := a.failure(); err != nil {
 		return err
 	}
-	err := saslExchange(ctx, l, a.cfg.mechanism())
+	refused, err := saslExchange(ctx, l, a.cfg.mechanism())
 	if err == nil {
 		k.log.Debug("SASL authenticated", zap.String("mechanism", a.cfg.mech), zap.String("user", a.cfg.user))
 		return nil
 	}
-	if !errors.Is(err, ErrSASLAuthFailed) {
+	if !refused {
 		return err
 	}
-	err = fmt.Errorf("%w: %s as user %q: %w", ErrSASLAuthFailed, a.cfg.mech, a.cfg.user, errors.Unwrap(err))
+	err = fmt.Errorf("%w: %s as user %q: %w", ErrSASLAuthFailed, a.cfg.mech, a.cfg.user, err)
 	a.once.Do(func() {
 		a.err = err
 		g.Retire() // no connection of this client tries the credentials again
@@ -89,34 +89,34 @@ func (k *core) authenticateSASL(ctx context.Context, g *gozk.Gate, l *gozk.Link)
 	return err
 }
 
-// saslExchange sends m's tokens on l until m is done. The server's refusal,
-// or a token m cannot accept, is an error matching ErrSASLAuthFailed;
-// anything else is the connection's or ctx's.
-func saslExchange(ctx context.Context, l *gozk.Link, m sasl.Mechanism) error {
+// saslExchange sends m's tokens on l until m is done. refused reports an
+// error that is the server's refusal or a token m cannot accept; any other
+// error is the connection's or ctx's.
+func saslExchange(ctx context.Context, l *gozk.Link, m sasl.Mechanism) (refused bool, err error) {
 	tok, err := m.Start()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrSASLAuthFailed, err)
+		return true, err
 	}
 	for range maxSASLRounds {
 		r, err := l.Do(ctx, opSASL, juteBuffer(tok))
 		switch {
 		case errors.Is(err, zk.ErrAuthFailed):
-			return fmt.Errorf("%w: %w: the server refused the credentials (unknown user or wrong password)", ErrSASLAuthFailed, err)
+			return true, fmt.Errorf("the server refused the credentials (unknown user or wrong password): %w", err)
 		case err != nil:
-			return err
+			return false, err
 		}
 		challenge, ok := readJuteBuffer(r.Body)
 		if !ok {
-			return fmt.Errorf("%w: %w: a malformed SetSASLResponse", ErrSASLAuthFailed, sasl.ErrChallenge)
+			return true, fmt.Errorf("a malformed SetSASLResponse: %w", sasl.ErrChallenge)
 		}
 		if tok, err = m.Step(challenge); err != nil {
-			return fmt.Errorf("%w: %w", ErrSASLAuthFailed, err)
+			return true, err
 		}
 		if m.Done() {
-			return nil
+			return false, nil
 		}
 	}
-	return fmt.Errorf("%w: %w: more than %d rounds", ErrSASLAuthFailed, sasl.ErrChallenge, maxSASLRounds)
+	return true, fmt.Errorf("more than %d rounds: %w", maxSASLRounds, sasl.ErrChallenge)
 }
 
 // juteBuffer encodes b as a jute buffer: its length, then its bytes.
