@@ -102,6 +102,8 @@ func saslExchange(ctx context.Context, l *gozk.Link, m sasl.Mechanism) (refused 
 		switch {
 		case errors.Is(err, zk.ErrAuthFailed):
 			return true, fmt.Errorf("the server refused the credentials (unknown user or wrong password): %w", err)
+		case errors.Is(err, gozk.ErrSASLRequired):
+			return true, fmt.Errorf("the server refused the credentials (unknown user or wrong password) and requires SASL: %w: %w", zk.ErrAuthFailed, err)
 		case err != nil:
 			return false, err
 		}
