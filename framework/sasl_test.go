@@ -145,6 +145,9 @@ func TestSASLWrongPasswordFails(t *testing.T) {
 			}
 			noPassword(t, "BlockUntilConnected's error", err.Error())
 			noPassword(t, "Exists's error", opErr.Error())
+			if !strings.Contains(log.String(), "SASL authentication failed") {
+				t.Errorf("the refusal is not in the client's log")
+			}
 			noPassword(t, "the client's log", log.String())
 		})
 	}
