@@ -70,7 +70,8 @@ func noPassword(t *testing.T, what, s string) {
 
 // TestSASLDigestCreatorOnlyNode: a client authenticated as alice creates a
 // node only sasl:alice may use and reads it; bob and an unauthenticated
-// client are refused on it; no password is in a log line.
+// client are refused on it; the auth scheme names sasl:alice; no password
+// is in a log line.
 func TestSASLDigestCreatorOnlyNode(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers))
 	var log saslLog
@@ -83,6 +84,13 @@ func TestSASLDigestCreatorOnlyNode(t *testing.T) {
 	}
 	if data, _, err := alice.GetData(ctx, path); err != nil || string(data) != "hers" {
 		t.Fatalf("GetData as alice = %q, %v", data, err)
+	}
+	// The auth scheme (CreatorAllACLProvider's) names the SASL user.
+	if _, err := alice.Create(ctx, path+"-auth", nil, framework.WithACL(zk.AuthACL(zk.PermAll)...)); err != nil {
+		t.Fatalf("Create with the auth scheme as alice: %v", err)
+	}
+	if acl, _, err := alice.GetACL(ctx, path+"-auth"); err != nil || len(acl) != 1 || acl[0].Scheme != "sasl" || acl[0].ID != "alice" {
+		t.Errorf("ACL of a node created with the auth scheme = %v, %v; want sasl:alice", acl, err)
 	}
 	bob := newClient(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("bob", saslBobPassword)))
 	if _, _, err := bob.GetData(ctx, path); !errors.Is(err, zk.ErrNoAuth) {
