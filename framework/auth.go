@@ -30,8 +30,8 @@ func isConnectionError(err error) bool {
 }
 
 // checkAuthScheme refuses schemes WithAuth cannot send: an empty one, SASL
-// (go-zookeeper v1.0.4 has no SASL handshake) and x509 (the identity comes
-// from the TLS client certificate, WithTLS).
+// (an exchange of its own, WithSASL) and x509 (the identity comes from the
+// TLS client certificate, WithTLS).
 func checkAuthScheme(scheme string) error {
 	switch strings.ToLower(scheme) {
 	case "":

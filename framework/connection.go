@@ -330,7 +330,11 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 			return nil, ErrClosed
 		case !started:
 			return nil, ErrNotStarted
-		case ready:
+		}
+		if err := k.cfg.sasl.failure(); err != nil {
+			return nil, err
+		}
+		if ready {
 			return conn, nil
 		}
 		if began.IsZero() {
@@ -347,6 +351,7 @@ func (k *core) waitReady(ctx context.Context, timeout time.Duration, background 
 			return nil, k.notConnected(time.Since(began), ctx.Err())
 		case <-closing:
 			return nil, ErrClosed
+		case <-k.cfg.sasl.failedCh():
 		case <-expired:
 			return nil, k.notConnected(timeout, zk.ErrConnectionClosed)
 		}

@@ -29,10 +29,11 @@ var (
 	// ended it matches ctx's error.
 	ErrNotConnected = errors.New("framework: not connected")
 
-	// ErrSASLUnsupported reports a request for SASL (Kerberos) authentication,
-	// which go-zookeeper v1.0.4 cannot do: use digest (WithAuth) or x509 (WithTLS
-	// with a client certificate).
-	ErrSASLUnsupported = errors.New("framework: SASL (Kerberos) authentication is not supported by go-zookeeper v1.0.4; use digest (WithAuth) or x509 (WithTLS with a client certificate)")
+	// ErrSASLUnsupported reports a SASL scheme passed to WithAuth: SASL is
+	// set with WithSASL (DIGEST-MD5), and Kerberos (GSSAPI) is not supported
+	// yet; digest (WithAuth) and x509 (WithTLS with a client certificate)
+	// work too.
+	ErrSASLUnsupported = errors.New("framework: SASL is not a WithAuth scheme; use WithSASL(SASLDigest(...)) (Kerberos is not supported yet), digest (WithAuth) or x509 (WithTLS with a client certificate)")
 
 	// ErrTTLNotEnabled reports a TTL create (PersistentWithTTL or
 	// PersistentSequentialWithTTL) on a server that does not allow TTL nodes. The

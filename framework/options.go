@@ -51,6 +51,7 @@ type config struct {
 	simulatedPercent  int
 	metrics           Metrics
 	compression       CompressionProvider
+	sasl              *saslAuth // set by WithSASL
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -87,9 +88,9 @@ func WithACLProvider(p ACLProvider) Option {
 
 // WithAuth adds authentication (for example scheme "digest", auth "user:password")
 // that the client sends on every new connection before any operation, including after
-// the session is replaced. It may be given more than once. SASL (Kerberos) is not
-// possible with go-zookeeper v1.0.4 and is refused with ErrSASLUnsupported; the x509
-// identity comes from WithTLS's client certificate, not from here.
+// the session is replaced. It may be given more than once. SASL is set with WithSASL;
+// a SASL scheme here is refused with ErrSASLUnsupported; the x509 identity comes
+// from WithTLS's client certificate, not from here.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) {
 		c.auth = append(c.auth, authInfo{scheme: scheme, auth: append([]byte(nil), auth...)})
@@ -174,6 +175,12 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 	}
 	if err := checkACLProvider(cfg.aclProvider); err != nil {
 		return config{}, err
+	}
+	if cfg.sasl != nil {
+		if err := cfg.sasl.cfg.validate(); err != nil {
+			return config{}, err
+		}
+		cfg.sasl.init()
 	}
 	if cfg.tlsSet && cfg.tls == nil {
 		return config{}, invalidArg("TLS config is nil")

@@ -53,13 +53,19 @@ func newWatchRegistry(k *core) *watchRegistry {
 }
 
 // newGate returns the Gate of a new connection generation, whose
-// connections set the watches again and report notifications to r.
+// connections authenticate by SASL (WithSASL), then set the watches again,
+// and report notifications to r.
 func (r *watchRegistry) newGate() *gozk.Gate {
 	var g *gozk.Gate
 	g = gozk.NewGateHooks(gozk.Hooks{
-		Exchange: func(ctx context.Context, l *gozk.Link) error { return r.restore(ctx, g, l) },
-		Notify:   func(n gozk.Notification) { r.notify(g, n) },
-		OneShot:  func(b *gozk.Behind, path string) { r.oneShotSet(g, b, path) },
+		Exchange: func(ctx context.Context, l *gozk.Link) error {
+			if err := r.k.authenticateSASL(ctx, g, l); err != nil {
+				return err
+			}
+			return r.restore(ctx, g, l)
+		},
+		Notify:  func(n gozk.Notification) { r.notify(g, n) },
+		OneShot: func(b *gozk.Behind, path string) { r.oneShotSet(g, b, path) },
 	})
 	r.mu.Lock()
 	r.gate = g

@@ -40,6 +40,7 @@ type instance struct {
 	peers   []ports // the ports this member lists for each member, indexed by id-1 (its own, proxies to the others); nil for a standalone server
 
 	keyStore string // the PEM key store of a server started WithTLS
+	jaasFile string // the JAAS file of a server started WithSASLDigest
 }
 
 // zooCfg renders zoo.cfg.
@@ -88,6 +89,7 @@ func (in instance) jvmArgs(classPath, configPath string) []string {
 	if in.cfg.extendedTypes {
 		args = append(args, "-Dzookeeper.extendedTypesEnabled=true")
 	}
+	args = append(args, in.saslArgs()...)
 	if in.peers != nil {
 		args = append(args,
 			// Fail at once on a taken election port (the start is then retried

@@ -20,7 +20,8 @@ type serverConfig struct {
 	extendedTypes          bool
 	containerCheckInterval time.Duration
 	logOutput              io.Writer
-	tls                    *serverTLS // set by WithTLS
+	tls                    *serverTLS  // set by WithTLS
+	sasl                   *serverSASL // set by WithSASLDigest, WithSASLRequired
 }
 
 func newServerConfig(opts []ServerOption) (serverConfig, error) {
@@ -36,6 +37,9 @@ func newServerConfig(opts []ServerOption) (serverConfig, error) {
 	}
 	if cfg.containerCheckInterval < time.Millisecond || cfg.containerCheckInterval%time.Millisecond != 0 {
 		return cfg, fmt.Errorf("zktest: container check interval %v: must be a whole number of milliseconds, at least 1ms", cfg.containerCheckInterval)
+	}
+	if err := cfg.sasl.validate(); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.tls.validate()
 }

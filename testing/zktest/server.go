@@ -253,6 +253,9 @@ func (s *Server) launchLocked() error {
 	if err := s.prepareTLSLocked(); err != nil {
 		return err
 	}
+	if err := s.prepareSASLLocked(); err != nil {
+		return err
+	}
 	cfgPath := filepath.Join(s.dir, "zoo.cfg")
 	if err := os.WriteFile(cfgPath, []byte(s.inst.zooCfg()), 0o644); err != nil {
 		return fmt.Errorf("zktest: %w", err)

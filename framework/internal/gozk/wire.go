@@ -48,9 +48,11 @@ const (
 	codeBadArguments   int32 = -8
 	codeNoNode         int32 = -101
 	codeNoAuth         int32 = -102
+	codeAuthFailed     int32 = -115
 	codeSessionExpired int32 = -112
 	codeSessionMoved   int32 = -118
 	codeNoWatcher      int32 = -121
+	codeRequiresSASL   int32 = -124 // SESSIONCLOSEDREQUIRESASLAUTH
 )
 
 var (
@@ -64,6 +66,11 @@ var (
 	// ErrNoWatcher is the server's answer to removeWatches for a watch the
 	// connection does not hold.
 	ErrNoWatcher = errors.New("zk: no such watcher")
+	// ErrSASLRequired is the answer of a server that requires SASL
+	// (zookeeper.sessionRequireClientSASLAuth) to a request of a session
+	// that did not authenticate, or whose authentication failed; the server
+	// closes the connection after it.
+	ErrSASLRequired = errors.New("zk: the server requires SASL authentication of the session")
 )
 
 // codeError returns the error of a reply's error code, nil for none: the
@@ -85,12 +92,16 @@ func codeError(code int32) error {
 		return zk.ErrNoNode
 	case codeNoAuth:
 		return zk.ErrNoAuth
+	case codeAuthFailed:
+		return zk.ErrAuthFailed
 	case codeSessionExpired:
 		return zk.ErrSessionExpired
 	case codeSessionMoved:
 		return zk.ErrSessionMoved
 	case codeNoWatcher:
 		return ErrNoWatcher
+	case codeRequiresSASL:
+		return ErrSASLRequired
 	}
 	return fmt.Errorf("%w: server error code %d", zk.ErrUnknown, code)
 }

@@ -1,0 +1,96 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/framework/internal/gozk"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// TestSASLReauthenticates: a SASL client authenticates again on every new
+// connection, so that its creator-only node stays readable after a
+// reconnect within the session, a session expiry (the proxy paused past the
+// session timeout) and a server restart.
+func TestSASLReauthenticates(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers))
+	p := zktest.StartProxy(t, srv.Addr())
+	var log saslLog
+	defer func() {
+		if t.Failed() {
+			t.Log(log.String())
+		}
+	}()
+	// Two entries: go-zookeeper reconnects at once to the second, where it
+	// would wait a second before trying its only one again.
+	c, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithLogger(log.logger()), framework.WithSASL(framework.SASLDigest("alice", saslAlicePassword)))
+	ctx := testCtx(t)
+	path := "/sasl-reauth"
+	if _, err := c.Create(ctx, path, []byte("hers"), framework.WithACL(creatorOnly("alice")...)); err != nil {
+		t.Fatal(err)
+	}
+	readable := func(after string) {
+		t.Helper()
+		if data, _, err := c.GetData(ctx, path); err != nil || string(data) != "hers" {
+			t.Fatalf("GetData after %s = %q, %v; want the node's data", after, data, err)
+		}
+	}
+
+	p.Sever()
+	r.await(t, C, S, R)
+	readable("a reconnect within the session")
+
+	sid := c.SessionID()
+	p.Pause()
+	r.await(t, C, S, R, S, L)
+	p.Resume()
+	r.await(t, C, S, R, S, L, R)
+	if c.SessionID() == sid {
+		t.Fatal("the session was not replaced")
+	}
+	readable("a session expiry")
+
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	readable("a server restart")
+}
+
+// TestSASLRequiredServer: on a server that requires SASL, a SASL client is
+// served, an unauthenticated client is refused every request, and a wrong
+// password is ErrSASLAuthFailed (matching zk.ErrAuthFailed) as on any
+// server.
+func TestSASLRequiredServer(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers), zktest.WithSASLRequired())
+	ctx := testCtx(t)
+	alice := newClient(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("alice", saslAlicePassword)))
+	if _, err := alice.Create(ctx, "/sasl-required", []byte("x")); err != nil {
+		t.Fatalf("Create as alice: %v", err)
+	}
+
+	anon := newUnstartedClient(t, srv.Addr())
+	if err := anon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, testConnectionTimeout)
+	defer cancel()
+	if _, err := anon.Exists(short, "/sasl-required"); err == nil {
+		t.Fatal("an unauthenticated client was served by a server that requires SASL")
+	}
+
+	wrong := newUnstartedClient(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("alice", saslWrongPassword)))
+	if err := wrong.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bctx, bcancel := context.WithTimeout(ctx, testConnectionTimeout)
+	defer bcancel()
+	err := wrong.BlockUntilConnected(bctx)
+	if !errors.Is(err, framework.ErrSASLAuthFailed) || !errors.Is(err, zk.ErrAuthFailed) || !errors.Is(err, gozk.ErrSASLRequired) {
+		t.Fatalf("BlockUntilConnected with a wrong password = %v; want ErrSASLAuthFailed and zk.ErrAuthFailed", err)
+	}
+	noPassword(t, "the error", err.Error())
+}
