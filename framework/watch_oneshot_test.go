@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -92,4 +93,59 @@ func TestWatchKeepsOneShotWatch(t *testing.T) {
 	if n := watchers(t, srv, path); n != 0 {
 		t.Fatalf("sessions watching %s after both fired = %d, want 0", path, n)
 	}
+}
+
+// A one-shot data watch of go-zookeeper's on the path of a recursive watch
+// turns the server's recursive watch there into a one-shot one (ZooKeeper
+// 3.6 to 3.8) until the client sets it again right behind: a change of a
+// descendant in between is not sent. In each round a descendant changes
+// while go-zookeeper sets its watch: the change is reported, or a reset
+// says that it may be missing. A marker created after the round ends it.
+func TestWatchRecursiveMissesNothingBesideOneShotWatches(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	child := root + "/child"
+	if _, err := c.Create(ctx, child, nil, framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	w := addWatch(t, c, root, framework.WatchPersistentRecursive)
+	const rounds = 200
+	missed, resets := 0, 0
+	for round := range rounds {
+		written := make(chan error, 1)
+		go func() {
+			_, err := other.SetData(ctx, child, []byte{byte(round)}, -1)
+			written <- err
+		}()
+		if _, _, _, err := c.GetDataW(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-written; err != nil {
+			t.Fatal(err)
+		}
+		// A request behind: the watch set again behind GetDataW is in place.
+		if _, err := c.Exists(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+		marker := fmt.Sprintf("%s/m%d", root, round)
+		if _, err := other.Create(ctx, marker, nil); err != nil {
+			t.Fatal(err)
+		}
+		reported, reset := false, false
+		for ev := nextEvent(t, w); ev != created(marker); ev = nextEvent(t, w) {
+			reported = reported || ev == changed(child)
+			reset = reset || ev.Reset
+		}
+		if reset {
+			resets++
+		}
+		if !reported && !reset {
+			missed++
+			t.Errorf("round %d: the change of %s was not reported, and no reset came", round, child)
+		}
+	}
+	t.Logf("%d rounds: %d changes missed without a reset, %d rounds with a reset", rounds, missed, resets)
 }
