@@ -24,7 +24,10 @@ import (
 // semaphore: a watch whose last handle has gone is skipped, and its removal
 // is written after this. A notification between the two requests may have
 // used up a watch the one-shot watch had turned into a one-shot one: then
-// the handles get a reset.
+// the handles get a reset. A recursive watch turned one-shot on its path
+// sends nothing for its descendants' changes: its handles get a reset when
+// the server applied any change between the two requests (their replies'
+// zxids differ).
 func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 	type again struct {
 		e    *watchEntry
@@ -42,11 +45,11 @@ func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 	r.mu.Unlock()
 	for _, a := range todo {
 		e, key := a.e, a.e.key
-		b.Send(opAddWatch, gozk.PathRequest(key.path, addWatchMode(key.mode)), func(_ gozk.Reply, err error) {
+		b.Send(opAddWatch, gozk.PathRequest(key.path, addWatchMode(key.mode)), func(rep gozk.Reply, err error) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch {
-			case err == nil && e.events != a.seen:
+			case err == nil && (e.events != a.seen || key.mode == WatchPersistentRecursive && b.Changed(rep)):
 				for h := range e.handles {
 					h.push(WatchEvent{Reset: true})
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // oneShot waits for a one-shot watch's event.
@@ -148,4 +149,27 @@ func TestWatchRecursiveMissesNothingBesideOneShotWatches(t *testing.T) {
 		}
 	}
 	t.Logf("%d rounds: %d changes missed without a reset, %d rounds with a reset", rounds, missed, resets)
+}
+
+// While nothing changes on the server, the one-shot watches set on the path
+// of a recursive watch bring no reset: the server recorded no change
+// between go-zookeeper's request and the watch set again behind it.
+func TestWatchRecursiveNoResetBesideOneShotWatchesWhenNothingChanges(t *testing.T) {
+	srv := zktest.StartServer(t) // no other test's writes
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := "/quiet"
+	if _, err := c.Create(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	w := addWatch(t, c, root, framework.WatchPersistentRecursive)
+	for range 20 {
+		if _, _, _, err := c.GetDataW(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Create(ctx, root+"/end", nil); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, w, created(root+"/end"))
 }

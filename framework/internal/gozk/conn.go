@@ -52,6 +52,12 @@ type conn struct {
 	wmu       sync.Mutex   // one whole request at a time
 	zkWriteBy atomic.Int64 // go-zookeeper's write deadline (UnixNano, 0 for none)
 
+	// The requests of ours behind a request of go-zookeeper's, by its xid,
+	// until its reply is read (its zxid is recorded in them).
+	bmu     sync.Mutex
+	behind  map[int32]*Behind
+	nBehind atomic.Int32
+
 	// Reads of the connect response (go-zookeeper's handshake, on its own
 	// goroutine, before the receive loop starts).
 	handshake    []byte // the length prefix and the response, as far as read
@@ -149,21 +155,51 @@ func (c *conn) writeZK(p []byte, paths []string) (int, error) {
 		by = time.Unix(0, ns)
 	}
 	c.Conn.SetWriteDeadline(by)
-	n, err := c.Conn.Write(p)
-	l := c.link.Load()
-	if err != nil || len(paths) == 0 || l == nil {
-		return n, err
-	}
-	b := &Behind{l: l}
-	for _, path := range paths {
-		c.gate.hooks.OneShot(b, path)
-	}
-	if len(b.frames) > 0 {
-		if _, err := c.Conn.Write(b.frames); err != nil {
-			c.Close() // go-zookeeper's frame went out whole; ours may not have
+	var b *Behind
+	if l := c.link.Load(); l != nil && len(paths) > 0 {
+		b = &Behind{l: l}
+		for _, path := range paths {
+			c.gate.hooks.OneShot(b, path)
+		}
+		if len(b.frames) > 0 {
+			c.awaitReply(int32(binary.BigEndian.Uint32(p[4:8])), b)
 		}
 	}
+	n, err := c.Conn.Write(p)
+	if err != nil || b == nil || len(b.frames) == 0 {
+		return n, err
+	}
+	if _, err := c.Conn.Write(b.frames); err != nil {
+		c.Close() // go-zookeeper's frame went out whole; ours may not have
+	}
 	return n, err
+}
+
+// awaitReply records b as behind go-zookeeper's request xid, for the zxid
+// of its reply.
+func (c *conn) awaitReply(xid int32, b *Behind) {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if c.behind == nil {
+		c.behind = make(map[int32]*Behind)
+	}
+	c.behind[xid] = b
+	c.nBehind.Add(1)
+}
+
+// replied records the zxid of the reply to go-zookeeper's request xid in
+// the Behind that waits for it, if any.
+func (c *conn) replied(xid int32, zxid int64) {
+	if c.nBehind.Load() == 0 {
+		return
+	}
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if b, ok := c.behind[xid]; ok {
+		delete(c.behind, xid)
+		c.nBehind.Add(-1)
+		b.zkZxid, b.zkReplied = zxid, true
+	}
 }
 
 // Behind queues requests of ours to go out right behind a request of
@@ -171,7 +207,20 @@ func (c *conn) writeZK(p []byte, paths []string) (int, error) {
 type Behind struct {
 	l      *Link
 	frames []byte
+
+	// Set on the goroutine that reads the connection when go-zookeeper's
+	// reply is read, before the replies to ours behind it.
+	zkZxid    int64
+	zkReplied bool
 }
+
+// Changed reports whether the server may have applied a change between
+// go-zookeeper's request and ours that got reply r: the two replies record
+// different zxids, or go-zookeeper's reply was not seen. ZooKeeper applies
+// no write while it serves a read, and serves a connection's requests in
+// order, so equal zxids mean none came between. Call it from the request's
+// done.
+func (b *Behind) Changed(r Reply) bool { return !b.zkReplied || b.zkZxid != r.Zxid }
 
 // Send is Link.Send, the request written right behind go-zookeeper's.
 func (b *Behind) Send(op int32, body []byte, done func(Reply, error)) {
@@ -264,6 +313,9 @@ func (c *conn) readMessage() error {
 			return err
 		}
 		c.open = true
+	}
+	if xid >= 0 {
+		c.replied(xid, zxid)
 	}
 	c.ahead, c.rest = hdr, rest
 	return nil
