@@ -173,3 +173,46 @@ func TestWatchRecursiveNoResetBesideOneShotWatchesWhenNothingChanges(t *testing.
 	}
 	expectEvents(t, w, created(root+"/end"))
 }
+
+// A persistent watch's Close racing go-zookeeper's one-shot watch on the
+// same path never takes the one-shot watch with it: it fires on the next
+// change.
+func TestWatchCloseRacingOneShotWatchKeepsIt(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, err := c.Create(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 50 {
+		w, err := c.AddWatch(ctx, path, framework.WatchPersistent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- w.Close(ctx) }()
+		_, _, ch, err := c.GetDataW(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetData(ctx, path, []byte{byte(round)}, -1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case ev := <-ch:
+			if ev.Type != zk.EventNodeDataChanged {
+				t.Fatalf("round %d: one-shot watch: %+v", round, ev)
+			}
+		case <-time.After(testWait):
+			t.Fatalf("round %d: the one-shot watch set while the persistent watch was removed never fired", round)
+		}
+	}
+	if n := watchers(t, srv, path); n != 0 {
+		t.Fatalf("sessions watching %s = %d, want 0", path, n)
+	}
+}
