@@ -298,3 +298,43 @@ func TestWatchCloseRacingAddWatch(t *testing.T) {
 		t.Fatalf("sessions watching %s = %d, want 0", path, n)
 	}
 }
+
+// Behind a chroot and a namespace, events are relative to each handle's
+// view; two views' recursive watches on "/" are two watches, and a change
+// outside a view's namespace reaches only the view that holds it.
+func TestWatchPathsBehindChrootAndNamespace(t *testing.T) {
+	srv := sharedServer(t)
+	raw := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	if _, err := raw.Create(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv.ConnectString()+root, framework.WithNamespace("app"))
+	if _, err := raw.Create(ctx, root+"/app", nil); err != nil {
+		t.Fatal(err)
+	}
+	inApp := addWatch(t, c, "/", framework.WatchPersistentRecursive)
+	inChroot := addWatch(t, c.UsingNamespace(""), "/", framework.WatchPersistentRecursive)
+	if _, err := raw.Create(ctx, root+"/app/x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Delete(ctx, root+"/app/x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Create(ctx, root+"/outside", nil); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, inApp, created("/x"), deleted("/x"))
+	expectEvents(t, inChroot, created("/app/x"), deleted("/app/x"), created("/outside"))
+	if _, err := raw.Create(ctx, root+"/app/end", nil); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, inApp, created("/end")) // and not /outside
+	if n := watchers(t, srv, root); n != 1 {
+		t.Fatalf("sessions watching %s = %d, want 1", root, n)
+	}
+	if inApp.Path() != "/" || inChroot.Path() != "/" {
+		t.Fatalf("Path() = %q, %q, want /", inApp.Path(), inChroot.Path())
+	}
+}
