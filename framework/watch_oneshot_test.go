@@ -216,3 +216,43 @@ func TestWatchCloseRacingOneShotWatchKeepsIt(t *testing.T) {
 		t.Fatalf("sessions watching %s = %d, want 0", path, n)
 	}
 }
+
+// One-shot watches of go-zookeeper's (as caches and locks set them) on the
+// descendants of a recursive watch leave it whole: every change under it is
+// reported, with no reset, while they are set.
+func TestWatchRecursiveBesideOneShotWatchesOnDescendants(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	child, sibling := root+"/child", root+"/sibling"
+	for _, p := range []string{child, sibling} {
+		if _, err := c.Create(ctx, p, nil, framework.CreatingParentsIfNeeded()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := addWatch(t, c, root, framework.WatchPersistentRecursive)
+	const rounds = 50
+	for round := range rounds {
+		written := make(chan error, 1)
+		go func() {
+			_, err := other.SetData(ctx, sibling, []byte{byte(round)}, -1)
+			written <- err
+		}()
+		if _, _, _, err := c.GetDataW(ctx, child); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := c.ChildrenW(ctx, child); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-written; err != nil {
+			t.Fatal(err)
+		}
+		expectEvents(t, w, changed(sibling))
+	}
+	if _, err := other.SetData(ctx, child, []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, w, changed(child))
+}
