@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -255,4 +256,30 @@ func TestWatchRecursiveBesideOneShotWatchesOnDescendants(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectEvents(t, w, changed(child))
+}
+
+// A one-shot watch go-zookeeper asked for on a missing node, which the
+// server did not set (getData and getChildren set none there), is not set
+// by the persistent watch's Close either: no watch is left on the server.
+func TestWatchCloseSetsNoOneShotWatchTheServerRefused(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, _, _, err := c.GetDataW(ctx, path); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("GetDataW of a missing node = %v, want ErrNoNode", err)
+	}
+	if _, _, _, err := c.ChildrenW(ctx, path); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("ChildrenW of a missing node = %v, want ErrNoNode", err)
+	}
+	w, err := c.AddWatch(ctx, path, framework.WatchPersistent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := watchers(t, srv, path); n != 0 {
+		t.Fatalf("sessions watching %s after Close = %d, want 0", path, n)
+	}
 }
