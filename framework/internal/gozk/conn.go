@@ -81,6 +81,7 @@ func (c *conn) Close() error {
 	c.close.Do(func() {
 		close(c.closed)
 		c.gate.untrack(c)
+		c.gate.dropAsked(c)
 		if l := c.link.Load(); l != nil {
 			l.end()
 		}
@@ -129,9 +130,9 @@ func (c *conn) Write(p []byte) (int, error) {
 			c.report()
 		})
 	}
-	path, kind, watch := watchRequest(p)
+	path, kind, op, watch := watchRequest(p)
 	if watch {
-		c.gate.noteOneShot(path, kind)
+		c.gate.noteOneShot(c, int32(binary.BigEndian.Uint32(p[4:8])), path, kind, op)
 	}
 	var paths []string
 	switch {
@@ -316,6 +317,7 @@ func (c *conn) readMessage() error {
 	}
 	if xid >= 0 {
 		c.replied(xid, zxid)
+		c.gate.oneShotReplied(xid, int32(binary.BigEndian.Uint32(hdr[16:20])))
 	}
 	c.ahead, c.rest = hdr, rest
 	return nil

@@ -62,6 +62,7 @@ type Gate struct {
 	// The one-shot watches go-zookeeper holds, by path (oneshot.go), in
 	// session.
 	oneShot        map[string]uint8
+	oneShotAsked   map[int32]oneShotRequest // by go-zookeeper's xid, until the reply
 	oneShotSession int64
 }
 
