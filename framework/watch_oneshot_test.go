@@ -283,3 +283,57 @@ func TestWatchCloseSetsNoOneShotWatchTheServerRefused(t *testing.T) {
 		t.Fatalf("sessions watching %s after Close = %d, want 0", path, n)
 	}
 }
+
+// A persistent watch's Close while the notification that fires
+// go-zookeeper's one-shot watch on its path is on its way (the reply to
+// the first removeWatches has left the server, which then applies a
+// change) leaves no watch on the server: the one-shot watch it would set
+// again has fired.
+func TestWatchCloseWhileOneShotWatchFiresLeavesNoWatch(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, err := c.Create(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, ch, err := c.GetDataW(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := addWatch(t, c, path, framework.WatchPersistent)
+	replied := make(chan struct{}, 1)
+	removeXid, armed := int32(0), false
+	p.Trace(func(f zktest.Frame) {
+		switch {
+		case !f.FromServer && f.Op == zktest.Op(18) && !armed:
+			removeXid, armed = f.Xid, true
+		case f.FromServer && armed && f.Xid == removeXid:
+			select {
+			case replied <- struct{}{}:
+			default:
+			}
+		}
+	})
+	p.SetLatency(100 * time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close(ctx) }()
+	select {
+	case <-replied:
+	case <-time.After(testWait):
+		t.Fatal("no reply to removeWatches")
+	}
+	if _, err := other.SetData(ctx, path, []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	oneShot(t, ch, zk.EventNodeDataChanged)
+	p.Trace(nil)
+	if n := watchers(t, srv, path); n != 0 {
+		t.Fatalf("sessions watching %s after Close = %d, want 0", path, n)
+	}
+}
