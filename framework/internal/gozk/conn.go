@@ -230,6 +230,25 @@ func (b *Behind) Send(op int32, body []byte, done func(Reply, error)) {
 	}
 }
 
+// Batch calls fn with the connection held, then writes the requests fn
+// sent through b together: no request of go-zookeeper's goes between them,
+// and every one-shot watch go-zookeeper asked for before them is in what
+// fn reads of Link.OneShot. fn must not block.
+func (l *Link) Batch(fn func(b *Behind)) {
+	c := l.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b := &Behind{l: l}
+	fn(b)
+	if len(b.frames) == 0 {
+		return
+	}
+	c.Conn.SetWriteDeadline(time.Now().Add(l.timeout * 2 / 3))
+	if _, err := c.Conn.Write(b.frames); err != nil {
+		c.Close() // a partial frame would garble the stream: the connection ends
+	}
+}
+
 // writeOwn writes a request of ours whole, within timeout.
 func (c *conn) writeOwn(frame []byte, timeout time.Duration) error {
 	c.wmu.Lock()
