@@ -338,3 +338,62 @@ func TestWatchPathsBehindChrootAndNamespace(t *testing.T) {
 		t.Fatalf("Path() = %q, %q, want /", inApp.Path(), inChroot.Path())
 	}
 }
+
+// A persistent and a recursive watch on one path work side by side, in
+// either order, and each stays whole when the other is closed (ZooKeeper
+// before 3.9 holds one mode per connection, path and list).
+func TestWatchBothModesOnOnePath(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	for _, recursiveFirst := range []bool{true, false} {
+		root := fmt.Sprintf("%s-%v", testRoot(t), recursiveFirst)
+		if _, err := other.Create(ctx, root, nil); err != nil {
+			t.Fatal(err)
+		}
+		var one, tree *framework.PersistentWatch
+		if recursiveFirst {
+			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
+			one = addWatch(t, c, root, framework.WatchPersistent)
+		} else {
+			one = addWatch(t, c, root, framework.WatchPersistent)
+			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
+		}
+		if _, err := other.Create(ctx, root+"/a", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetData(ctx, root, []byte("1"), -1); err != nil {
+			t.Fatal(err)
+		}
+		expectEvents(t, tree, created(root+"/a"), changed(root))
+		expectEvents(t, one, childrenChanged(root), changed(root))
+		// Close one, then the other keeps reporting.
+		closing, staying := one, tree
+		if !recursiveFirst {
+			closing, staying = tree, one
+		}
+		if err := closing.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Create(ctx, root+"/b", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetData(ctx, root, []byte("2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		if staying == tree {
+			nextChange(t, tree, created(root+"/b"))
+			nextChange(t, tree, changed(root))
+		} else {
+			nextChange(t, one, childrenChanged(root))
+			nextChange(t, one, changed(root))
+		}
+		if err := staying.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := watchers(t, srv, root); n != 0 {
+			t.Fatalf("sessions watching %s after both Close = %d, want 0", root, n)
+		}
+	}
+}
