@@ -62,9 +62,9 @@ func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 }
 
 // removeWatchBefore39 removes the watch of key on a server older than 3.9
-// (one that cannot read the persistent watcher types): the lists the mode
-// uses are emptied for path (data and children for a persistent watch,
-// data for a recursive one), and the one-shot watches go-zookeeper holds
+// (one that cannot read the persistent watcher types): the data and
+// children lists are emptied for path (those servers set a recursive
+// watch in both, too), and the one-shot watches go-zookeeper holds
 // there are set again right behind, in the same write, so that the server
 // handles them in that order and no watch request of go-zookeeper's comes
 // between unseen. A one-shot watch whose notification was on its way meanwhile
@@ -72,9 +72,6 @@ func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 // for it again.
 func removeWatchBefore39(l *gozk.Link, key watchKey) error {
 	typ, want := gozk.WatcherAny, gozk.OneShotData|gozk.OneShotChild
-	if key.mode == WatchPersistentRecursive {
-		typ, want = gozk.WatcherData, gozk.OneShotData
-	}
 	removed := make(chan error, 1)
 	var kinds uint8
 	var rearmed []chan error
