@@ -255,3 +255,35 @@ func TestWatchLostRemoveWatchesReply(t *testing.T) {
 		t.Fatalf("sessions watching %s = %d, want 0", path, n)
 	}
 }
+
+// The last Close of a recursive watch leaves nothing of it on the server:
+// no notification comes after it, not even of a deletion (ZooKeeper 3.6 to
+// 3.8 keep a recursive watch in the children list too, which "wchp" does
+// not show).
+func TestWatchRecursiveCloseLeavesNoNotification(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	w := addWatch(t, c, root, framework.WatchPersistentRecursive)
+	if _, err := other.Create(ctx, root+"/x", nil, framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, w, created(root), created(root+"/x"))
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.ResetCounts()
+	if err := other.Delete(ctx, root, framework.DeletingChildrenIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	// A request behind: a notification sent before its reply has passed the proxy.
+	if _, err := c.Exists(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.NotificationCount(); n != 0 {
+		t.Fatalf("%d notifications after the recursive watch's Close, want 0", n)
+	}
+}

@@ -24,7 +24,10 @@ import (
 // semaphore: a watch whose last handle has gone is skipped, and its removal
 // is written after this. A notification between the two requests may have
 // used up a watch the one-shot watch had turned into a one-shot one: then
-// the handles get a reset.
+// the handles get a reset. A recursive watch turned one-shot on its path
+// sends nothing for its descendants' changes: its handles get a reset when
+// the server applied any change between the two requests (their replies'
+// zxids differ).
 func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 	type again struct {
 		e    *watchEntry
@@ -42,11 +45,11 @@ func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 	r.mu.Unlock()
 	for _, a := range todo {
 		e, key := a.e, a.e.key
-		b.Send(opAddWatch, gozk.PathRequest(key.path, addWatchMode(key.mode)), func(_ gozk.Reply, err error) {
+		b.Send(opAddWatch, gozk.PathRequest(key.path, addWatchMode(key.mode)), func(rep gozk.Reply, err error) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			switch {
-			case err == nil && e.events != a.seen:
+			case err == nil && (e.events != a.seen || key.mode == WatchPersistentRecursive && b.Changed(rep)):
 				for h := range e.handles {
 					h.push(WatchEvent{Reset: true})
 				}
@@ -59,33 +62,64 @@ func (r *watchRegistry) oneShotSet(g *gozk.Gate, b *gozk.Behind, path string) {
 }
 
 // removeWatchBefore39 removes the watch of key on a server older than 3.9
-// (one that cannot read the persistent watcher types): the lists the mode
-// uses are emptied for path (data and children for a persistent watch,
-// data for a recursive one), and the one-shot watches go-zookeeper holds
-// there are set again right behind, in the same pipeline, so that the server
-// handles them in that order.
+// (one that cannot read the persistent watcher types): the data and
+// children lists are emptied for path (those servers set a recursive
+// watch in both, too), and the one-shot watches go-zookeeper holds
+// there are set again right behind, in the same write, so that the server
+// handles them in that order and no watch request of go-zookeeper's comes
+// between unseen. A one-shot watch whose notification was on its way meanwhile
+// was set again for no one: it is removed after, unless go-zookeeper asked
+// for it again.
 func removeWatchBefore39(l *gozk.Link, key watchKey) error {
-	typ, kinds := gozk.WatcherAny, gozk.OneShotData|gozk.OneShotChild
-	if key.mode == WatchPersistentRecursive {
-		typ, kinds = gozk.WatcherData, gozk.OneShotData
-	}
-	kinds &= l.OneShot(key.path)
+	typ, want := gozk.WatcherAny, gozk.OneShotData|gozk.OneShotChild
 	removed := make(chan error, 1)
-	l.Send(gozk.OpRemoveWatches, gozk.PathRequest(key.path, typ), func(_ gozk.Reply, err error) { removed <- err })
+	var kinds uint8
 	var rearmed []chan error
-	for _, kind := range []uint8{gozk.OneShotData, gozk.OneShotChild} {
-		if kinds&kind == 0 {
-			continue
+	l.Batch(func(b *gozk.Behind) {
+		kinds = want & l.OneShot(key.path)
+		b.Send(gozk.OpRemoveWatches, gozk.PathRequest(key.path, typ), func(_ gozk.Reply, err error) { removed <- err })
+		for _, kind := range []uint8{gozk.OneShotData, gozk.OneShotChild} {
+			if kinds&kind == 0 {
+				continue
+			}
+			ch := make(chan error, 1)
+			op, body := gozk.WatchRequest(key.path, kind)
+			b.Send(op, body, func(_ gozk.Reply, err error) { ch <- err })
+			rearmed = append(rearmed, ch)
 		}
-		ch := make(chan error, 1)
-		op, body := gozk.WatchRequest(key.path, kind)
-		l.Send(op, body, func(_ gozk.Reply, err error) { ch <- err })
-		rearmed = append(rearmed, ch)
-	}
+	})
 	for _, ch := range rearmed {
 		if err := <-ch; err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, gozk.ErrLinkClosed) {
 			return err
 		}
 	}
-	return <-removed
+	if err := <-removed; err != nil {
+		return err
+	}
+	return dropFired(l, key.path, kinds)
+}
+
+// dropFired removes the one-shot watches of kinds on path that were set
+// again for go-zookeeper but that it no longer holds: their notification
+// came before they were set (it is read before the replies). One that
+// fired since is gone already (ErrNoWatcher).
+func dropFired(l *gozk.Link, path string, kinds uint8) error {
+	var done []chan error
+	l.Batch(func(b *gozk.Behind) {
+		fired := kinds &^ l.OneShot(path)
+		for kind, typ := range map[uint8]int32{gozk.OneShotData: gozk.WatcherData, gozk.OneShotChild: gozk.WatcherChildren} {
+			if fired&kind == 0 {
+				continue
+			}
+			ch := make(chan error, 1)
+			b.Send(gozk.OpRemoveWatches, gozk.PathRequest(path, typ), func(_ gozk.Reply, err error) { ch <- err })
+			done = append(done, ch)
+		}
+	})
+	for _, ch := range done {
+		if err := <-ch; err != nil && !errors.Is(err, gozk.ErrNoWatcher) && !errors.Is(err, gozk.ErrLinkClosed) {
+			return err
+		}
+	}
+	return nil
 }

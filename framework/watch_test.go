@@ -298,3 +298,125 @@ func TestWatchCloseRacingAddWatch(t *testing.T) {
 		t.Fatalf("sessions watching %s = %d, want 0", path, n)
 	}
 }
+
+// Behind a chroot and a namespace, events are relative to each handle's
+// view; two views' recursive watches on "/" are two watches, and a change
+// outside a view's namespace reaches only the view that holds it.
+func TestWatchPathsBehindChrootAndNamespace(t *testing.T) {
+	srv := sharedServer(t)
+	raw := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	if _, err := raw.Create(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv.ConnectString()+root, framework.WithNamespace("app"))
+	if _, err := raw.Create(ctx, root+"/app", nil); err != nil {
+		t.Fatal(err)
+	}
+	inApp := addWatch(t, c, "/", framework.WatchPersistentRecursive)
+	inChroot := addWatch(t, c.UsingNamespace(""), "/", framework.WatchPersistentRecursive)
+	if _, err := raw.Create(ctx, root+"/app/x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Delete(ctx, root+"/app/x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Create(ctx, root+"/outside", nil); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, inApp, created("/x"), deleted("/x"))
+	expectEvents(t, inChroot, created("/app/x"), deleted("/app/x"), created("/outside"))
+	if _, err := raw.Create(ctx, root+"/app/end", nil); err != nil {
+		t.Fatal(err)
+	}
+	expectEvents(t, inApp, created("/end")) // and not /outside
+	if n := watchers(t, srv, root); n != 1 {
+		t.Fatalf("sessions watching %s = %d, want 1", root, n)
+	}
+	if inApp.Path() != "/" || inChroot.Path() != "/" {
+		t.Fatalf("Path() = %q, %q, want /", inApp.Path(), inChroot.Path())
+	}
+}
+
+// A persistent and a recursive watch on one path work side by side, in
+// either order, and each stays whole when the other is closed (ZooKeeper
+// before 3.9 holds one mode per connection, path and list).
+func TestWatchBothModesOnOnePath(t *testing.T) {
+	// ZooKeeper 3.6 to 3.8 set an addWatch's mode on both the data and the
+	// children list of the path: whichever mode is set last holds both, and
+	// the other's events are lost. Serving both needs the persistent
+	// watch's children events made from the recursive watch's, not done yet.
+	t.Skip("two modes on one path: not kept apart before ZooKeeper 3.9 (open)")
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	for _, recursiveFirst := range []bool{true, false} {
+		root := fmt.Sprintf("%s-%v", testRoot(t), recursiveFirst)
+		if _, err := other.Create(ctx, root, nil); err != nil {
+			t.Fatal(err)
+		}
+		var one, tree *framework.PersistentWatch
+		if recursiveFirst {
+			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
+			one = addWatch(t, c, root, framework.WatchPersistent)
+		} else {
+			one = addWatch(t, c, root, framework.WatchPersistent)
+			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
+		}
+		if _, err := other.Create(ctx, root+"/a", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetData(ctx, root, []byte("1"), -1); err != nil {
+			t.Fatal(err)
+		}
+		expectEvents(t, tree, created(root+"/a"), changed(root))
+		expectEvents(t, one, childrenChanged(root), changed(root))
+		// Close one, then the other keeps reporting.
+		closing, staying := one, tree
+		if !recursiveFirst {
+			closing, staying = tree, one
+		}
+		if err := closing.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Create(ctx, root+"/b", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetData(ctx, root, []byte("2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		if staying == tree {
+			nextChange(t, tree, created(root+"/b"))
+			nextChange(t, tree, changed(root))
+		} else {
+			nextChange(t, one, childrenChanged(root))
+			nextChange(t, one, changed(root))
+		}
+		if err := staying.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := watchers(t, srv, root); n != 0 {
+			t.Fatalf("sessions watching %s after both Close = %d, want 0", root, n)
+		}
+	}
+}
+
+// The last Close of a recursive watch leaves no watch on the server.
+func TestWatchRecursiveRemovedByLastClose(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	w := addWatch(t, c, root, framework.WatchPersistentRecursive)
+	if n := watchers(t, srv, root); n != 1 {
+		t.Fatalf("sessions watching %s = %d, want 1", root, n)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := watchers(t, srv, root); n != 0 {
+		t.Fatalf("after Close: sessions watching %s = %d, want 0", root, n)
+	}
+}

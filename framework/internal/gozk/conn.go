@@ -52,6 +52,12 @@ type conn struct {
 	wmu       sync.Mutex   // one whole request at a time
 	zkWriteBy atomic.Int64 // go-zookeeper's write deadline (UnixNano, 0 for none)
 
+	// The requests of ours behind a request of go-zookeeper's, by its xid,
+	// until its reply is read (its zxid is recorded in them).
+	bmu     sync.Mutex
+	behind  map[int32]*Behind
+	nBehind atomic.Int32
+
 	// Reads of the connect response (go-zookeeper's handshake, on its own
 	// goroutine, before the receive loop starts).
 	handshake    []byte // the length prefix and the response, as far as read
@@ -75,6 +81,7 @@ func (c *conn) Close() error {
 	c.close.Do(func() {
 		close(c.closed)
 		c.gate.untrack(c)
+		c.gate.dropAsked(c)
 		if l := c.link.Load(); l != nil {
 			l.end()
 		}
@@ -123,9 +130,9 @@ func (c *conn) Write(p []byte) (int, error) {
 			c.report()
 		})
 	}
-	path, kind, watch := watchRequest(p)
+	path, kind, op, watch := watchRequest(p)
 	if watch {
-		c.gate.noteOneShot(path, kind)
+		c.gate.noteOneShot(c, int32(binary.BigEndian.Uint32(p[4:8])), path, kind, op)
 	}
 	var paths []string
 	switch {
@@ -149,21 +156,51 @@ func (c *conn) writeZK(p []byte, paths []string) (int, error) {
 		by = time.Unix(0, ns)
 	}
 	c.Conn.SetWriteDeadline(by)
-	n, err := c.Conn.Write(p)
-	l := c.link.Load()
-	if err != nil || len(paths) == 0 || l == nil {
-		return n, err
-	}
-	b := &Behind{l: l}
-	for _, path := range paths {
-		c.gate.hooks.OneShot(b, path)
-	}
-	if len(b.frames) > 0 {
-		if _, err := c.Conn.Write(b.frames); err != nil {
-			c.Close() // go-zookeeper's frame went out whole; ours may not have
+	var b *Behind
+	if l := c.link.Load(); l != nil && len(paths) > 0 {
+		b = &Behind{l: l}
+		for _, path := range paths {
+			c.gate.hooks.OneShot(b, path)
+		}
+		if len(b.frames) > 0 {
+			c.awaitReply(int32(binary.BigEndian.Uint32(p[4:8])), b)
 		}
 	}
+	n, err := c.Conn.Write(p)
+	if err != nil || b == nil || len(b.frames) == 0 {
+		return n, err
+	}
+	if _, err := c.Conn.Write(b.frames); err != nil {
+		c.Close() // go-zookeeper's frame went out whole; ours may not have
+	}
 	return n, err
+}
+
+// awaitReply records b as behind go-zookeeper's request xid, for the zxid
+// of its reply.
+func (c *conn) awaitReply(xid int32, b *Behind) {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if c.behind == nil {
+		c.behind = make(map[int32]*Behind)
+	}
+	c.behind[xid] = b
+	c.nBehind.Add(1)
+}
+
+// replied records the zxid of the reply to go-zookeeper's request xid in
+// the Behind that waits for it, if any.
+func (c *conn) replied(xid int32, zxid int64) {
+	if c.nBehind.Load() == 0 {
+		return
+	}
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if b, ok := c.behind[xid]; ok {
+		delete(c.behind, xid)
+		c.nBehind.Add(-1)
+		b.zkZxid, b.zkReplied = zxid, true
+	}
 }
 
 // Behind queues requests of ours to go out right behind a request of
@@ -171,12 +208,44 @@ func (c *conn) writeZK(p []byte, paths []string) (int, error) {
 type Behind struct {
 	l      *Link
 	frames []byte
+
+	// Set on the goroutine that reads the connection when go-zookeeper's
+	// reply is read, before the replies to ours behind it.
+	zkZxid    int64
+	zkReplied bool
 }
+
+// Changed reports whether the server may have applied a change between
+// go-zookeeper's request and ours that got reply r: the two replies record
+// different zxids, or go-zookeeper's reply was not seen. ZooKeeper applies
+// no write while it serves a read, and serves a connection's requests in
+// order, so equal zxids mean none came between. Call it from the request's
+// done.
+func (b *Behind) Changed(r Reply) bool { return !b.zkReplied || b.zkZxid != r.Zxid }
 
 // Send is Link.Send, the request written right behind go-zookeeper's.
 func (b *Behind) Send(op int32, body []byte, done func(Reply, error)) {
 	if xid, ok := b.l.register(done); ok {
 		b.frames = append(b.frames, requestFrame(xid, op, body)...)
+	}
+}
+
+// Batch calls fn with the connection held, then writes the requests fn
+// sent through b together: no request of go-zookeeper's goes between them,
+// and every one-shot watch go-zookeeper asked for before them is in what
+// fn reads of Link.OneShot. fn must not block.
+func (l *Link) Batch(fn func(b *Behind)) {
+	c := l.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b := &Behind{l: l}
+	fn(b)
+	if len(b.frames) == 0 {
+		return
+	}
+	c.Conn.SetWriteDeadline(time.Now().Add(l.timeout * 2 / 3))
+	if _, err := c.Conn.Write(b.frames); err != nil {
+		c.Close() // a partial frame would garble the stream: the connection ends
 	}
 }
 
@@ -264,6 +333,10 @@ func (c *conn) readMessage() error {
 			return err
 		}
 		c.open = true
+	}
+	if xid >= 0 {
+		c.replied(xid, zxid)
+		c.gate.oneShotReplied(xid, int32(binary.BigEndian.Uint32(hdr[16:20])))
 	}
 	c.ahead, c.rest = hdr, rest
 	return nil

@@ -35,10 +35,11 @@ type Hooks struct {
 	// reads the connection and before go-zookeeper reads it; it must not
 	// block.
 	Notify func(Notification)
-	// OneShot is called when go-zookeeper has written a request that sets a
+	// OneShot is called when go-zookeeper writes a request that sets a
 	// one-shot watch on path (or SetWatches, once per path), on its
 	// goroutine with the connection held: requests sent through b go out
-	// right behind go-zookeeper's. It must not block.
+	// right behind go-zookeeper's, and b.Changed tells their done whether
+	// a change may have come between. It must not block.
 	OneShot func(b *Behind, path string)
 }
 
@@ -61,6 +62,7 @@ type Gate struct {
 	// The one-shot watches go-zookeeper holds, by path (oneshot.go), in
 	// session.
 	oneShot        map[string]uint8
+	oneShotAsked   map[int32]oneShotRequest // by go-zookeeper's xid, until the reply
 	oneShotSession int64
 }
 

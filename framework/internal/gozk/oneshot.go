@@ -12,7 +12,8 @@ import (
 // persistent watch removes a one-shot watch on the same path too. So that
 // the framework can undo both, the Gate follows the one-shot watches
 // go-zookeeper holds, as go-zookeeper does: set by a read request with its
-// watch flag, kept across the connections of a session (go-zookeeper sets
+// watch flag (counted from the request, and kept unless its reply says the
+// server set none: getData or getChildren of a missing node), kept across the connections of a session (go-zookeeper sets
 // them again with SetWatches), gone when a notification of their kind comes
 // or the session ends.
 
@@ -29,35 +30,77 @@ const (
 	opGetChildren2 int32 = 12
 )
 
-// watchRequest returns the path and kind of the one-shot watch that
-// request p (a whole frame of go-zookeeper's) sets, if it sets one.
-func watchRequest(p []byte) (path string, kind uint8, ok bool) {
+// watchRequest returns the path, kind and opcode of the one-shot watch
+// that request p (a whole frame of go-zookeeper's) sets, if it sets one.
+func watchRequest(p []byte) (path string, kind uint8, op int32, ok bool) {
 	if len(p) < 16 || int32(binary.BigEndian.Uint32(p[4:8])) < 0 {
-		return "", 0, false
+		return "", 0, 0, false
 	}
-	switch int32(binary.BigEndian.Uint32(p[8:12])) {
+	switch op = int32(binary.BigEndian.Uint32(p[8:12])); op {
 	case opExists, opGetData:
 		kind = OneShotData
 	case opGetChildren, opGetChildren2:
 		kind = OneShotChild
 	default:
-		return "", 0, false
+		return "", 0, 0, false
 	}
 	n := int(int32(binary.BigEndian.Uint32(p[12:16])))
 	if n < 0 || len(p) < 16+n+1 || p[16+n] == 0 {
-		return "", 0, false
+		return "", 0, 0, false
 	}
-	return string(p[16 : 16+n]), kind, true
+	return string(p[16 : 16+n]), kind, op, true
 }
 
-// noteOneShot records a one-shot watch go-zookeeper set.
-func (g *Gate) noteOneShot(path string, kind uint8) {
+// oneShotRequest is a request of go-zookeeper's that sets a one-shot watch,
+// until its reply says whether the server set it.
+type oneShotRequest struct {
+	c    *conn
+	path string
+	kind uint8
+	op   int32
+}
+
+// noteOneShot records that go-zookeeper asks for a one-shot watch with its
+// request xid on c: until the reply, the watch counts as held.
+func (g *Gate) noteOneShot(c *conn, xid int32, path string, kind uint8, op int32) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.oneShotAsked == nil {
+		g.oneShotAsked = make(map[int32]oneShotRequest)
+	}
+	g.oneShotAsked[xid] = oneShotRequest{c: c, path: path, kind: kind, op: op}
+}
+
+// oneShotReplied records the server's answer to go-zookeeper's request xid:
+// a watch request's watch is held unless the server refused it (getData
+// and getChildren set none on a missing node; exists does).
+func (g *Gate) oneShotReplied(xid, code int32) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, ok := g.oneShotAsked[xid]
+	if !ok {
+		return
+	}
+	delete(g.oneShotAsked, xid)
+	if code != codeOK && !(r.op == opExists && code == codeNoNode) {
+		return
+	}
 	if g.oneShot == nil {
 		g.oneShot = make(map[string]uint8)
 	}
-	g.oneShot[path] |= kind
+	g.oneShot[r.path] |= r.kind
+}
+
+// dropAsked forgets the watch requests of c, whose replies will not come:
+// go-zookeeper fails those requests and holds no watch for them.
+func (g *Gate) dropAsked(c *conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for xid, r := range g.oneShotAsked {
+		if r.c == c {
+			delete(g.oneShotAsked, xid)
+		}
+	}
 }
 
 // fireOneShot forgets the one-shot watches notification n fires.
@@ -80,12 +123,19 @@ func (g *Gate) fireOneShot(n Notification) {
 	}
 }
 
-// OneShot returns the kinds of one-shot watch go-zookeeper holds on path.
+// OneShot returns the kinds of one-shot watch go-zookeeper holds on path,
+// or has asked for and not yet had the answer.
 func (l *Link) OneShot(path string) uint8 {
 	g := l.c.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.oneShot[path]
+	kinds := g.oneShot[path]
+	for _, r := range g.oneShotAsked {
+		if r.path == path {
+			kinds |= r.kind
+		}
+	}
+	return kinds
 }
 
 // WatchRequest is the body of a read request that sets a one-shot watch on
@@ -108,6 +158,11 @@ func (g *Gate) oneShotPaths() []string {
 	paths := make([]string, 0, len(g.oneShot))
 	for p := range g.oneShot {
 		paths = append(paths, p)
+	}
+	for _, r := range g.oneShotAsked {
+		if _, held := g.oneShot[r.path]; !held {
+			paths = append(paths, r.path)
+		}
 	}
 	return paths
 }
