@@ -58,12 +58,21 @@ type WatchEvent struct {
 // delivered in their place.
 const MaxPendingWatchEvents = 1 << 16
 
+// ErrWatchModeConflict is AddWatch's error for a path on which the client
+// holds a watch of the other mode: ZooKeeper 3.6 to 3.8 keep one mode per
+// path and connection (the one set last takes the other's events), and the
+// removal of either would end both, so the client never holds both.
+var ErrWatchModeConflict = errors.New("framework: the client holds a persistent watch of the other mode on this path (ZooKeeper keeps one mode per path and connection)")
+
 // AddWatch sets a persistent watch (ZooKeeper 3.6+) on path, relative to the
 // namespace, and returns a handle that delivers its events. The node need not
 // exist. The client sets the watch again after every reconnect and in every
 // new session, and tells the handle with a reset event; handles on the same
 // path and mode share one watch on the server, which the last Close removes.
-// A server older than 3.6 fails it with ErrPersistentWatchUnsupported.
+// A server older than 3.6 fails it with ErrPersistentWatchUnsupported; a path
+// on which the client holds a watch of the other mode, with
+// ErrWatchModeConflict (a recursive watch alone also reports the path's own
+// creation, deletion and data changes).
 func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (*PersistentWatch, error) {
 	if mode != WatchPersistent && mode != WatchPersistentRecursive {
 		return nil, invalidArg("add watch mode %d: want WatchPersistent or WatchPersistentRecursive", int(mode))

@@ -78,6 +78,10 @@ func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) 
 	w := &PersistentWatch{c: c, queue: queue.New[WatchEvent](),
 		events: make(chan WatchEvent), stop: make(chan struct{})}
 	r.mu.Lock()
+	if _, clash := r.entries[watchKey{key.path, otherMode(key.mode)}]; clash {
+		r.mu.Unlock()
+		return nil, ErrWatchModeConflict
+	}
 	e := r.entries[key]
 	if e == nil {
 		e = &watchEntry{key: key, sem: make(chan struct{}, 1), handles: make(map[*PersistentWatch]struct{})}
@@ -95,6 +99,14 @@ func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) 
 		return nil, ErrClosed
 	}
 	return w, nil
+}
+
+// otherMode is the persistent watch mode that is not m.
+func otherMode(m AddWatchMode) AddWatchMode {
+	if m == WatchPersistent {
+		return WatchPersistentRecursive
+	}
+	return WatchPersistent
 }
 
 // dropLocked forgets handle w; it reports whether w was its entry's last

@@ -339,62 +339,44 @@ func TestWatchPathsBehindChrootAndNamespace(t *testing.T) {
 	}
 }
 
-// A persistent and a recursive watch on one path work side by side, in
-// either order, and each stays whole when the other is closed (ZooKeeper
-// before 3.9 holds one mode per connection, path and list).
-func TestWatchBothModesOnOnePath(t *testing.T) {
-	// ZooKeeper 3.6 to 3.8 set an addWatch's mode on both the data and the
-	// children list of the path: whichever mode is set last holds both, and
-	// the other's events are lost. Serving both needs the persistent
-	// watch's children events made from the recursive watch's, not done yet.
-	t.Skip("two modes on one path: not kept apart before ZooKeeper 3.9 (open)")
+// A client never holds a persistent and a recursive watch on one path
+// (ZooKeeper before 3.9 keeps one mode per connection and path, and the
+// removal of either ends both): the second mode is refused, in either order,
+// the first watch stays whole, and once it is closed the other mode may be set.
+func TestWatchBothModesOnOnePathRefused(t *testing.T) {
 	srv := sharedServer(t)
 	c := newClient(t, srv.ConnectString())
 	other := newClient(t, srv.ConnectString())
 	ctx := testCtx(t)
-	for _, recursiveFirst := range []bool{true, false} {
-		root := fmt.Sprintf("%s-%v", testRoot(t), recursiveFirst)
+	for _, first := range []framework.AddWatchMode{framework.WatchPersistentRecursive, framework.WatchPersistent} {
+		root := fmt.Sprintf("%s-%d", testRoot(t), int(first))
 		if _, err := other.Create(ctx, root, nil); err != nil {
 			t.Fatal(err)
 		}
-		var one, tree *framework.PersistentWatch
-		if recursiveFirst {
-			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
-			one = addWatch(t, c, root, framework.WatchPersistent)
-		} else {
-			one = addWatch(t, c, root, framework.WatchPersistent)
-			tree = addWatch(t, c, root, framework.WatchPersistentRecursive)
+		second := framework.WatchPersistent
+		if first == framework.WatchPersistent {
+			second = framework.WatchPersistentRecursive
 		}
-		if _, err := other.Create(ctx, root+"/a", nil); err != nil {
-			t.Fatal(err)
+		held := addWatch(t, c, root, first)
+		if w, err := c.AddWatch(ctx, root, second); !errors.Is(err, framework.ErrWatchModeConflict) {
+			if w != nil {
+				w.Close(ctx)
+			}
+			t.Fatalf("AddWatch of mode %d beside mode %d = %v, want ErrWatchModeConflict", int(second), int(first), err)
 		}
 		if _, err := other.SetData(ctx, root, []byte("1"), -1); err != nil {
 			t.Fatal(err)
 		}
-		expectEvents(t, tree, created(root+"/a"), changed(root))
-		expectEvents(t, one, childrenChanged(root), changed(root))
-		// Close one, then the other keeps reporting.
-		closing, staying := one, tree
-		if !recursiveFirst {
-			closing, staying = tree, one
-		}
-		if err := closing.Close(ctx); err != nil {
+		nextChange(t, held, changed(root))
+		if err := held.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := other.Create(ctx, root+"/b", nil); err != nil {
-			t.Fatal(err)
-		}
+		then := addWatch(t, c, root, second)
 		if _, err := other.SetData(ctx, root, []byte("2"), -1); err != nil {
 			t.Fatal(err)
 		}
-		if staying == tree {
-			nextChange(t, tree, created(root+"/b"))
-			nextChange(t, tree, changed(root))
-		} else {
-			nextChange(t, one, childrenChanged(root))
-			nextChange(t, one, changed(root))
-		}
-		if err := staying.Close(ctx); err != nil {
+		nextChange(t, then, changed(root))
+		if err := then.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if n := watchers(t, srv, root); n != 0 {
