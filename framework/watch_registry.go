@@ -77,6 +77,11 @@ func (r *watchRegistry) newGate() *gozk.Gate {
 func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) {
 	w := &PersistentWatch{c: c, queue: queue.New[WatchEvent](),
 		events: make(chan WatchEvent), stop: make(chan struct{})}
+	select {
+	case <-r.k.closing: // a closed client's entries may stand: ErrClosed comes first
+		return nil, ErrClosed
+	default:
+	}
 	r.mu.Lock()
 	if _, clash := r.entries[watchKey{key.path, otherMode(key.mode)}]; clash {
 		r.mu.Unlock()
