@@ -71,12 +71,21 @@ func (c *connFlags) check() error {
 
 // checkConnect reports a connect string that names no server or a server
 // that is not host:port, with a port from 1 to 65535 (a host alone gets
-// ZooKeeper's 2181).
+// ZooKeeper's 2181), or whose chroot suffix ("host:2181/app", as the Java
+// client takes it) is not a valid path. The chroot must exist on the
+// server; the framework reports it when it does not.
 func checkConnect(connect string) error {
 	if strings.TrimSpace(connect) == "" {
 		return errors.New("no ZooKeeper ensemble: set --connect or ZK_CONNECT")
 	}
-	for _, server := range strings.Split(connect, ",") {
+	servers := connect
+	if i := strings.IndexByte(connect, '/'); i >= 0 {
+		servers = connect[:i]
+		if chroot := connect[i:]; chroot != "/" && framework.ValidatePath(chroot) != nil {
+			return fmt.Errorf("bad --connect %q: chroot %q is not a valid ZooKeeper path", connect, chroot)
+		}
+	}
+	for _, server := range strings.Split(servers, ",") {
 		if err := checkServer(strings.TrimSpace(server)); err != nil {
 			return fmt.Errorf("bad --connect %q: %v", connect, err)
 		}
@@ -88,8 +97,6 @@ func checkServer(s string) error {
 	switch {
 	case s == "":
 		return errors.New("an empty server; want host:port,host:port")
-	case strings.Contains(s, "/"):
-		return fmt.Errorf("server %q has a chroot suffix; use --namespace instead", s)
 	case strings.ContainsAny(s, " \t"):
 		return fmt.Errorf("server %q: want host:port", s)
 	case !strings.Contains(s, ":"):
