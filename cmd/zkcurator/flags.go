@@ -37,7 +37,7 @@ func newFlagSet(c *command, conn *connFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("zkcurator "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&conn.connect, "connect", os.Getenv("ZK_CONNECT"), "ZooKeeper ensemble, `host:port,...` (default $ZK_CONNECT)")
+	fs.StringVar(&conn.connect, "connect", os.Getenv("ZK_CONNECT"), "ZooKeeper ensemble, `host:port,...`, optionally ending in a /chroot that exists (default $ZK_CONNECT)")
 	conn.sessionTimeout = 30 * time.Second
 	fs.Var(sessionTimeout{&conn.sessionTimeout}, "session-timeout", "ZooKeeper session `timeout` (1ms to 596h): a crashed zkcurator's lock is freed this long after it died")
 	conn.connectTimeout = 15 * time.Second

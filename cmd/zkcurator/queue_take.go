@@ -23,7 +23,7 @@ type takeFlags struct {
 
 func (f *takeFlags) add(fs *flag.FlagSet) {
 	f.count = 1
-	fs.Var(positiveInt{&f.count}, "count", "take: take this many items (`N`, at least 1; default 1)")
+	fs.Var(positiveInt{&f.count}, "count", "take: take this many items (`N`, at least 1)")
 	fs.Var(&f.wait, "wait", "take: give up (status 75) when fewer than --count items were taken within this `duration`, connecting included (status 69 when ZooKeeper was not reached by then); connecting gets at least 1s (default: wait for as long as it takes)")
 	fs.StringVar(&f.lockPath, "lock-path", "", "take: lock each item under `LP` while taking it, as Curator's lock safety; every consumer of the queue must use the same lock path")
 	fs.BoolVar(&f.raw, "raw", false, "take: print the items' bytes with nothing between them (default: each followed by a newline)")

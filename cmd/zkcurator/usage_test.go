@@ -150,7 +150,8 @@ func TestCommandStatuses(t *testing.T) {
 // TestRootRefusedEverywhere: every subcommand refuses "/" as its path with
 // status 64 before connecting, with or without a namespace.
 func TestRootRefusedEverywhere(t *testing.T) {
-	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}}
+	// What must come before the path: required flags, or queue's action.
+	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}, "queue": {"take"}}
 	for _, c := range commands {
 		for _, ns := range [][]string{nil, {"--namespace", "app"}} {
 			args := append(append(append([]string{c.name, "--connect", closedAddr(t)}, ns...), required[c.name]...), "/")
