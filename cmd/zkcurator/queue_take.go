@@ -130,6 +130,11 @@ func queueTake(ctx context.Context, conn *connFlags, f *takeFlags, path string, 
 	}
 	sctx, cancel := w.acquireContext(ctx)
 	err = q.Start(sctx)
+	if err == nil {
+		// The consumer retries a refused listing in the background: refuse
+		// here, where the refusal can be reported.
+		_, _, err = c.Children(sctx, path)
+	}
 	cancel()
 	switch {
 	case w.elapsed(err):

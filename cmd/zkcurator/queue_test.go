@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // queueArgs returns the arguments of 'zkcurator queue' against srv.
@@ -201,5 +206,48 @@ func TestQueueBadInput(t *testing.T) {
 				t.Errorf("zkcurator %q: status %d, stderr %q; want %d and %q", args, code, stderr, exitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// TestQueueUnreachableAndRefused: with no ZooKeeper put exits 69 within
+// --connect-timeout and take within --wait; a queue whose ACL refuses this
+// client exits 77 naming it.
+func TestQueueUnreachableAndRefused(t *testing.T) {
+	addr := closedAddr(t)
+	code, stderr := runTool(t, "queue", "put", "--connect", addr, "--connect-timeout", "1s", "/q", "d")
+	if code != exitUnavailable || !strings.Contains(stderr, "cannot reach ZooKeeper") {
+		t.Errorf("put with no ZooKeeper: status %d, stderr %q; want %d", code, stderr, exitUnavailable)
+	}
+	began := time.Now()
+	code, stderr = runTool(t, "queue", "take", "--connect", addr, "--wait", "1s", "/q")
+	if took := time.Since(began); code != exitUnavailable || took > 4*time.Second {
+		t.Errorf("take --wait 1s with no ZooKeeper: status %d after %v, stderr %q; want %d within the wait", code, took, stderr, exitUnavailable)
+	}
+
+	srv := sharedServer(t)
+	ctx := testCtx(t)
+	owner, err := framework.NewClient(srv.ConnectString(), retryPolicy, framework.WithAuth("digest", []byte("owner:secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Close() })
+	if err := owner.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := testPath(t)
+	if _, err := owner.Create(ctx, path, nil, framework.WithACL(zk.DigestACL(zk.PermAll, "owner", "secret")...), framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = owner.Delete(context.Background(), path, framework.DeletingChildrenIfNeeded(), framework.Quietly())
+	})
+	for _, args := range [][]string{{"put", path, "d"}, {"take", "--wait", "5s", path}} {
+		code, _, stderr := queueRun(t, srv.ConnectString(), args[0], args[1:]...)
+		if code != exitNoPermission || !strings.Contains(stderr, path) || !strings.Contains(stderr, "refused") {
+			t.Errorf("queue %q on a refusing ACL: status %d, stderr %q; want %d naming %s", args, code, stderr, exitNoPermission, path)
+		}
 	}
 }
