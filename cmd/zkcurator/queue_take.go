@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
@@ -110,11 +113,19 @@ func queueTake(ctx context.Context, conn *connFlags, f *takeFlags, path string, 
 	if err := f.check(path); err != nil {
 		return fail(exitUsage, "queue take: %v", err)
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	ctx, stopWatch := interruptible(ctx, sigs)
+	defer stopWatch()
 	log := newLogger(conn.verbose)
 	defer func() { _ = log.Sync() }()
 	w := (&holdFlags{wait: f.wait}).newWaitBound(conn.connectTimeout)
 	c, err := conn.dialWithin(ctx, log, w.dial, w.flag)
 	if err != nil {
+		if sig := stopWatch(); sig != nil {
+			return fail(signalStatus(sig), "interrupted by %s while connecting to ZooKeeper", signalName(sig))
+		}
 		return err
 	}
 	defer closeClient(c, 6*time.Second, log)
@@ -159,13 +170,17 @@ func queueTake(ctx context.Context, conn *connFlags, f *takeFlags, path string, 
 	case <-timeout:
 	case <-ctx.Done():
 	}
-	_ = q.Close()
+	_ = q.Close() // deletes the lock node of an item being taken
 	n, werr := t.taken()
+	cerr := ctx.Err() // before stopWatch, which ends ctx
+	sig := stopWatch()
 	switch {
 	case werr != nil:
 		return fail(exitInternal, "queue take: write: %v (the item is left on the queue with --lock-path, lost without)", werr)
-	case n < f.count && ctx.Err() != nil:
-		return ctx.Err()
+	case n < f.count && sig != nil:
+		return fail(signalStatus(sig), "queue take: interrupted by %s after %d of %d items of %s", signalName(sig), n, f.count, path)
+	case n < f.count && cerr != nil:
+		return cerr
 	case n < f.count:
 		return fail(exitTimeout, "queue take: %d of %d items of %s taken within --wait %v", n, f.count, path, f.wait.d)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -249,5 +250,25 @@ func TestQueueUnreachableAndRefused(t *testing.T) {
 		if code != exitNoPermission || !strings.Contains(stderr, path) || !strings.Contains(stderr, "refused") {
 			t.Errorf("queue %q on a refusing ACL: status %d, stderr %q; want %d naming %s", args, code, stderr, exitNoPermission, path)
 		}
+	}
+}
+
+// TestQueueTakeInterrupted: SIGTERM while take waits ends it with 143 at
+// once, without waiting out --wait.
+func TestQueueTakeInterrupted(t *testing.T) {
+	srv := sharedServer(t)
+	path := testPath(t)
+	lockPath := path + "-locks"
+	p := start(t, queueArgs(srv.ConnectString(), "take", "--lock-path", lockPath, "--wait", "60s", path)...)
+	c := testClient(t, srv.ConnectString())
+	eventually(t, "take to create its lock path", func() bool {
+		st, err := c.Exists(testCtx(t), lockPath)
+		return err == nil && st != nil
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 143 || !strings.Contains(p.stderr.String(), "interrupted by SIGTERM") {
+		t.Errorf("take after SIGTERM: status %d, stderr %q; want 143", code, p.stderr.String())
 	}
 }
