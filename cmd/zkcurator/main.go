@@ -169,8 +169,8 @@ func oneLine(s string) string {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock, semaphore lease or
-leadership that Apache Curator's recipes on the same path respect, and
-inspects those locks.
+leadership that Apache Curator's recipes on the same path respect,
+inspects those locks, and feeds and drains Curator's distributed queues.
 
 Usage:
   zkcurator SUBCOMMAND [flags] ARGS...
