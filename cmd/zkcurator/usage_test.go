@@ -50,7 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"zero leases", append([]string{"semaphore", "--leases", "0", "/p"}, append(good, "--", "true")...), exitUsage, `invalid value "0" for flag -leases`},
 		{"missing leases", append([]string{"semaphore", "/p"}, append(good, "--", "true")...), exitUsage, "missing --leases"},
 		{"no ensemble", []string{"lock", "/p", "--", "true"}, exitUsage, "set --connect or ZK_CONNECT"},
-		{"bad connect string", []string{"lock", "--connect", "zk1:2181/app", "/p", "--", "true"}, exitUsage, `bad --connect "zk1:2181/app"`},
+		{"bad chroot in connect string", []string{"lock", "--connect", "zk1:2181/app/", "/p", "--", "true"}, exitUsage, `bad --connect "zk1:2181/app/": chroot "/app/"`},
 		{"extra argument", append([]string{"revoke", "/p/n", "more"}, good...), exitUsage, `unexpected argument "more"`},
 		{"command not found", append([]string{"lock", "/p"}, append(good, "--", "no-such-command-zkcurator")...), exitCommandNotFound, `command "no-such-command-zkcurator" not found`},
 		{"unreachable lock", append([]string{"lock", "/p"}, append(unreachable, "--", "true")...), exitUnavailable, "cannot reach ZooKeeper at " + closed + " within 300ms"},
