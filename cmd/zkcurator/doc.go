@@ -11,6 +11,12 @@
 //	zkcurator revoke [flags] NODE
 //	zkcurator discover [flags] NAME
 //	zkcurator register [flags] NAME --address HOST --port N [--] COMMAND [ARGS...]
+//	zkcurator queue [flags] put|take PATH [DATA|-]
+//
+// queue puts an item on, or takes items from, Curator's DistributedQueue
+// (and its id, priority and delay variants) at PATH, so that a shell script
+// can feed or drain a queue Java services use; take --lock-path follows
+// Curator's lock safety.
 //
 // discover and register speak Curator's service discovery
 // (curator-x-discovery): register keeps an instance registered while

@@ -53,7 +53,8 @@ const statusTable = `Exit status:
   69     cannot reach ZooKeeper within --connect-timeout (or --wait, when
          shorter, but at least 1s), or it failed a request
   70     an unexpected error, such as a failed write of zkcurator's output
-  75     --wait elapsed before the lock or lease was granted
+  75     --wait elapsed before the lock or lease was granted (queue take:
+         before --count items were taken; those taken are printed)
   77     ZooKeeper refused a request for want of authentication or
          permission (the node's ACL): the message names the node
   79     the lock or lease was lost (or revoked, with --revocable): before

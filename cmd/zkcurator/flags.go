@@ -37,7 +37,7 @@ func newFlagSet(c *command, conn *connFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("zkcurator "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&conn.connect, "connect", os.Getenv("ZK_CONNECT"), "ZooKeeper ensemble, `host:port,...` (default $ZK_CONNECT)")
+	fs.StringVar(&conn.connect, "connect", os.Getenv("ZK_CONNECT"), "ZooKeeper ensemble, `host:port,...`, optionally ending in a /chroot that exists (default $ZK_CONNECT)")
 	conn.sessionTimeout = 30 * time.Second
 	fs.Var(sessionTimeout{&conn.sessionTimeout}, "session-timeout", "ZooKeeper session `timeout` (1ms to 596h): a crashed zkcurator's lock is freed this long after it died")
 	conn.connectTimeout = 15 * time.Second
@@ -71,12 +71,21 @@ func (c *connFlags) check() error {
 
 // checkConnect reports a connect string that names no server or a server
 // that is not host:port, with a port from 1 to 65535 (a host alone gets
-// ZooKeeper's 2181).
+// ZooKeeper's 2181), or whose chroot suffix ("host:2181/app", as the Java
+// client takes it) is not a valid path. The chroot must exist on the
+// server; the framework reports it when it does not.
 func checkConnect(connect string) error {
 	if strings.TrimSpace(connect) == "" {
 		return errors.New("no ZooKeeper ensemble: set --connect or ZK_CONNECT")
 	}
-	for _, server := range strings.Split(connect, ",") {
+	servers := connect
+	if i := strings.IndexByte(connect, '/'); i >= 0 {
+		servers = connect[:i]
+		if chroot := connect[i:]; chroot != "/" && framework.ValidatePath(chroot) != nil {
+			return fmt.Errorf("bad --connect %q: chroot %q is not a valid ZooKeeper path", connect, chroot)
+		}
+	}
+	for _, server := range strings.Split(servers, ",") {
 		if err := checkServer(strings.TrimSpace(server)); err != nil {
 			return fmt.Errorf("bad --connect %q: %v", connect, err)
 		}
@@ -88,8 +97,6 @@ func checkServer(s string) error {
 	switch {
 	case s == "":
 		return errors.New("an empty server; want host:port,host:port")
-	case strings.Contains(s, "/"):
-		return fmt.Errorf("server %q has a chroot suffix; use --namespace instead", s)
 	case strings.ContainsAny(s, " \t"):
 		return fmt.Errorf("server %q: want host:port", s)
 	case !strings.Contains(s, ":"):

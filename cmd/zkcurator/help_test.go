@@ -30,6 +30,7 @@ func TestHelpCommandListsEveryFlag(t *testing.T) {
 		"discover":     {"base"},
 		"participants": {"connect"},
 		"revoke":       {"connect"},
+		"queue":        {"id", "priority", "delay", "count", "wait", "lock-path", "raw", "type", "connect", "acl", "tls-ca"},
 	}
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,6 +24,8 @@ type command struct {
 	setup func(fs *flag.FlagSet, c *connFlags) func(ctx context.Context, out io.Writer, args []string) error
 	// positional is the number of arguments before an optional command.
 	positional int
+	// optional is how many of the last positional arguments may be absent.
+	optional int
 	// runsCommand is true when a command to run must follow the positional
 	// arguments.
 	runsCommand bool
@@ -38,6 +40,7 @@ var commands = []*command{
 	discoverCommand,
 	registerCommand,
 	revokeCommand,
+	queueCommand,
 }
 
 func main() {
@@ -109,7 +112,7 @@ func runCommand(ctx context.Context, c *command, args []string, stdout io.Writer
 	if err != nil {
 		return fail(exitUsage, "%s: %v (run 'zkcurator %s -h')", c.name, err, c.name)
 	}
-	if len(pos) < c.positional {
+	if len(pos) < c.positional-c.optional {
 		return fail(exitUsage, "%s: missing %s (run 'zkcurator %s -h')", c.name, strings.Fields(c.synopsis)[len(pos)+1], c.name)
 	}
 	switch {
@@ -166,8 +169,8 @@ func oneLine(s string) string {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock, semaphore lease or
-leadership that Apache Curator's recipes on the same path respect, and
-inspects those locks.
+leadership that Apache Curator's recipes on the same path respect,
+inspects those locks, and feeds and drains Curator's distributed queues.
 
 Usage:
   zkcurator SUBCOMMAND [flags] ARGS...

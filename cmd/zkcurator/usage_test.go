@@ -50,7 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"zero leases", append([]string{"semaphore", "--leases", "0", "/p"}, append(good, "--", "true")...), exitUsage, `invalid value "0" for flag -leases`},
 		{"missing leases", append([]string{"semaphore", "/p"}, append(good, "--", "true")...), exitUsage, "missing --leases"},
 		{"no ensemble", []string{"lock", "/p", "--", "true"}, exitUsage, "set --connect or ZK_CONNECT"},
-		{"bad connect string", []string{"lock", "--connect", "zk1:2181/app", "/p", "--", "true"}, exitUsage, `bad --connect "zk1:2181/app"`},
+		{"bad chroot in connect string", []string{"lock", "--connect", "zk1:2181/app/", "/p", "--", "true"}, exitUsage, `bad --connect "zk1:2181/app/": chroot "/app/"`},
 		{"extra argument", append([]string{"revoke", "/p/n", "more"}, good...), exitUsage, `unexpected argument "more"`},
 		{"command not found", append([]string{"lock", "/p"}, append(good, "--", "no-such-command-zkcurator")...), exitCommandNotFound, `command "no-such-command-zkcurator" not found`},
 		{"unreachable lock", append([]string{"lock", "/p"}, append(unreachable, "--", "true")...), exitUnavailable, "cannot reach ZooKeeper at " + closed + " within 300ms"},
@@ -150,7 +150,8 @@ func TestCommandStatuses(t *testing.T) {
 // TestRootRefusedEverywhere: every subcommand refuses "/" as its path with
 // status 64 before connecting, with or without a namespace.
 func TestRootRefusedEverywhere(t *testing.T) {
-	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}}
+	// What must come before the path: required flags, or queue's action.
+	required := map[string][]string{"semaphore": {"--leases", "1"}, "elect": {"--id", "a"}, "queue": {"take"}}
 	for _, c := range commands {
 		for _, ns := range [][]string{nil, {"--namespace", "app"}} {
 			args := append(append(append([]string{c.name, "--connect", closedAddr(t)}, ns...), required[c.name]...), "/")
