@@ -147,6 +147,12 @@ func queueTake(ctx context.Context, conn *connFlags, f *takeFlags, path string, 
 		_, _, err = c.Children(sctx, path)
 	}
 	cancel()
+	if err != nil && ctx.Err() != nil {
+		if sig := stopWatch(); sig != nil { // a signal ended the start, not the server
+			_ = q.Close()
+			return fail(signalStatus(sig), "queue take: interrupted by %s before any item of %s was taken", signalName(sig), path)
+		}
+	}
 	switch {
 	case w.elapsed(err):
 		return fail(exitTimeout, "queue take: no item of %s taken within --wait %v", path, f.wait.d)
