@@ -1,6 +1,10 @@
 package leader
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
+)
 
 var (
 	// ErrInvalidArgument reports a bad argument to NewLeaderLatch or
@@ -32,3 +36,7 @@ var (
 	// ErrNoLeader is returned by Leader when no participant is queued.
 	ErrNoLeader = errors.New("leader: no leader")
 )
+
+// lifeErrors are the refusals of a latch's or selector's Start and of calls
+// outside its life.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, NotStarted: ErrNotStarted, Closed: ErrClosed}

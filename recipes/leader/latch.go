@@ -2,10 +2,13 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
@@ -46,14 +49,6 @@ func WithCloseMode(m CloseMode) LatchOption { return func(c *latchConfig) { c.mo
 // stop the moment its context is cancelled.
 func WithManualStepDown() LatchOption { return func(c *latchConfig) { c.manualStepDown = true } }
 
-type lifecycle int
-
-const (
-	idle lifecycle = iota
-	started
-	closed
-)
-
 // LeaderLatch takes part in an election on a path with Curator's LeaderLatch
 // protocol: each participant queues a protected EPHEMERAL_SEQUENTIAL
 // "latch-" node holding its id, the lowest node leads, and every other
@@ -67,13 +62,14 @@ type LeaderLatch struct {
 	mode   CloseMode
 	manual bool // WithManualStepDown
 	met    *termMetrics
+	what   string // names the latch in its errors
 
 	mu            sync.Mutex
-	state         lifecycle
-	node          string // our latch node, "" when none
-	owner         int64  // the session that owns node
-	term          *term  // the current term, nil when not leading
-	last          *term  // the latest term, ended or not, for StepDown
+	life          lifecycle.Lifecycle // moved under mu
+	node          string              // our latch node, "" when none
+	owner         int64               // the session that owns node
+	term          *term               // the current term, nil when not leading
+	last          *term               // the latest term, ended or not, for StepDown
 	changed       chan struct{}
 	changes       chan Term
 	changesClosed bool
@@ -92,11 +88,8 @@ func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) (
 		return nil, err
 	}
 	var cfg latchConfig
-	for i, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("%w: option %d of the latch at %q is nil", ErrInvalidArgument, i, path)
-		}
-		o(&cfg)
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the latch at %q", path)); err != nil {
+		return nil, err
 	}
 	if cfg.mode != CloseSilent && cfg.mode != CloseNotifyLeader {
 		return nil, fmt.Errorf("%w: unknown close mode %d for the latch at %q", ErrInvalidArgument, cfg.mode, path)
@@ -108,6 +101,8 @@ func NewLeaderLatch(c *framework.Client, path, id string, opts ...LatchOption) (
 		id:      id,
 		mode:    cfg.mode,
 		manual:  cfg.manualStepDown,
+		what:    fmt.Sprintf("latch %q (%s)", path, id),
+		life:    lifecycle.New(&lifeErrors),
 		changed: make(chan struct{}),
 		changes: make(chan Term, 1),
 		wake:    make(chan struct{}, 1),
@@ -128,15 +123,12 @@ func (l *LeaderLatch) Path() string { return l.path }
 func (l *LeaderLatch) Start() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case l.state == started:
-		return fmt.Errorf("%w: latch %q (%s)", ErrAlreadyStarted, l.path, l.id)
-	case l.state == closed:
-		return fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
-	case clientClosed(l.client):
+	if l.life.State() == lifecycle.Latent && clientClosed(l.client) {
 		return fmt.Errorf("leader: start latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
 	}
-	l.state = started
+	if err := l.life.Start(l.what); err != nil {
+		return err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	l.stop = stop
 	l.unlisten = l.client.Listen(l.onState)
@@ -154,15 +146,15 @@ func (l *LeaderLatch) Start() error {
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 	for {
 		l.mu.Lock()
-		t, state, changed := l.term, l.state, l.changed
+		t, life, changed := l.term, l.life.Check(l.what), l.changed
 		l.mu.Unlock()
 		switch {
-		case state == closed:
-			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrClosed, l.path, l.id)
+		case errors.Is(life, ErrClosed):
+			return Term{}, life
 		case clientClosed(l.client):
 			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
-		case state == idle:
-			return Term{}, fmt.Errorf("%w: latch %q (%s)", ErrNotStarted, l.path, l.id)
+		case life != nil: // not started
+			return Term{}, life
 		case t.certain(l.client):
 			return t.Term, nil
 		}
@@ -222,9 +214,7 @@ func (l *LeaderLatch) Leader(ctx context.Context) (Participant, error) {
 // ErrClosed), returns nil at once.
 func (l *LeaderLatch) Close(ctx context.Context) error {
 	l.mu.Lock()
-	was := l.state
-	l.state = closed
-	if was != started {
+	if _, was := l.life.Close(); was != lifecycle.Started {
 		if !l.changesClosed {
 			l.changesClosed = true
 			close(l.changes)

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
@@ -130,7 +131,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 	l.mu.Lock()
 	// The client's closing ends the term under l.mu: a term begun after it
 	// would outlive the client.
-	if l.state != started || ctx.Err() != nil || clientClosed(l.client) {
+	if l.life.State() != lifecycle.Started || ctx.Err() != nil || clientClosed(l.client) {
 		l.mu.Unlock()
 		return nil
 	}

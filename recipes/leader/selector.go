@@ -2,10 +2,13 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 )
 
@@ -45,12 +48,13 @@ type LeaderSelector struct {
 	autoRequeue bool
 	mutex       *locks.InterProcessMutex
 	met         *termMetrics
+	what        string // names the selector in its errors
 
 	mu     sync.Mutex
-	state  lifecycle
-	stage  string        // what the loop is busy with, for Close's error
-	queued bool          // another turn has been asked for
-	kick   chan struct{} // wakes the loop for a turn
+	life   lifecycle.Lifecycle // moved under mu
+	stage  string              // what the loop is busy with, for Close's error
+	queued bool                // another turn has been asked for
+	kick   chan struct{}       // wakes the loop for a turn
 	term   *term
 	stop   context.CancelFunc
 	done   chan struct{} // closed when the loop has ended
@@ -69,11 +73,8 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		return nil, fmt.Errorf("%w: nil leader function for the selector at %q", ErrInvalidArgument, path)
 	}
 	var cfg selectorConfig
-	for i, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("%w: option %d of the selector at %q is nil", ErrInvalidArgument, i, path)
-		}
-		o(&cfg)
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the selector at %q", path)); err != nil {
+		return nil, err
 	}
 	mutex, err := locks.NewInterProcessMutex(c, path, locks.WithLockData([]byte(id)))
 	if err != nil {
@@ -87,6 +88,8 @@ func NewLeaderSelector(c *framework.Client, path, id string, fn LeadFunc, opts .
 		fn:          fn,
 		autoRequeue: cfg.autoRequeue,
 		mutex:       mutex,
+		what:        fmt.Sprintf("selector %q (%s)", path, id),
+		life:        lifecycle.New(&lifeErrors),
 		stage:       stageIdle,
 		kick:        make(chan struct{}, 1),
 		done:        make(chan struct{}),
@@ -106,15 +109,12 @@ func (s *LeaderSelector) Path() string { return s.path }
 func (s *LeaderSelector) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.state == started:
-		return fmt.Errorf("%w: selector %q (%s)", ErrAlreadyStarted, s.path, s.id)
-	case s.state == closed:
-		return fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
-	case clientClosed(s.client):
+	if s.life.State() == lifecycle.Latent && clientClosed(s.client) {
 		return fmt.Errorf("leader: start selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
 	}
-	s.state = started
+	if err := s.life.Start(s.what); err != nil {
+		return err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.requeueLocked()
@@ -129,13 +129,13 @@ func (s *LeaderSelector) Start() error {
 func (s *LeaderSelector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.state == closed:
-		return false, fmt.Errorf("%w: selector %q (%s)", ErrClosed, s.path, s.id)
+	switch life := s.life.Check(s.what); {
+	case errors.Is(life, ErrClosed):
+		return false, life
 	case clientClosed(s.client):
 		return false, fmt.Errorf("leader: selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
-	case s.state == idle:
-		return false, fmt.Errorf("%w: selector %q (%s)", ErrNotStarted, s.path, s.id)
+	case life != nil: // not started
+		return false, life
 	}
 	return s.requeueLocked(), nil
 }
@@ -192,10 +192,9 @@ func (s *LeaderSelector) Leader(ctx context.Context) (Participant, error) {
 // returns ErrClosed) return nil at once and do nothing.
 func (s *LeaderSelector) Close(ctx context.Context) error {
 	s.mu.Lock()
-	was := s.state
-	s.state = closed
+	_, was := s.life.Close()
 	s.mu.Unlock()
-	if was != started {
+	if was != lifecycle.Started {
 		return nil
 	}
 	s.stop()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // What the selector's loop waits for, as Close's error says.
@@ -79,7 +81,7 @@ func (s *LeaderSelector) run(ctx context.Context) {
 func (s *LeaderSelector) takeTurn() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.queued || s.state != started {
+	if !s.queued || s.life.State() != lifecycle.Started {
 		return false
 	}
 	s.queued = false
