@@ -10,12 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-)
-
-const (
-	stateLatent = iota
-	stateStarted
-	stateClosed
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // engine is what the four item queues share: the lifecycle, the put and the
@@ -34,7 +29,7 @@ type engine struct {
 	log     *zap.Logger
 
 	mu         sync.Mutex
-	state      int
+	life       lifecycle.Lifecycle // moved under mu
 	cancel     context.CancelFunc
 	done       chan struct{}
 	stopListen func()
@@ -48,6 +43,7 @@ type engine struct {
 func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
 	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
 		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
+		life: lifecycle.New(&lifeErrors),
 		wake: make(chan struct{}, 1), stale: make(map[string]itemLock)}
 }
 
@@ -55,23 +51,18 @@ func newEngine(kind string, c *framework.Client, path string, cfg config, n nami
 // starts the consumer loop if there is a consumer.
 func (e *engine) start(ctx context.Context) error {
 	e.mu.Lock()
-	switch e.state {
-	case stateStarted:
-		e.mu.Unlock()
-		return fmt.Errorf("%w: %s at %s", ErrAlreadyStarted, e.kind, e.path)
-	case stateClosed:
-		e.mu.Unlock()
-		return fmt.Errorf("%w: %s at %s", ErrClosed, e.kind, e.path)
-	}
-	e.state = stateStarted
+	err := e.life.Start(e.what())
 	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	for _, p := range []string{e.path, e.cfg.lockPath} {
 		if p == "" {
 			continue
 		}
 		if err := e.ensure(ctx, p); err != nil {
 			e.mu.Lock()
-			e.state = stateLatent
+			e.life.Unstart()
 			e.mu.Unlock()
 			return fmt.Errorf("queue: start the %s at %s: creating %s: %w", e.kind, e.path, p, err)
 		}
@@ -81,8 +72,8 @@ func (e *engine) start(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.state == stateClosed {
-		return fmt.Errorf("%w: %s at %s (closed while starting)", ErrClosed, e.kind, e.path)
+	if e.life.State() == lifecycle.Closed {
+		return fmt.Errorf("%w: %s (closed while starting)", ErrClosed, e.what())
 	}
 	loopCtx, cancel := context.WithCancelCause(context.Background())
 	e.cancel, e.done = func() { cancel(nil) }, make(chan struct{})
@@ -121,11 +112,10 @@ func (e *engine) ensure(ctx context.Context, p string) error {
 // whose deletion failed before is tried once more).
 func (e *engine) close() error {
 	e.mu.Lock()
-	if e.state == stateClosed {
+	if first, _ := e.life.Close(); !first {
 		e.mu.Unlock()
 		return nil
 	}
-	e.state = stateClosed
 	cancel, done, stop := e.cancel, e.done, e.stopListen
 	e.mu.Unlock()
 	if cancel != nil {
@@ -144,14 +134,15 @@ func (e *engine) close() error {
 func (e *engine) checkStarted() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	switch e.state {
-	case stateLatent:
-		return fmt.Errorf("%w: %s at %s (call Start first)", ErrNotStarted, e.kind, e.path)
-	case stateClosed:
-		return fmt.Errorf("%w: %s at %s", ErrClosed, e.kind, e.path)
+	err := e.life.Check(e.what())
+	if errors.Is(err, ErrNotStarted) {
+		return fmt.Errorf("%w (call Start first)", err)
 	}
-	return nil
+	return err
 }
+
+// what names the queue in its errors: its kind and path.
+func (e *engine) what() string { return e.kind + " at " + e.path }
 
 // onState runs on the client's listener goroutine: an error state (per the
 // client's ErrorPolicy) cancels the item being consumed, and a new

@@ -1,6 +1,10 @@
 package queue
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
+)
 
 var (
 	// ErrInvalidArgument reports a bad argument, named in the error; nothing
@@ -32,3 +36,6 @@ var (
 	// item is then left in the queue for the next consumer.
 	ErrItemLost = errors.New("queue: item lock lost")
 )
+
+// lifeErrors are the refusals of a queue's Start and of calls outside its life.
+var lifeErrors = lifecycle.Errors{AlreadyStarted: ErrAlreadyStarted, NotStarted: ErrNotStarted, Closed: ErrClosed}

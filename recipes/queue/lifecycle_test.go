@@ -148,3 +148,40 @@ func TestQueueNodeDeletedAndRecreated(t *testing.T) {
 	awaitCount(t, 2, 20*time.Second, &r)
 	exactlyOnce(t, []string{"before", "after"}, &r)
 }
+
+// TestCloseDuringAFailedStartStaysClosed: a Close that comes while Start is
+// creating the queue node is final even when that create then fails: the
+// failed Start does not make the queue startable again.
+func TestCloseDuringAFailedStartStaysClosed(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr())
+	q, err := queue.NewDistributedQueue(c, "/cs", queue.Bytes())
+	must(t, err)
+	p.Pause()
+	startCtx, cancel := context.WithCancel(testCtx(t))
+	started := make(chan error, 1)
+	go func() { started <- q.Start(startCtx) }()
+	// A put with an ended ctx says ErrNotStarted until Start has begun, and
+	// is refused as not sent afterwards.
+	gone, end := context.WithCancel(context.Background())
+	end()
+	zktest.Eventually(t, 20*time.Second, "Start to begin", func() bool {
+		_, err := q.Put(gone, []byte("x"))
+		return !errors.Is(err, queue.ErrNotStarted)
+	})
+	must(t, q.Close())
+	cancel() // the create of the queue node fails
+	select {
+	case err := <-started:
+		if err == nil {
+			t.Fatal("Start succeeded while its create was held")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Start did not return once its ctx ended")
+	}
+	p.Resume()
+	if err := q.Start(testCtx(t)); !errors.Is(err, queue.ErrClosed) {
+		t.Fatalf("Start after Close: %v, want ErrClosed", err)
+	}
+}
