@@ -19,34 +19,34 @@ import (
 // The counter's node holds Curator's encoding: 8 big-endian bytes.
 func TestAtomicLongStoresCuratorBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/bytes")
-	must(t, err)
+	zktest.Must(t, err)
 
 	r, err := l.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PreValue != 0 || r.PostValue != 0 {
 		t.Fatalf("Get on a missing node = %+v, want succeeded 0", r)
 	}
 	r, err = l.Add(ctx, 0x0102030405)
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PreValue != 0 || r.PostValue != 0x0102030405 {
 		t.Fatalf("Add = %+v", r)
 	}
 	r, err = l.Decrement(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if r.PostValue != 0x0102030404 {
 		t.Fatalf("Decrement = %+v", r)
 	}
 	data, _, err := c.GetData(ctx, "/counters/bytes")
-	must(t, err)
+	zktest.Must(t, err)
 	if want := []byte{0, 0, 0, 1, 2, 3, 4, 4}; !bytes.Equal(data, want) {
 		t.Fatalf("node data %x, want %x", data, want)
 	}
 	// Curator's encoding written by hand is read back.
 	_, err = c.SetData(ctx, "/counters/bytes", binary.BigEndian.AppendUint64(nil, uint64(1<<62)), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	if r, err = l.Get(ctx); err != nil || r.PostValue != 1<<62 {
 		t.Fatalf("Get = %+v, %v; want %d", r, err, int64(1<<62))
 	}
@@ -54,13 +54,13 @@ func TestAtomicLongStoresCuratorBytes(t *testing.T) {
 
 func TestAtomicLongOperations(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/ops")
-	must(t, err)
+	zktest.Must(t, err)
 
 	created, err := l.Initialize(ctx, 10)
-	must(t, err)
+	zktest.Must(t, err)
 	if !created {
 		t.Fatal("Initialize on a missing node did not create it")
 	}
@@ -68,36 +68,36 @@ func TestAtomicLongOperations(t *testing.T) {
 		t.Fatalf("second Initialize = %v, %v; want false", created, err)
 	}
 	r, err := l.CompareAndSet(ctx, 11, 20)
-	must(t, err)
+	zktest.Must(t, err)
 	if r.Succeeded || r.PreValue != 10 {
 		t.Fatalf("CompareAndSet with a wrong expectation = %+v", r)
 	}
 	r, err = l.CompareAndSet(ctx, 10, 20)
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PreValue != 10 || r.PostValue != 20 {
 		t.Fatalf("CompareAndSet = %+v", r)
 	}
 	r, err = l.TrySet(ctx, -5)
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PreValue != 20 || r.PostValue != -5 {
 		t.Fatalf("TrySet = %+v", r)
 	}
 	r, err = l.Subtract(ctx, 5)
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PostValue != -10 || r.Stats.OptimisticTries != 1 {
 		t.Fatalf("Subtract = %+v", r)
 	}
-	must(t, l.ForceSet(ctx, 7))
+	zktest.Must(t, l.ForceSet(ctx, 7))
 	if r, err = l.Increment(ctx); err != nil || r.PostValue != 8 {
 		t.Fatalf("Increment after ForceSet = %+v, %v", r, err)
 	}
 	// A missing node never matches CompareAndSet.
 	other, err := atomic.NewDistributedAtomicLong(c, "/counters/ops-missing")
-	must(t, err)
+	zktest.Must(t, err)
 	if r, err = other.CompareAndSet(ctx, 0, 1); err != nil || r.Succeeded {
 		t.Fatalf("CompareAndSet on a missing node = %+v, %v", r, err)
 	}
-	must(t, other.ForceSet(ctx, 3))
+	zktest.Must(t, other.ForceSet(ctx, 3))
 	if r, err = other.Get(ctx); err != nil || r.PostValue != 3 {
 		t.Fatalf("Get after ForceSet on a missing node = %+v, %v", r, err)
 	}
@@ -105,27 +105,27 @@ func TestAtomicLongOperations(t *testing.T) {
 
 func TestAtomicValueBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	v, err := atomic.NewDistributedAtomicValue(c, "/values/raw")
-	must(t, err)
+	zktest.Must(t, err)
 	r, err := v.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if r.PreValue != nil {
 		t.Fatalf("Get on a missing node = %q, want nil", r.PreValue)
 	}
 	r, err = v.TrySet(ctx, []byte("one"))
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || r.PreValue != nil || string(r.PostValue) != "one" {
 		t.Fatalf("TrySet = %+v", r)
 	}
 	r, err = v.CompareAndSet(ctx, []byte("one"), []byte("two"))
-	must(t, err)
+	zktest.Must(t, err)
 	if !r.Succeeded || string(r.PreValue) != "one" || string(r.PostValue) != "two" {
 		t.Fatalf("CompareAndSet = %+v", r)
 	}
 	data, _, err := c.GetData(ctx, "/values/raw")
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "two" {
 		t.Fatalf("node data %q, want the raw bytes %q", data, "two")
 	}
@@ -133,7 +133,7 @@ func TestAtomicValueBytes(t *testing.T) {
 
 func TestAtomicBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 
 	if _, err := atomic.NewDistributedAtomicLong(nil, "/x"); !errors.Is(err, atomic.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
@@ -162,9 +162,9 @@ func TestAtomicBadInput(t *testing.T) {
 	// A node holding bytes of the wrong length is an error naming the length,
 	// and is left as it was.
 	_, err := c.Create(ctx, "/counters/bad", []byte{1, 2, 3}, framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/bad")
-	must(t, err)
+	zktest.Must(t, err)
 	if _, err := l.Get(ctx); !errors.Is(err, atomic.ErrBadValue) || !strings.Contains(err.Error(), "3 bytes") {
 		t.Errorf("Get of 3 bytes: %v", err)
 	}
@@ -172,7 +172,7 @@ func TestAtomicBadInput(t *testing.T) {
 		t.Errorf("Increment of 3 bytes: %+v, %v", r, err)
 	}
 	data, _, err := c.GetData(ctx, "/counters/bad")
-	must(t, err)
+	zktest.Must(t, err)
 	if !bytes.Equal(data, []byte{1, 2, 3}) {
 		t.Errorf("bad node rewritten to %x", data)
 	}
@@ -182,7 +182,7 @@ func TestAtomicBadInput(t *testing.T) {
 // increment succeeds and the total is exact.
 func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const clients, each = 4, 25
 	promoted := atomic.WithPromotedToLock(atomic.PromotedToLock{
 		LockPath:    "/counters/exact-lock",
@@ -195,7 +195,7 @@ func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 	for i := 0; i < clients; i++ {
 		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/exact",
 			atomic.WithRetryPolicy(retry.NTimes{N: 1, Sleep: time.Millisecond}), promoted)
-		must(t, err)
+		zktest.Must(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,9 +221,9 @@ func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 	}
 	c := zkclient.New(t, srv.ConnectString())
 	l, err := atomic.NewDistributedAtomicLong(c, "/counters/exact")
-	must(t, err)
+	zktest.Must(t, err)
 	r, err := l.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if r.PostValue != clients*each {
 		t.Fatalf("counter = %d, want %d", r.PostValue, clients*each)
 	}
@@ -240,7 +240,7 @@ func TestAtomicLongConcurrentIncrementsExact(t *testing.T) {
 // error, and did not apply.
 func TestAtomicLongConflictNotApplied(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const clients, each = 4, 20
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -248,7 +248,7 @@ func TestAtomicLongConflictNotApplied(t *testing.T) {
 	for i := 0; i < clients; i++ {
 		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/conflict",
 			atomic.WithRetryPolicy(retry.NTimes{N: 0}))
-		must(t, err)
+		zktest.Must(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -269,9 +269,9 @@ func TestAtomicLongConflictNotApplied(t *testing.T) {
 	}
 	wg.Wait()
 	l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/counters/conflict")
-	must(t, err)
+	zktest.Must(t, err)
 	r, err := l.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if r.PostValue != int64(succeeded) {
 		t.Fatalf("counter = %d, want the %d succeeded increments (%d failed)", r.PostValue, succeeded, failed)
 	}

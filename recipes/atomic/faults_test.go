@@ -25,10 +25,10 @@ func lossyLong(t *testing.T, path string) (*zktest.Server, *zktest.Proxy, *atomi
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
-	_, err := c.Create(testCtx(t), "/lost", nil)
-	must(t, err)
+	_, err := c.Create(zktest.TestContext(t), "/lost", nil)
+	zktest.Must(t, err)
 	l, err := atomic.NewDistributedAtomicLong(c, path)
-	must(t, err)
+	zktest.Must(t, err)
 	return srv, proxy, l
 }
 
@@ -38,11 +38,11 @@ func lossyLong(t *testing.T, path string) (*zktest.Server, *zktest.Proxy, *atomi
 // conflict and tried again).
 func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 	srv, proxy, l := lossyLong(t, "/lost/setdata")
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	observer, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/lost/setdata")
-	must(t, err)
+	zktest.Must(t, err)
 	_, err = l.Initialize(ctx, 41)
-	must(t, err)
+	zktest.Must(t, err)
 
 	proxy.LoseNextReply(zktest.OpSetData, zktest.OpMulti)
 	r, err := l.Increment(ctx)
@@ -56,7 +56,7 @@ func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 		t.Errorf("unknown result frames %d -> %d, want 41 -> 42", r.PreValue, r.PostValue)
 	}
 	got, err := observer.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if got.PostValue != 42 {
 		t.Fatalf("counter = %d, want 42 (the lost write applied once)", got.PostValue)
 	}
@@ -70,7 +70,7 @@ func TestAtomicLongLostSetDataReplyIsUnknownNotDoubled(t *testing.T) {
 // the node holds exactly one increment.
 func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 	srv, proxy, l := lossyLong(t, "/lost/create")
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	r, err := l.Increment(ctx)
@@ -81,9 +81,9 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 		t.Fatalf("LostReplies() = %d, want 1", proxy.LostReplies())
 	}
 	observer, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/lost/create")
-	must(t, err)
+	zktest.Must(t, err)
 	got, err := observer.Get(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if got.PostValue != 1 {
 		t.Fatalf("counter = %d, want 1", got.PostValue)
 	}
@@ -93,7 +93,7 @@ func TestAtomicLongLostCreateReplyIsUnknownNotDoubled(t *testing.T) {
 // Initialize cannot resolve is not reported as "already there".
 func TestAtomicLostReplyCompareAndSetAndInitialize(t *testing.T) {
 	_, proxy, l := lossyLong(t, "/lost/cas")
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	if created, err := l.Initialize(ctx, 5); !errors.Is(err, atomic.ErrOutcomeUnknown) || created {
@@ -111,14 +111,14 @@ func TestAtomicLostReplyCompareAndSetAndInitialize(t *testing.T) {
 // A server restart while clients increment loses and doubles nothing.
 func TestAtomicLongServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	var tally tally
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		l, err := atomic.NewDistributedAtomicLong(zkclient.New(t, srv.ConnectString()), "/restart/counter",
 			atomic.WithRetryPolicy(retry.NTimes{N: 50, Sleep: time.Millisecond}))
-		must(t, err)
+		zktest.Must(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -126,7 +126,7 @@ func TestAtomicLongServerRestart(t *testing.T) {
 		}()
 	}
 	zktest.Eventually(t, 10*time.Second, "increments before the restart", func() bool { return tally.get().ok >= 20 })
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	before := tally.get().ok
 	zktest.Eventually(t, 20*time.Second, "increments after the restart", func() bool { return tally.get().ok >= before+20 })
 	close(stop)
@@ -143,7 +143,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const clients = 3
 	const session = 1200 * time.Millisecond
 	var tally tally
@@ -167,7 +167,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 		})
 		defer stopListen()
 		l, err := atomic.NewDistributedAtomicLong(c, "/random/counter", opts...)
-		must(t, err)
+		zktest.Must(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -196,7 +196,7 @@ func TestAtomicLongRandomizedFaults(t *testing.T) {
 			p.Resume()
 		case !restarted && time.Until(deadline) < 6*time.Second:
 			restarted = true
-			must(t, srv.Restart())
+			zktest.Must(t, srv.Restart())
 		}
 		time.Sleep(time.Duration(100+rng.IntN(200)) * time.Millisecond)
 	}

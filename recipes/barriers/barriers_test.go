@@ -19,14 +19,14 @@ import (
 
 func TestBarrierSetWaitRemove(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	a, err := barriers.NewDistributedBarrier(zkclient.New(t, srv.ConnectString()), "/gates/one")
-	must(t, err)
+	zktest.Must(t, err)
 	b, err := barriers.NewDistributedBarrier(zkclient.New(t, srv.ConnectString()), "/gates/one")
-	must(t, err)
-	must(t, b.Wait(ctx)) // no barrier: passes at once
-	must(t, a.Set(ctx))
-	must(t, a.Set(ctx)) // idempotent
+	zktest.Must(t, err)
+	zktest.Must(t, b.Wait(ctx)) // no barrier: passes at once
+	zktest.Must(t, a.Set(ctx))
+	zktest.Must(t, a.Set(ctx)) // idempotent
 
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
@@ -35,14 +35,14 @@ func TestBarrierSetWaitRemove(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- b.Wait(ctx) }()
-	must(t, a.Remove(ctx))
+	zktest.Must(t, a.Remove(ctx))
 	select {
 	case err := <-done:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("Wait did not return after Remove")
 	}
-	must(t, a.Remove(ctx)) // idempotent
+	zktest.Must(t, a.Remove(ctx)) // idempotent
 }
 
 func TestBarriersBadInput(t *testing.T) {
@@ -69,8 +69,8 @@ func TestBarriersBadInput(t *testing.T) {
 		}
 	}
 	d, err := barriers.NewDistributedDoubleBarrier(c, "/b", 1)
-	must(t, err)
-	if err := d.Leave(testCtx(t)); !errors.Is(err, barriers.ErrNotEntered) {
+	zktest.Must(t, err)
+	if err := d.Leave(zktest.TestContext(t)); !errors.Is(err, barriers.ErrNotEntered) {
 		t.Errorf("Leave without Enter: %v", err)
 	}
 }
@@ -80,14 +80,14 @@ func TestBarriersBadInput(t *testing.T) {
 // is left. The order of leaving is leave_test.go's.
 func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	observer := zkclient.New(t, srv.ConnectString())
 	const n = 3
 	members := make([]*barriers.DistributedDoubleBarrier, n)
 	for i := range members {
 		var err error
 		members[i], err = barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), "/double/job", n)
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	entered := make(chan error, n)
 	for _, m := range members[:n-1] {
@@ -102,17 +102,17 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 		t.Fatalf("a member passed Enter with %d of %d members: %v", n-1, n, err)
 	default:
 	}
-	must(t, members[n-1].Enter(ctx))
+	zktest.Must(t, members[n-1].Enter(ctx))
 	for i := 0; i < n-1; i++ {
 		select {
 		case err := <-entered:
-			must(t, err)
+			zktest.Must(t, err)
 		case <-time.After(10 * time.Second):
 			t.Fatal("a member did not pass Enter once all had entered")
 		}
 	}
 	kids, _, err := observer.Children(ctx, "/double/job")
-	must(t, err)
+	zktest.Must(t, err)
 	if !slices.Contains(kids, "ready") || len(kids) != n+1 {
 		t.Fatalf("children %v, want %d members and ready", kids, n)
 	}
@@ -129,7 +129,7 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 	for range n {
 		select {
 		case err := <-left:
-			must(t, err)
+			zktest.Must(t, err)
 		case <-time.After(10 * time.Second):
 			t.Fatal("a member did not pass Leave once all were leaving")
 		}
@@ -144,10 +144,10 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 // returns when its ctx ends).
 func TestDoubleBarrierCancelledEnterLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	m, err := barriers.NewDistributedDoubleBarrier(c, "/double/cancel", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	if err := m.Enter(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -165,10 +165,10 @@ func TestDoubleBarrierCancelledEnterLeavesNoNode(t *testing.T) {
 func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/lost", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	observer := zkclient.New(t, srv.ConnectString())
 	done := make(chan error, 1)
 	go func() { done <- a.Enter(ctx) }()
@@ -199,7 +199,7 @@ func TestDoubleBarrierSessionLostWhileEntering(t *testing.T) {
 		return err == nil && len(kids) == 0
 	})
 	b, err := barriers.NewDistributedDoubleBarrier(observer, "/double/lost", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	if err := b.Enter(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -223,11 +223,11 @@ func children(ctx context.Context, c *framework.Client, path string) ([]string, 
 func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	a, err := barriers.NewDistributedDoubleBarrier(ac, "/double/leave-lost", 1)
-	must(t, err)
-	must(t, a.Enter(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, a.Enter(ctx))
 	session := ac.SessionID()
 	proxy.Pause()
 	zktest.Eventually(t, 10*time.Second, "a gives up its session", func() bool { return ac.State() == framework.Lost })
@@ -240,7 +240,7 @@ func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 	}
 	observer := zkclient.New(t, srv.ConnectString())
 	kids, err := children(ctx, observer, "/double/leave-lost")
-	must(t, err)
+	zktest.Must(t, err)
 	if slices.Contains(kids, a.MemberPath()[len("/double/leave-lost/"):]) {
 		t.Fatalf("stale member node left: %v", kids)
 	}
@@ -251,28 +251,28 @@ func TestDoubleBarrierLeaveAfterSessionLost(t *testing.T) {
 func TestDoubleBarrierMemberCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr())
 	_, err := c.Create(ctx, "/double/lost-create", nil, framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	a, err := barriers.NewDistributedDoubleBarrier(c, "/double/lost-create", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 	done := make(chan error, 1)
 	go func() { done <- a.Enter(ctx) }()
 	observer := zkclient.New(t, srv.ConnectString())
 	zktest.Eventually(t, 10*time.Second, "the lost reply", func() bool { return proxy.LostReplies() == 1 })
 	b, err := barriers.NewDistributedDoubleBarrier(observer, "/double/lost-create", 2)
-	must(t, err)
-	must(t, b.Enter(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, b.Enter(ctx))
 	select {
 	case err := <-done:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the member whose create reply was lost did not enter")
 	}
 	kids, err := children(ctx, observer, "/double/lost-create")
-	must(t, err)
+	zktest.Must(t, err)
 	if len(kids) != 3 || !slices.Contains(kids, "ready") {
 		t.Fatalf("children %v, want two members and ready", kids)
 	}

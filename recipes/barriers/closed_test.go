@@ -15,17 +15,17 @@ import (
 // also the Leave of a member that entered before the client closed.
 func TestBarrierCallsOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	member, err := barriers.NewDistributedDoubleBarrier(c, "/closed/double", 1)
-	must(t, err)
-	must(t, member.Enter(ctx))
-	must(t, c.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, member.Enter(ctx))
+	zktest.Must(t, c.Close())
 
 	gate, err := barriers.NewDistributedBarrier(c, "/closed/gate")
-	must(t, err)
+	zktest.Must(t, err)
 	late, err := barriers.NewDistributedDoubleBarrier(c, "/closed/double", 1)
-	must(t, err)
+	zktest.Must(t, err)
 	for name, call := range map[string]func(context.Context) error{
 		"Set": gate.Set, "Remove": gate.Remove, "Wait": gate.Wait,
 		"Enter": late.Enter, "Leave": member.Leave,

@@ -24,7 +24,7 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 	for _, script := range []string{"lowest first", "lowest second to last"} {
 		t.Run(strings.ReplaceAll(script, " ", "_"), func(t *testing.T) {
 			srv := zktest.StartServer(t)
-			ctx := testCtx(t)
+			ctx := zktest.TestContext(t)
 			observer := zkclient.New(t, srv.ConnectString())
 			const n, path = 4, "/double/order"
 			members := make([]*barriers.DistributedDoubleBarrier, n)
@@ -32,11 +32,11 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 			for i := range members {
 				var err error
 				members[i], err = barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), path, n)
-				must(t, err)
+				zktest.Must(t, err)
 				go func() { entered <- members[i].Enter(ctx) }()
 			}
 			for range n {
-				must(t, <-entered)
+				zktest.Must(t, <-entered)
 			}
 			slices.SortFunc(members, func(a, b *barriers.DistributedDoubleBarrier) int {
 				return strings.Compare(a.MemberPath(), b.MemberPath())
@@ -71,7 +71,7 @@ func TestDoubleBarrierLeaveOrder(t *testing.T) {
 			for range n {
 				select {
 				case err := <-left:
-					must(t, err)
+					zktest.Must(t, err)
 				case <-time.After(10 * time.Second):
 					t.Fatal("a member did not pass Leave once all had started leaving")
 				}
@@ -99,17 +99,17 @@ func awaitWatch(t *testing.T, ctx context.Context, srv *zktest.Server, nodePath 
 func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const path = "/double/lowest-lost"
 	observer := zkclient.New(t, srv.ConnectString())
 	ac := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	b, err := barriers.NewDistributedDoubleBarrier(observer, path, 2)
-	must(t, err)
+	zktest.Must(t, err)
 	a := lowerMember(t, ac, path, b)
 	entered := make(chan error, 1)
 	go func() { entered <- b.Enter(ctx) }()
-	must(t, a.Enter(ctx))
-	must(t, <-entered)
+	zktest.Must(t, a.Enter(ctx))
+	zktest.Must(t, <-entered)
 
 	left := make(chan error, 1)
 	go func() { left <- a.Leave(ctx) }()
@@ -125,7 +125,7 @@ func TestDoubleBarrierLowestLosesItsSessionInLeave(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("Leave did not end after its session was lost")
 	}
-	must(t, b.Leave(ctx))
+	zktest.Must(t, b.Leave(ctx))
 }
 
 // lowerMember returns a member of the barrier at path (of two members)
@@ -136,7 +136,7 @@ func lowerMember(t *testing.T, c *framework.Client, path string, than *barriers.
 	// runs (when than's name is among the lowest), 4096 about once in 4097.
 	for range 4096 {
 		m, err := barriers.NewDistributedDoubleBarrier(c, path, 2)
-		must(t, err)
+		zktest.Must(t, err)
 		if m.MemberPath() < than.MemberPath() {
 			return m
 		}
@@ -150,16 +150,16 @@ func lowerMember(t *testing.T, c *framework.Client, path string, than *barriers.
 // for it then leaves.
 func TestDoubleBarrierCancelledLeaveOfTheLowest(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const path = "/double/lowest-cancel"
 	observer := zkclient.New(t, srv.ConnectString())
 	b, err := barriers.NewDistributedDoubleBarrier(zkclient.New(t, srv.ConnectString()), path, 2)
-	must(t, err)
+	zktest.Must(t, err)
 	a := lowerMember(t, zkclient.New(t, srv.ConnectString()), path, b)
 	entered := make(chan error, 1)
 	go func() { entered <- b.Enter(ctx) }()
-	must(t, a.Enter(ctx))
-	must(t, <-entered)
+	zktest.Must(t, a.Enter(ctx))
+	zktest.Must(t, <-entered)
 
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
@@ -171,5 +171,5 @@ func TestDoubleBarrierCancelledLeaveOfTheLowest(t *testing.T) {
 		stat, err := observer.Exists(ctx, a.MemberPath())
 		return err == nil && stat == nil
 	})
-	must(t, b.Leave(ctx))
+	zktest.Must(t, b.Leave(ctx))
 }

@@ -20,7 +20,7 @@ import (
 // it opens, and exactly two member nodes stand.
 func TestDoubleBarrierDoesNotCountItsOwnStaleNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const path = "/double/stale"
 	c := zkclient.New(t, srv.ConnectString())
 	observer := zkclient.New(t, srv.ConnectString())
@@ -32,7 +32,7 @@ func TestDoubleBarrierDoesNotCountItsOwnStaleNode(t *testing.T) {
 		}
 	})
 	a, err := barriers.NewDistributedDoubleBarrier(c, path, 2)
-	must(t, err)
+	zktest.Must(t, err)
 
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	err = a.Enter(short)
@@ -52,24 +52,24 @@ func TestDoubleBarrierDoesNotCountItsOwnStaleNode(t *testing.T) {
 		t.Fatalf("the same member's next Enter, alone beside its own earlier node = %v, want DeadlineExceeded", err)
 	}
 	kids, err := children(ctx, observer, path)
-	must(t, err)
+	zktest.Must(t, err)
 	if slices.Contains(kids, "ready") {
 		t.Fatalf("children %v: one member opened a barrier of two", kids)
 	}
 
 	b, err := barriers.NewDistributedDoubleBarrier(observer, path, 2)
-	must(t, err)
+	zktest.Must(t, err)
 	entered := make(chan error, 1)
 	go func() { entered <- a.Enter(ctx) }()
-	must(t, b.Enter(ctx))
+	zktest.Must(t, b.Enter(ctx))
 	select {
 	case err := <-entered:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the member did not pass Enter beside a second member")
 	}
 	kids, err = children(ctx, observer, path)
-	must(t, err)
+	zktest.Must(t, err)
 	members := slices.DeleteFunc(slices.Clone(kids), func(k string) bool { return k == "ready" })
 	if len(members) != 2 || slices.Contains(members, stale) {
 		t.Fatalf("children %v: want two member nodes, none the cancelled Enter's %s", kids, stale)
@@ -87,10 +87,10 @@ func TestDoubleBarrierDoesNotCountItsOwnStaleNode(t *testing.T) {
 	}
 	left := make(chan error, 1)
 	go func() { left <- a.Leave(ctx) }()
-	must(t, b.Leave(ctx))
+	zktest.Must(t, b.Leave(ctx))
 	select {
 	case err := <-left:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the member did not pass Leave")
 	}

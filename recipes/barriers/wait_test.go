@@ -58,9 +58,9 @@ func unreachableClient(t *testing.T) *framework.Client {
 func TestBarrierCallsWithinTheirWaitWhenNothingListens(t *testing.T) {
 	c := unreachableClient(t)
 	b, err := barriers.NewDistributedBarrier(c, "/nowhere/gate")
-	must(t, err)
+	zktest.Must(t, err)
 	d, err := barriers.NewDistributedDoubleBarrier(c, "/nowhere/double", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	withinWait(t, "Set", []string{"creating the barrier node"}, b.Set)
 	withinWait(t, "Remove", []string{"deleting the barrier node"}, b.Remove)
 	withinWait(t, "Wait", []string{"waiting for the barrier node to be removed"}, b.Wait)
@@ -74,25 +74,25 @@ func TestBarrierCallsWithinTheirWaitWhenNothingListens(t *testing.T) {
 func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second), framework.WithConnectionTimeout(20*time.Second))
 	observer := zkclient.New(t, srv.ConnectString())
 	gate, err := barriers.NewDistributedBarrier(c, "/part/gate")
-	must(t, err)
-	must(t, gate.Set(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, gate.Set(ctx))
 	// Two members in, whose first leaves in the partition.
 	l1, err := barriers.NewDistributedDoubleBarrier(c, "/part/leave", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	l2, err := barriers.NewDistributedDoubleBarrier(observer, "/part/leave", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	entered := make(chan error, 1)
 	go func() { entered <- l2.Enter(ctx) }()
-	must(t, l1.Enter(ctx))
-	must(t, <-entered)
+	zktest.Must(t, l1.Enter(ctx))
+	zktest.Must(t, <-entered)
 
 	// A member alone in Enter when the partition begins.
 	a, err := barriers.NewDistributedDoubleBarrier(c, "/part/enter", 2)
-	must(t, err)
+	zktest.Must(t, err)
 	// The partition may begin before Enter has counted the members.
 	entering := []string{"waiting for 2 members to enter (1 in)", "counting the members"}
 	withinWait(t, "Enter", entering, func(ectx context.Context) error {
@@ -106,7 +106,7 @@ func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 		return <-done
 	})
 	other, err := barriers.NewDistributedBarrier(c, "/part/other")
-	must(t, err)
+	zktest.Must(t, err)
 	withinWait(t, "Set", []string{"creating the barrier node"}, other.Set)
 	withinWait(t, "Wait", []string{"waiting for the barrier node to be removed"}, gate.Wait)
 	withinWait(t, "Remove", []string{"deleting the barrier node"}, gate.Remove)
@@ -119,5 +119,5 @@ func TestBarrierCallsWithinTheirWaitInAPartition(t *testing.T) {
 			return err == nil && stat == nil
 		})
 	}
-	must(t, l2.Leave(ctx))
+	zktest.Must(t, l2.Leave(ctx))
 }

@@ -30,13 +30,13 @@ func summary(insts []discovery.ServiceInstance[meta]) []string {
 // instances come and go and change.
 func TestServiceCacheCatchesUpAfterEachFault(t *testing.T) {
 	admin, proxy, cc := proxied(t, framework.WithSessionTimeout(4*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, admin)
 	sc, err := started(t, cc).NewServiceCache("api")
-	must(t, err)
-	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
-	must(t, d.RegisterService(ctx, instance("api", "b", 2)))
-	must(t, sc.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "b", 2)))
+	zktest.Must(t, sc.Start(ctx))
 	defer sc.Close()
 	settled := func(what string) {
 		t.Helper()
@@ -49,20 +49,20 @@ func TestServiceCacheCatchesUpAfterEachFault(t *testing.T) {
 
 	lost := proxy.LostReplies()
 	proxy.LoseNextReply(zktest.OpGetChildren, zktest.OpGetChildren2)
-	must(t, d.RegisterService(ctx, instance("api", "c", 3)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "c", 3)))
 	zktest.Eventually(t, 30*time.Second, "the listing's reply lost", func() bool { return proxy.LostReplies() > lost })
 	settled("a lost listing reply")
 
 	lost = proxy.LostReplies()
 	proxy.LoseNextReply(zktest.OpGetData)
-	must(t, d.UpdateService(ctx, instance("api", "a", 10)))
+	zktest.Must(t, d.UpdateService(ctx, instance("api", "a", 10)))
 	zktest.Eventually(t, 30*time.Second, "the read's reply lost", func() bool { return proxy.LostReplies() > lost })
 	settled("a lost read reply")
 
 	expireSession(t, proxy, cc, func() {
-		must(t, d.UnregisterService(ctx, instance("api", "b", 2)))
-		must(t, d.RegisterService(ctx, instance("api", "e", 5)))
-		must(t, d.UpdateService(ctx, instance("api", "c", 30)))
+		zktest.Must(t, d.UnregisterService(ctx, instance("api", "b", 2)))
+		zktest.Must(t, d.RegisterService(ctx, instance("api", "e", 5)))
+		zktest.Must(t, d.UpdateService(ctx, instance("api", "c", 30)))
 	})
 	settled("its session's expiry")
 	if got := summary(sc.Instances()); !slices.Equal(got, []string{"a:10", "c:30", "e:5"}) {

@@ -19,13 +19,13 @@ import (
 // the register that finishes after it deletes its own node.
 func TestNoRegistrationOutlivesACloseCutShortByARegistrationUnderWay(t *testing.T) {
 	admin, proxy, c := proxied(t, framework.WithSessionTimeout(30*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
-	must(t, err)
-	must(t, d.Start())
-	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	zktest.Must(t, err)
+	zktest.Must(t, d.Start())
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "a", 1)))
 	stat, err := admin.Exists(ctx, "/services/api/a")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() {
 		t.Fatalf("a's node %+v, session %x", stat, c.SessionID())
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Code written against the former names still compiles and behaves: the
@@ -12,7 +13,7 @@ import (
 func TestFormerURISpecNamesStillWork(t *testing.T) {
 	var u *discovery.UriSpec
 	u, err := discovery.ParseUriSpec("{scheme}://{address}:{port}")
-	must(t, err)
+	zktest.Must(t, err)
 	var parts []discovery.UriPart = u.Parts
 	if len(parts) != 5 {
 		t.Fatalf("parts %+v", parts)
@@ -25,14 +26,14 @@ func TestFormerURISpecNamesStillWork(t *testing.T) {
 		t.Fatalf("BuildURI with the former field %q, want %q", got, want)
 	}
 	a, err := old.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	b, err := neu.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	if string(a) != string(b) {
 		t.Fatalf("the former field writes\n%s\nthe new one\n%s", a, b)
 	}
 	var back discovery.ServiceInstance[meta]
-	must(t, back.UnmarshalJSON(a))
+	zktest.Must(t, back.UnmarshalJSON(a))
 	if back.URISpec == nil || back.UriSpec != nil || back.BuildURI(nil) != "http://h:80" {
 		t.Fatalf("read back %+v", back)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 func TestConstructorsRefuseBadArguments(t *testing.T) {
@@ -28,7 +29,7 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 		}
 	}
 	d := started(t, c)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	for _, bad := range []discovery.ServiceInstance[meta]{instance("a/b", "1", 1), instance("a", "", 1), instance("a", "1", 70000)} {
 		if err := d.RegisterService(ctx, bad); !errors.Is(err, discovery.ErrInvalidArgument) {
 			t.Errorf("RegisterService(%s/%s): %v", bad.Name, bad.ID, err)
@@ -47,8 +48,8 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 	if err := d.Start(); !errors.Is(err, discovery.ErrAlreadyStarted) {
 		t.Errorf("second Start: %v", err)
 	}
-	must(t, d.Close(ctx))
-	must(t, d.Close(ctx))
+	zktest.Must(t, d.Close(ctx))
+	zktest.Must(t, d.Close(ctx))
 	if err := d.RegisterService(ctx, instance("a", "1", 1)); !errors.Is(err, discovery.ErrClosed) {
 		t.Errorf("after Close: %v", err)
 	}
@@ -59,28 +60,28 @@ func TestConstructorsRefuseBadArguments(t *testing.T) {
 // czxid); unregister and Close delete the nodes.
 func TestRegisterQueryUnregister(t *testing.T) {
 	_, c, _ := serve(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, c)
 
 	dyn, seq, st := instance("api", "d", 1), instance("api", "s", 2), instance("api", "t", 3)
 	seq.ServiceType, st.ServiceType = discovery.DynamicSequential, discovery.Static
 	_, err := c.Create(ctx, "/services/api/d", []byte("stale"), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	before, err := c.Exists(ctx, "/services/api/d")
-	must(t, err)
+	zktest.Must(t, err)
 	for _, i := range []discovery.ServiceInstance[meta]{dyn, seq, st} {
-		must(t, d.RegisterService(ctx, i))
+		zktest.Must(t, d.RegisterService(ctx, i))
 		if !d.IsRegistered(i.ID) {
 			t.Errorf("%s not reported registered", i.ID)
 		}
 	}
 	after, err := c.Exists(ctx, "/services/api/d")
-	must(t, err)
+	zktest.Must(t, err)
 	if after.Czxid == before.Czxid || after.EphemeralOwner != c.SessionID() {
 		t.Fatalf("the node there was not created again as this session's: before %+v after %+v", before, after)
 	}
 	kids, _, err := c.Children(ctx, "/services/api")
-	must(t, err)
+	zktest.Must(t, err)
 	var seqNode string
 	for _, k := range kids {
 		if strings.HasPrefix(k, "s") && len(k) == 11 {
@@ -91,42 +92,42 @@ func TestRegisterQueryUnregister(t *testing.T) {
 		t.Fatalf("children %v", kids)
 	}
 	stat, err := c.Exists(ctx, "/services/api/t")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat.EphemeralOwner != 0 {
 		t.Fatal("a STATIC instance in an ephemeral node")
 	}
 	names, err := d.QueryForNames(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(names) != 1 || names[0] != "api" {
 		t.Fatalf("names %v", names)
 	}
 	got, err := d.QueryForInstances(ctx, "api")
-	must(t, err)
+	zktest.Must(t, err)
 	if len(got) != 3 || got[0].ID != "d" || got[0].Payload.Zone != "a" || got[1].ID != "s" || got[2].ServiceType != discovery.Static {
 		t.Fatalf("instances %+v", got)
 	}
 	one, ok, err := d.QueryForInstance(ctx, "api", "t")
-	must(t, err)
+	zktest.Must(t, err)
 	if !ok || *one.Port != 3 {
 		t.Fatalf("instance t: %+v %v", one, ok)
 	}
 	dyn.Payload = &meta{Zone: "b"}
-	must(t, d.UpdateService(ctx, dyn))
+	zktest.Must(t, d.UpdateService(ctx, dyn))
 	one, _, err = d.QueryForInstance(ctx, "api", "d")
-	must(t, err)
+	zktest.Must(t, err)
 	if one.Payload.Zone != "b" {
 		t.Fatalf("update not written: %+v", one.Payload)
 	}
 	if err := d.UpdateService(ctx, instance("api", "zz", 1)); !errors.Is(err, discovery.ErrNotRegistered) {
 		t.Fatalf("update of an unknown instance: %v", err)
 	}
-	must(t, d.UnregisterService(ctx, seq))
+	zktest.Must(t, d.UnregisterService(ctx, seq))
 	if _, err := c.Exists(ctx, "/services/api/"+seqNode); err != nil {
 		t.Fatal(err)
 	} else if stat, _ := c.Exists(ctx, "/services/api/"+seqNode); stat != nil {
 		t.Fatal("the sequential node outlived its unregister")
 	}
-	must(t, d.Close(ctx))
+	zktest.Must(t, d.Close(ctx))
 	kids, _, err = c.Children(ctx, "/services/api")
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		t.Fatal(err)
@@ -141,8 +142,8 @@ func TestRegisterQueryUnregister(t *testing.T) {
 func TestChangesBeforeStartAreErrNotStarted(t *testing.T) {
 	_, c, _ := serve(t)
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services")
-	must(t, err)
-	ctx := testCtx(t)
+	zktest.Must(t, err)
+	ctx := zktest.TestContext(t)
 	i := instance("api", "a", 1)
 	for name, err := range map[string]error{
 		"RegisterService":   d.RegisterService(ctx, i),
@@ -156,5 +157,5 @@ func TestChangesBeforeStartAreErrNotStarted(t *testing.T) {
 	if stat, err := c.Exists(ctx, "/services/api/a"); err != nil || stat != nil {
 		t.Fatalf("a node before Start: %+v %v", stat, err)
 	}
-	must(t, d.Close(ctx))
+	zktest.Must(t, d.Close(ctx))
 }

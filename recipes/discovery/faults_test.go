@@ -8,6 +8,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // A Dynamic registration survives a session expiry: the node of the expired
@@ -16,7 +17,7 @@ import (
 // the node alone (Curator would delete and create it again).
 func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 	admin, p, c := proxied(t, framework.WithSessionTimeout(4*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	lost, reconnected := make(chan struct{}, 8), make(chan struct{}, 8)
 	stop := c.Listen(func(s framework.ConnectionState) {
 		switch s {
@@ -28,16 +29,16 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 	})
 	defer stop()
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
-	must(t, d.RegisterService(ctx, instance("api", "x", 1)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "x", 1)))
 	first, err := admin.Exists(ctx, "/services/api/x")
-	must(t, err)
+	zktest.Must(t, err)
 
 	// Count the creations of the node as an observer sees them.
 	ad, err := discovery.NewServiceDiscovery[meta](admin, "/services")
-	must(t, err)
+	zktest.Must(t, err)
 	sc, err := ad.NewServiceCache("api")
-	must(t, err)
-	must(t, sc.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, sc.Start(ctx))
 	defer sc.Close()
 	var changes atomic.Int32
 	sc.Listen(discovery.CacheListener{CacheChanged: func() { changes.Add(1) }})
@@ -59,7 +60,7 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 	}
 	locktest.Eventually(t, 20*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
 	now, err := admin.Exists(ctx, "/services/api/x")
-	must(t, err)
+	zktest.Must(t, err)
 	if now == nil || now.Czxid == first.Czxid || now.EphemeralOwner != c.SessionID() {
 		t.Fatalf("node after the expiry %+v, first %+v, session %x", now, first, c.SessionID())
 	}
@@ -76,9 +77,9 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 	if c.SessionID() != session {
 		t.Fatal("the sever cost the session; the check below needs it")
 	}
-	must(t, d.RegisterService(ctx, instance("api", "y", 2))) // waits for any re-registration under way
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "y", 2))) // waits for any re-registration under way
 	again, err := admin.Exists(ctx, "/services/api/x")
-	must(t, err)
+	zktest.Must(t, err)
 	if again == nil || again.Czxid != now.Czxid {
 		t.Fatalf("a reconnect in the same session re-created the node: %+v then %+v", now, again)
 	}
@@ -91,14 +92,14 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 // cache reports a removal, no later pick returns it.
 func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 	_, c, admin := serve(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, c)
 	for i, id := range []string{"a", "b", "c"} {
-		must(t, d.RegisterService(ctx, instance("api", id, i+1)))
+		zktest.Must(t, d.RegisterService(ctx, instance("api", id, i+1)))
 	}
 	p, err := d.NewServiceProvider("api")
-	must(t, err)
-	must(t, p.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, p.Start(ctx))
 	defer p.Close()
 	if n := len(p.AllInstances()); n != 3 {
 		t.Fatalf("%d instances after Start, want 3", n)
@@ -118,7 +119,7 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 	// Watch the removal through a cache of the same client: after it is
 	// reported, the provider's cache has applied it too or picks only live
 	// instances.
-	must(t, admin.Delete(ctx, "/services/api/b"))
+	zktest.Must(t, admin.Delete(ctx, "/services/api/b"))
 	locktest.Eventually(t, 10*time.Second, "the provider drops b", func() bool {
 		for _, i := range p.AllInstances() {
 			if i.ID == "b" {
@@ -153,7 +154,7 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 	off := false
 	cInst := instance("api", "c", 3)
 	cInst.Enabled = &off
-	must(t, d.UpdateService(ctx, cInst))
+	zktest.Must(t, d.UpdateService(ctx, cInst))
 	locktest.Eventually(t, 10*time.Second, "disabled c left out", func() bool { return len(p.AllInstances()) == 0 })
 	if _, ok := p.Instance(); ok {
 		t.Fatal("an instance from an empty provider")
@@ -164,27 +165,27 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 // once the watched nodes change, the server holds no watch of the client.
 func TestCloseLeavesNoWatch(t *testing.T) {
 	srv, c, admin := serve(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, c)
-	must(t, d.RegisterService(ctx, instance("api", "a", 1)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "a", 1)))
 	p, err := d.NewServiceProvider("api", discovery.WithStrategy(discovery.Sticky(discovery.Random[meta]())))
-	must(t, err)
-	must(t, p.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, p.Start(ctx))
 	sc, err := d.NewServiceCache("api")
-	must(t, err)
-	must(t, sc.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, sc.Start(ctx))
 	if len(watchedPaths(t, srv.ConnectString(), "/services")) == 0 {
 		t.Fatal("no watch while the caches run: the check below proves nothing")
 	}
-	must(t, p.Close())
-	must(t, sc.Close())
-	must(t, sc.Close())
-	must(t, d.Close(ctx))
+	zktest.Must(t, p.Close())
+	zktest.Must(t, sc.Close())
+	zktest.Must(t, sc.Close())
+	zktest.Must(t, d.Close(ctx))
 	// The one-shot watches fire on these changes; none is set again.
 	_, err = admin.Create(ctx, "/services/api/z", nil)
-	must(t, err)
-	must(t, admin.Delete(ctx, "/services/api/z"))
+	zktest.Must(t, err)
+	zktest.Must(t, admin.Delete(ctx, "/services/api/z"))
 	_, err = admin.SetData(ctx, "/services/api", []byte("x"), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	locktest.Eventually(t, 10*time.Second, "no watch left", func() bool { return len(watchedPaths(t, srv.ConnectString(), "/services")) == 0 })
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Curator 5.4's JsonInstanceSerializer wrote this (compatible mode, a
@@ -17,9 +18,9 @@ const curatorJSON = `{"name":"api","id":"i-1","address":"10.0.0.1","port":8080,"
 
 func TestJSONRoundTripsCuratorsBytes(t *testing.T) {
 	var raw discovery.ServiceInstance[json.RawMessage]
-	must(t, json.Unmarshal([]byte(curatorJSON), &raw))
+	zktest.Must(t, json.Unmarshal([]byte(curatorJSON), &raw))
 	out, err := raw.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	if string(out) != curatorJSON {
 		t.Fatalf("raw payload:\n got %s\nwant %s", out, curatorJSON)
 	}
@@ -29,7 +30,7 @@ func TestJSONRoundTripsCuratorsBytes(t *testing.T) {
 		Metadata map[string]string `json:"metadata"`
 	}
 	var typed discovery.ServiceInstance[zi]
-	must(t, json.Unmarshal([]byte(curatorJSON), &typed))
+	zktest.Must(t, json.Unmarshal([]byte(curatorJSON), &typed))
 	if typed.PayloadClass != "org.springframework.cloud.zookeeper.discovery.ZookeeperInstance" || typed.Payload.Metadata["k"] != "<v>" {
 		t.Fatalf("typed payload %+v class %q", typed.Payload, typed.PayloadClass)
 	}
@@ -37,7 +38,7 @@ func TestJSONRoundTripsCuratorsBytes(t *testing.T) {
 		t.Fatalf("fields %+v", typed)
 	}
 	out, err = typed.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	if string(out) != curatorJSON {
 		t.Fatalf("typed payload:\n got %s\nwant %s", out, curatorJSON)
 	}
@@ -45,16 +46,16 @@ func TestJSONRoundTripsCuratorsBytes(t *testing.T) {
 
 func TestJSONDefaultsAndUnknownFields(t *testing.T) {
 	var i discovery.ServiceInstance[meta]
-	must(t, json.Unmarshal([]byte(`{"name":"a","id":"b","extra":{"x":1},"payload":null}`), &i))
+	zktest.Must(t, json.Unmarshal([]byte(`{"name":"a","id":"b","extra":{"x":1},"payload":null}`), &i))
 	if i.ServiceType != discovery.Dynamic || !i.IsEnabled() || i.Payload != nil || i.Address != "" {
 		t.Fatalf("defaults: %+v", i)
 	}
-	must(t, json.Unmarshal([]byte(`{"name":"a","id":"b","enabled":false,"serviceType":"STATIC"}`), &i))
+	zktest.Must(t, json.Unmarshal([]byte(`{"name":"a","id":"b","enabled":false,"serviceType":"STATIC"}`), &i))
 	if i.IsEnabled() || i.ServiceType != discovery.Static {
 		t.Fatalf("explicit: %+v", i)
 	}
 	out, err := i.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	want := `{"name":"a","id":"b","address":null,"port":null,"sslPort":null,"payload":null,"registrationTimeUTC":0,"serviceType":"STATIC","uriSpec":null,"enabled":false}`
 	if string(out) != want {
 		t.Fatalf("got %s\nwant %s", out, want)
@@ -67,16 +68,16 @@ func TestJSONDefaultsAndUnknownFields(t *testing.T) {
 func TestJSONPayloadClassIsWritten(t *testing.T) {
 	i := discovery.ServiceInstance[meta]{Name: "a", ID: "b", Payload: &meta{Zone: "z"}, PayloadClass: "com.example.Meta", ServiceType: discovery.Dynamic}
 	out, err := i.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	want := `{"name":"a","id":"b","address":null,"port":null,"sslPort":null,"payload":{"@class":"com.example.Meta","zone":"z"},"registrationTimeUTC":0,"serviceType":"DYNAMIC","uriSpec":null}`
 	if string(out) != want {
 		t.Fatalf("got %s\nwant %s", out, want)
 	}
 	s := discovery.ServiceInstance[string]{Name: "a", ID: "b", Payload: ptr("x"), PayloadClass: "java.lang.String"}
 	out, err = s.MarshalJSON()
-	must(t, err)
+	zktest.Must(t, err)
 	var back discovery.ServiceInstance[string]
-	must(t, json.Unmarshal(out, &back))
+	zktest.Must(t, json.Unmarshal(out, &back))
 	if *back.Payload != "x" || back.PayloadClass != "java.lang.String" {
 		t.Fatalf("wrapped scalar %s read as %+v", out, back)
 	}
@@ -86,7 +87,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestURISpec(t *testing.T) {
 	u, err := discovery.ParseURISpec("{scheme}://{address}:{ port }/x/[{id}]{[}lit{]}")
-	must(t, err)
+	zktest.Must(t, err)
 	i := discovery.ServiceInstance[meta]{Name: "n", ID: "7", Address: "h", Port: ptr(80), URISpec: u, ServiceType: discovery.DynamicSequential}
 	if got, want := i.BuildURI(nil), "http://h:80/x/[7]{lit}"; got != want {
 		t.Fatalf("BuildURI %q, want %q", got, want)

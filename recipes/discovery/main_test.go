@@ -22,10 +22,6 @@ type meta struct {
 	Zone string `json:"zone"`
 }
 
-func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
-
-func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
-
 // serve starts a server with two clients on it: c, for the recipe under
 // test, and admin, to look at the server.
 func serve(t *testing.T) (srv *zktest.Server, c, admin *framework.Client) {
@@ -47,8 +43,8 @@ func proxied(t *testing.T, opts ...framework.Option) (admin *framework.Client, p
 func started(t *testing.T, c *framework.Client, opts ...discovery.Option) *discovery.ServiceDiscovery[meta] {
 	t.Helper()
 	d, err := discovery.NewServiceDiscovery[meta](c, "/services", opts...)
-	must(t, err)
-	must(t, d.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, d.Start())
 	t.Cleanup(func() { d.Close(context.Background()) })
 	return d
 }
@@ -64,13 +60,13 @@ func instance(name, id string, port int) discovery.ServiceInstance[meta] {
 func fourLetter(t *testing.T, addr, word string) string {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	must(t, err)
+	zktest.Must(t, err)
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	_, err = conn.Write([]byte(word))
-	must(t, err)
+	zktest.Must(t, err)
 	out, err := io.ReadAll(conn)
-	must(t, err)
+	zktest.Must(t, err)
 	return string(out)
 }
 

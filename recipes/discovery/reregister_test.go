@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/recipes/discovery"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Registering an id again, in any service type after any other, replaces
@@ -19,7 +20,7 @@ import (
 // too).
 func TestRegisteringAnIDAgainInAnotherTypeLeavesOneNode(t *testing.T) {
 	_, c, admin := serve(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	types := []discovery.ServiceType{discovery.Static, discovery.Dynamic, discovery.DynamicSequential, discovery.Permanent}
 	for _, from := range types {
 		for _, to := range types {
@@ -27,16 +28,16 @@ func TestRegisteringAnIDAgainInAnotherTypeLeavesOneNode(t *testing.T) {
 				name := strings.ToLower(fmt.Sprintf("%s-%s", from, to))
 				dir := "/services/" + name
 				d, err := discovery.NewServiceDiscovery[meta](c, "/services")
-				must(t, err)
-				must(t, d.Start())
+				zktest.Must(t, err)
+				zktest.Must(t, d.Start())
 				t.Cleanup(func() { d.Close(context.Background()) })
 				first, second := instance(name, "x", 1), instance(name, "x", 2)
 				first.ServiceType, second.ServiceType = from, to
-				must(t, d.RegisterService(ctx, first))
-				must(t, d.RegisterService(ctx, second))
+				zktest.Must(t, d.RegisterService(ctx, first))
+				zktest.Must(t, d.RegisterService(ctx, second))
 
 				kids, _, err := admin.Children(ctx, dir)
-				must(t, err)
+				zktest.Must(t, err)
 				if len(kids) != 1 {
 					t.Fatalf("nodes for id x after registering it again: %v", kids)
 				}
@@ -46,13 +47,13 @@ func TestRegisteringAnIDAgainInAnotherTypeLeavesOneNode(t *testing.T) {
 					t.Errorf("node %q for a %s instance", node, to)
 				}
 				stat, err := admin.Exists(ctx, dir+"/"+node)
-				must(t, err)
+				zktest.Must(t, err)
 				ephemeral := to == discovery.Dynamic || to == discovery.DynamicSequential
 				if stat == nil || (stat.EphemeralOwner == c.SessionID()) != ephemeral || (!ephemeral && stat.EphemeralOwner != 0) {
 					t.Errorf("node %s of a %s instance: %+v (session %x)", node, to, stat, c.SessionID())
 				}
 				got, err := d.QueryForInstances(ctx, name)
-				must(t, err)
+				zktest.Must(t, err)
 				if len(got) != 1 || got[0].ServiceType != to || *got[0].Port != 2 {
 					t.Errorf("instances %+v", got)
 				}
@@ -60,7 +61,7 @@ func TestRegisteringAnIDAgainInAnotherTypeLeavesOneNode(t *testing.T) {
 					t.Error("x not reported registered")
 				}
 
-				must(t, d.Close(ctx))
+				zktest.Must(t, d.Close(ctx))
 				kids, _, err = admin.Children(ctx, dir)
 				if err != nil && !errors.Is(err, zk.ErrNoNode) {
 					t.Fatal(err)

@@ -19,11 +19,11 @@ import (
 // nodesOf lists the nodes of instance id under the service dir.
 func nodesOf(t *testing.T, admin *framework.Client, dir, id string) []string {
 	t.Helper()
-	ch, _, err := admin.Children(testCtx(t), dir)
+	ch, _, err := admin.Children(zktest.TestContext(t), dir)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil // the emptied container went
 	}
-	must(t, err)
+	zktest.Must(t, err)
 	var out []string
 	for _, name := range ch {
 		if strings.HasPrefix(name, id) {
@@ -39,17 +39,17 @@ func nodesOf(t *testing.T, admin *framework.Client, dir, id string) []string {
 func TestSequentialRegistrationLostCreateReplyMakesOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	for n, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
 		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy)
 		d, err := discovery.NewServiceDiscovery[meta](c, "/services", discovery.WithRetryEvery(50*time.Millisecond))
-		must(t, err)
-		must(t, d.Start())
+		zktest.Must(t, err)
+		zktest.Must(t, d.Start())
 		name := fmt.Sprintf("seq%d", n)
 		dir := "/services/" + name
 		// The service's node stands, so that the lost reply is the instance's.
-		must(t, admin.CreateContainers(ctx, dir+"/placeholder"))
+		zktest.Must(t, admin.CreateContainers(ctx, dir+"/placeholder"))
 		inst := instance(name, "s", 1)
 		inst.ServiceType = discovery.DynamicSequential
 		proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
@@ -62,8 +62,8 @@ func TestSequentialRegistrationLostCreateReplyMakesOneNode(t *testing.T) {
 		zktest.Eventually(t, 30*time.Second, name+": registered with one node", func() bool {
 			return d.IsRegistered("s") && len(nodesOf(t, admin, dir, "s")) == 1
 		})
-		must(t, admin.Delete(ctx, dir+"/placeholder"))
-		must(t, d.Close(ctx))
+		zktest.Must(t, admin.Delete(ctx, dir+"/placeholder"))
+		zktest.Must(t, d.Close(ctx))
 		if got := nodesOf(t, admin, dir, "s"); len(got) != 0 {
 			t.Fatalf("%s: instance nodes %v after Close", name, got)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // When the client gives its session up (simulated expiry) while the server
@@ -23,13 +24,13 @@ func TestGivenUpSessionNodeIsNotARegistration(t *testing.T) {
 	// server keeps the session (and its node) for about 2 s more.
 	admin, p, c := proxied(t, framework.WithSessionTimeout(8*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(10))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
-	must(t, d.RegisterService(ctx, instance("api", "x", 1)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "x", 1)))
 	old := c.SessionID()
 
 	sc, err := d.NewServiceCache("api")
-	must(t, err)
+	zktest.Must(t, err)
 	var changes atomic.Int32
 	var mu sync.Mutex
 	var states []framework.ConnectionState
@@ -48,7 +49,7 @@ func TestGivenUpSessionNodeIsNotARegistration(t *testing.T) {
 			}
 		},
 	})
-	must(t, sc.Start(ctx))
+	zktest.Must(t, sc.Start(ctx))
 	defer sc.Close()
 	if n := changes.Load(); n != 0 {
 		t.Fatalf("the listener heard %d changes for the initial load", n)
@@ -67,14 +68,14 @@ func TestGivenUpSessionNodeIsNotARegistration(t *testing.T) {
 		t.Fatal("the node of a given-up session reported as this client's registration")
 	}
 	stat, err := admin.Exists(ctx, "/services/api/x")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != old {
 		t.Fatalf("the given-up session's node is not on the server (%+v): the test proves nothing", stat)
 	}
 	p.Resume()
 	locktest.Eventually(t, 20*time.Second, "registered in the new session", func() bool { return d.IsRegistered("x") })
 	now, err := admin.Exists(ctx, "/services/api/x")
-	must(t, err)
+	zktest.Must(t, err)
 	if now == nil || now.EphemeralOwner == old || now.EphemeralOwner != c.SessionID() || now.Czxid == stat.Czxid {
 		t.Fatalf("after the new session: node %+v, old owner %x, session %x", now, old, c.SessionID())
 	}

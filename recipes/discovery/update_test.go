@@ -43,9 +43,9 @@ func expireSession(t *testing.T, p *zktest.Proxy, c *framework.Client, meanwhile
 func port(t *testing.T, admin *framework.Client, name, id string) (int, bool) {
 	t.Helper()
 	ad, err := discovery.NewServiceDiscovery[meta](admin, "/services")
-	must(t, err)
-	inst, ok, err := ad.QueryForInstance(testCtx(t), name, id)
-	must(t, err)
+	zktest.Must(t, err)
+	inst, ok, err := ad.QueryForInstance(zktest.TestContext(t), name, id)
+	zktest.Must(t, err)
 	if !ok || inst.Port == nil {
 		return 0, false
 	}
@@ -61,9 +61,9 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
-	must(t, d.RegisterService(ctx, instance("api", "x", 1)))
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "x", 1)))
 
 	proxy.LoseNextReply(zktest.OpSetData)
 	if err := d.UpdateService(ctx, instance("api", "x", 2)); err == nil {
@@ -88,7 +88,7 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 // left for a reconnect that may never come.
 func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
 	admin, proxy, c := proxied(t, framework.WithSessionTimeout(30*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	var reconnects atomic.Int32
 	stop := c.Listen(func(s framework.ConnectionState) {
 		if s == framework.Reconnected {
@@ -97,7 +97,7 @@ func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
 	})
 	defer stop()
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
-	must(t, d.RegisterService(ctx, instance("api", "warm", 1))) // the parents stand
+	zktest.Must(t, d.RegisterService(ctx, instance("api", "warm", 1))) // the parents stand
 
 	// A round counts when the create went out: RegisterService may also
 	// fail waiting for the turn that the keeper's own check holds in the
@@ -119,7 +119,7 @@ func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
 		// Answered in order: once this is, the proxy has read the create
 		// if it went out.
 		_, err = c.Exists(ctx, "/services")
-		must(t, err)
+		zktest.Must(t, err)
 		if creates() > before {
 			id = fmt.Sprint("x", round)
 		}

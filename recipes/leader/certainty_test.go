@@ -58,7 +58,7 @@ func awaitStalled(t *testing.T, stalled <-chan struct{}, d time.Duration) {
 func TestLatchAwaitWaitsOutASuspensionNotYetDelivered(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr())
 	stalled := stallListeners(t, c, framework.Suspended)
 	l := startLatch(t, c, "/latch/suspension-in-flight", "a")
@@ -86,7 +86,7 @@ func TestLatchAwaitWaitsOutASuspensionNotYetDelivered(t *testing.T) {
 func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr())
 	stalled := stallListeners(t, c, framework.Suspended)
 	terms := make(chan leader.Term, 1)
@@ -95,7 +95,7 @@ func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	select {
 	case <-terms:
@@ -120,7 +120,7 @@ func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(25))
 	stalled := stallListeners(t, c, framework.Suspended)
@@ -130,7 +130,7 @@ func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	var term leader.Term
 	select {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
@@ -37,11 +38,11 @@ const closeAtOnce = 3 * time.Second
 // latch itself is closed; Close then returns at once.
 func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	before := goleak.IgnoreCurrent()
 	c := zkclient.New(t, srv.ConnectString())
 	l := newLatch(t, c, "/latch/client-closes", "a")
-	must(t, l.Start())
+	zktest.Must(t, l.Start())
 	var term leader.Term
 	select {
 	case term = <-l.Leadership():
@@ -49,7 +50,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 		t.Fatal("no term on the Leadership channel")
 	}
 
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	cause := waitEnded(t, term, 5*time.Second)
 	if !errors.Is(cause, leader.ErrLeadershipLost) || !errors.Is(cause, framework.ErrClosed) {
 		t.Fatalf("term ended with %v, want ErrLeadershipLost and framework.ErrClosed", cause)
@@ -73,7 +74,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 	awaitNoGoroutinesBut(t, "the latch's goroutine ended with its client", before)
 
 	closed := time.Now()
-	must(t, l.Close(ctx))
+	zktest.Must(t, l.Close(ctx))
 	if took := time.Since(closed); took > closeAtOnce {
 		t.Fatalf("Close took %v after the client closed, want within %v", took, closeAtOnce)
 	}
@@ -85,7 +86,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 // returns at once.
 func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	before := goleak.IgnoreCurrent()
 	c := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
@@ -96,7 +97,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 		returned <- struct{}{}
 		return nil
 	}, leader.WithAutoRequeue())
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	var term leader.Term
 	select {
 	case term = <-terms:
@@ -104,7 +105,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 		t.Fatal("the selector did not lead")
 	}
 
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	cause := waitEnded(t, term, 5*time.Second)
 	if !errors.Is(cause, leader.ErrLeadershipLost) || !errors.Is(cause, framework.ErrClosed) {
 		t.Fatalf("term ended with %v, want ErrLeadershipLost and framework.ErrClosed", cause)
@@ -128,7 +129,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 	}
 
 	closed := time.Now()
-	must(t, s.Close(ctx))
+	zktest.Must(t, s.Close(ctx))
 	if took := time.Since(closed); took > closeAtOnce {
 		t.Fatalf("Close took %v after the client closed, want within %v", took, closeAtOnce)
 	}
@@ -139,9 +140,9 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 // Close, return nil.
 func TestStartOnAClosedClient(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 
 	l := newLatch(t, c, "/latch/closed-client", "a")
 	if err := l.Start(); !errors.Is(err, framework.ErrClosed) {

@@ -18,10 +18,6 @@ import (
 // expires.
 const shortSession = 1500 * time.Millisecond
 
-func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
-
-func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
-
 func newProxy(t *testing.T, target string) *zktest.Proxy {
 	t.Helper()
 	p, err := zktest.NewProxy(target)
@@ -57,7 +53,7 @@ func newSelector(t *testing.T, c *framework.Client, dir, id string, fn leader.Le
 func startLatch(t *testing.T, c *framework.Client, dir, id string, opts ...leader.LatchOption) *leader.LeaderLatch {
 	t.Helper()
 	l := newLatch(t, c, dir, id, opts...)
-	must(t, l.Start())
+	zktest.Must(t, l.Start())
 	t.Cleanup(func() { _ = l.Close(context.Background()) })
 	return l
 }
@@ -93,7 +89,7 @@ func children(t *testing.T, c *framework.Client, dir string) []string {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
-	must(t, err)
+	zktest.Must(t, err)
 	return ch
 }
 
@@ -124,7 +120,7 @@ func ids(ps []leader.Participant) []string {
 func owner(t *testing.T, c *framework.Client, node string) int64 {
 	t.Helper()
 	stat, err := c.Exists(context.Background(), node)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil {
 		return 0
 	}

@@ -19,7 +19,7 @@ import (
 func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/suspended"
 	// go-zookeeper reports the partition after two thirds of the session
 	// and the server expires it after all of it: the last third is how late
@@ -106,7 +106,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/given-up"
 	obs := zkclient.New(t, srv.ConnectString())
 	b := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "b")
@@ -145,7 +145,7 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 	// Discard what the pause held, so that the old session's close never
 	// reaches the server, and let the leader go meanwhile.
 	proxy.Sever()
-	must(t, b.Close(ctx))
+	zktest.Must(t, b.Close(ctx))
 	proxy.Resume()
 	term := await(t, a, 10*time.Second)
 	if term.Node == oldNode || owner(t, obs, term.Node) != c.SessionID() || term.Token <= first.Token {

@@ -20,7 +20,7 @@ import (
 // the next with a higher token, until no node is left.
 func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/handover"
 	obs := zkclient.New(t, srv.ConnectString())
 	var latches []*leader.LeaderLatch
@@ -46,16 +46,16 @@ func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
 		}
 		last = term.Token
 		ps, err := l.Participants(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if got, want := ids(ps), []string{"a", "b", "c"}[i:]; !slices.Equal(got, want) {
 			t.Fatalf("participants %v, want %v", got, want)
 		}
 		ldr, err := latches[len(latches)-1].Leader(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if ldr.ID != l.ID() || ldr.Node != term.Node || !ldr.Leader {
 			t.Fatalf("Leader() = %+v, want %s at %s", ldr, l.ID(), term.Node)
 		}
-		must(t, l.Close(ctx))
+		zktest.Must(t, l.Close(ctx))
 		if cause := waitEnded(t, term, time.Second); !errors.Is(cause, leader.ErrClosed) {
 			t.Fatalf("term ended with %v, want ErrClosed", cause)
 		}
@@ -76,7 +76,7 @@ func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
 // again behind it with a new node.
 func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/deleted"
 	op := zkclient.New(t, srv.ConnectString())
 	a := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "a")
@@ -84,7 +84,7 @@ func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 	b := startLatch(t, zkclient.New(t, srv.ConnectString()), dir, "b")
 	waitChildren(t, op, dir, 2)
 
-	must(t, op.Delete(ctx, first.Node))
+	zktest.Must(t, op.Delete(ctx, first.Node))
 	if cause := waitEnded(t, first, 5*time.Second); !errors.Is(cause, leader.ErrLeadershipLost) {
 		t.Fatalf("term ended with %v, want ErrLeadershipLost", cause)
 	}
@@ -105,7 +105,7 @@ func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 // Await whose ctx ends returns the ctx's error and the latch stays queued.
 func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/await"
 	obs := zkclient.New(t, srv.ConnectString())
 	holder := startLatch(t, obs, dir, "holder")
@@ -127,7 +127,7 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 		_, err := waiter.Await(ctx)
 		got <- err
 	}()
-	must(t, waiter.Close(ctx))
+	zktest.Must(t, waiter.Close(ctx))
 	select {
 	case err := <-got:
 		if !errors.Is(err, leader.ErrClosed) {
@@ -137,7 +137,7 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 		t.Fatal("Await still waiting after Close")
 	}
 	ps, err := holder.Participants(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if !slices.Equal(ids(ps), []string{"holder"}) {
 		t.Fatalf("participants after the waiter closed: %v", ids(ps))
 	}
@@ -147,12 +147,12 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 // queue, leaves no node behind.
 func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	for i := 0; i < 5; i++ {
 		l := newLatch(t, c, "/latch/quick", "q")
-		must(t, l.Start())
-		must(t, l.Close(ctx))
+		zktest.Must(t, l.Start())
+		zktest.Must(t, l.Close(ctx))
 	}
 	waitChildren(t, c, "/latch/quick", 0)
 }
@@ -161,7 +161,7 @@ func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 // the end of leadership before the channel closes, CloseSilent does not.
 func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct {
 		mode       leader.CloseMode
@@ -177,7 +177,7 @@ func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
 		if !term.Leader || term.Token == 0 || term.Context().Err() != nil {
 			t.Fatalf("first change %+v, want a live term", term)
 		}
-		must(t, l.Close(ctx))
+		zktest.Must(t, l.Close(ctx))
 		var notices int
 		for ch := range l.Leadership() {
 			if ch.Leader {
@@ -200,7 +200,7 @@ func TestLatchBadInputAndLifecycle(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
 		c          *framework.Client
@@ -233,11 +233,11 @@ func TestLatchBadInputAndLifecycle(t *testing.T) {
 	if _, err := l.Await(ctx); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Await before Start: %v", err)
 	}
-	must(t, l.Start())
+	zktest.Must(t, l.Start())
 	if err := l.Start(); !errors.Is(err, leader.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
-	must(t, l.Close(ctx))
+	zktest.Must(t, l.Close(ctx))
 	if err := l.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v, want nil", err)
 	}

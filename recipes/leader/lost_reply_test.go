@@ -16,7 +16,7 @@ import (
 // before it leaves, with a higher token, and Close leaves nothing.
 func TestLatchLostRepliesLeaveOneNode(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	for _, tc := range []struct {
 		name string
 		op   zktest.Op
@@ -42,7 +42,7 @@ func TestLatchLostRepliesLeaveOneNode(t *testing.T) {
 				ps, err := holder.Participants(ctx)
 				return err == nil && len(ps) == 2 && ps[1].ID == "x"
 			})
-			must(t, holder.Close(ctx))
+			zktest.Must(t, holder.Close(ctx))
 			term := await(t, l, 15*time.Second)
 			if term.Token <= first.Token {
 				t.Fatalf("token %d after %d", term.Token, first.Token)
@@ -53,7 +53,7 @@ func TestLatchLostRepliesLeaveOneNode(t *testing.T) {
 			if tc.op == zktest.OpDelete {
 				proxy.LoseNextReply(tc.op)
 			}
-			must(t, l.Close(ctx))
+			zktest.Must(t, l.Close(ctx))
 			waitChildren(t, obs, dir, 0)
 			if proxy.LostReplies() != 1 {
 				t.Fatalf("%d replies lost, want the one to %s", proxy.LostReplies(), tc.name)

@@ -8,6 +8,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
@@ -19,7 +20,7 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	client := func() *framework.Client {
 		return zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec))
 	}
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 
 	a := startLatch(t, client(), "/metrics/latch", "a")
 	await(t, a, 10*time.Second)
@@ -27,22 +28,22 @@ func TestLeaderMetricsCountTerms(t *testing.T) {
 	if v := rec.Value(leader.MetricLeading, "recipe", "latch"); v != 1 {
 		t.Errorf("latches leading with a leading = %v, want 1", v)
 	}
-	must(t, a.Close(ctx))
+	zktest.Must(t, a.Close(ctx))
 	await(t, b, 10*time.Second)
-	must(t, b.Close(ctx))
+	zktest.Must(t, b.Close(ctx))
 
 	ran := make(chan struct{})
 	s := newSelector(t, client(), "/metrics/selector", "s", func(ctx context.Context, term leader.Term) error {
 		close(ran)
 		return nil
 	})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	select {
 	case <-ran:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the selector did not lead within 10 s")
 	}
-	must(t, s.Close(ctx))
+	zktest.Must(t, s.Close(ctx))
 
 	for _, w := range []struct {
 		recipe       string

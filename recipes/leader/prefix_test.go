@@ -19,7 +19,7 @@ import (
 func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/prefix/latch"
 	obs := zkclient.New(t, srv.ConnectString())
 	await(t, startLatch(t, obs, dir, "holder"), 10*time.Second)
@@ -59,10 +59,10 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	errs = append(errs, err)
 	_, err = newLatch(t, c, dir, "unstarted").Await(ctx)
 	errs = append(errs, err)
-	must(t, l.Close(ctx))
+	zktest.Must(t, l.Close(ctx))
 	_, err = l.Await(ctx)
 	errs = append(errs, err, l.Start())
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	_, err = l.Participants(ctx)
 	errs = append(errs, err, newLatch(t, c, dir, "y").Start())
 	for i, err := range errs {

@@ -85,7 +85,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	var followers sync.WaitGroup
 	start := func(p *participant) {
 		p.latch = newLatch(t, p.client, dir, fmt.Sprintf("%s.%d", p.name, p.restarts))
-		must(t, p.latch.Start())
+		zktest.Must(t, p.latch.Start())
 		followers.Add(1)
 		go func(who string, l *leader.LeaderLatch) {
 			defer followers.Done()

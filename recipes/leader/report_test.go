@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
@@ -25,7 +26,7 @@ func TestLeadFuncErrorReachesListenErrors(t *testing.T) {
 	boom := errors.New("boom")
 	dir := "/" + t.Name()
 	s := newSelector(t, c, dir, "a", func(context.Context, leader.Term) error { return boom })
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(context.Background())
 	select {
 	case err := <-errs:

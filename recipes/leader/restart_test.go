@@ -18,7 +18,7 @@ import (
 // gone), and closing them leaves no node.
 func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const latchDir, selectorDir = "/restart/latch", "/restart/selector"
 	opt := framework.WithSessionTimeout(6 * time.Second)
 	obs := zkclient.New(t, srv.ConnectString(), opt)
@@ -30,7 +30,7 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 			<-ctx.Done()
 			return nil
 		}, leader.WithAutoRequeue())
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	latchTerm := await(t, l, 10*time.Second)
 	var selectorTerm leader.Term
@@ -40,7 +40,7 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 		t.Fatal("the selector did not lead")
 	}
 
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	for _, term := range []leader.Term{latchTerm, selectorTerm} {
 		if cause := waitEnded(t, term, 10*time.Second); !errors.Is(cause, leader.ErrLeadershipLost) {
 			t.Fatalf("term %s ended with %v, want ErrLeadershipLost", term.Node, cause)
@@ -61,8 +61,8 @@ func TestLatchAndSelectorLeadAgainAfterAServerRestart(t *testing.T) {
 	waitChildren(t, obs, latchDir, 1)
 	waitChildren(t, obs, selectorDir, 1)
 
-	must(t, l.Close(ctx))
-	must(t, s.Close(ctx))
+	zktest.Must(t, l.Close(ctx))
+	zktest.Must(t, s.Close(ctx))
 	waitChildren(t, obs, latchDir, 0)
 	waitChildren(t, obs, selectorDir, 0)
 }

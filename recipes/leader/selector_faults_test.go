@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const session = 3 * time.Second
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session),
 		framework.WithErrorPolicy(framework.SessionErrorPolicy))
@@ -28,7 +29,7 @@ func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}, leader.WithAutoRequeue())
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	var term leader.Term
 	select {

@@ -56,26 +56,26 @@ func (g *termLog) count() int {
 // tokens strictly increasing, everyone leads, and no node is left after Close.
 func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/selector/turns"
 	obs := zkclient.New(t, srv.ConnectString())
 	var g termLog
 	var sels []*leader.LeaderSelector
 	for _, id := range []string{"a", "b", "c"} {
 		s := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, id, g.run(id, 20*time.Millisecond), leader.WithAutoRequeue())
-		must(t, s.Start())
+		zktest.Must(t, s.Start())
 		sels = append(sels, s)
 	}
 	zktest.Eventually(t, 20*time.Second, "12 terms", func() bool { return g.count() >= 12 })
 	ps, err := sels[0].Participants(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	for _, p := range ps {
 		if !slices.Contains([]string{"a", "b", "c"}, p.ID) || !strings.Contains(p.Node, "lock-") {
 			t.Fatalf("participant %+v", p)
 		}
 	}
 	for _, s := range sels {
-		must(t, s.Close(ctx))
+		zktest.Must(t, s.Close(ctx))
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -100,14 +100,14 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 // Without WithAutoRequeue the function runs once; Requeue asks for another turn.
 func TestSelectorRunsOncePerRequeue(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	runs := make(chan leader.Term, 4)
 	s := newSelector(t, zkclient.New(t, srv.ConnectString()), "/selector/once", "x",
 		func(ctx context.Context, term leader.Term) error {
 			runs <- term
 			return errors.New("done, with an error that is only logged")
 		})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	first := <-runs
 	select {
@@ -119,7 +119,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 		t.Fatalf("term after the function returned: %v, want ErrTermEnded", cause)
 	}
 	queued, err := s.Requeue()
-	must(t, err)
+	zktest.Must(t, err)
 	if !queued {
 		t.Fatal("Requeue reported an existing request")
 	}
@@ -137,7 +137,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 // with ErrLeadershipLost, and the next selector leads.
 func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/selector/deleted"
 	op := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
@@ -149,18 +149,18 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 		return nil
 	}
 	a := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "a", fn)
-	must(t, a.Start())
+	zktest.Must(t, a.Start())
 	defer a.Close(ctx)
 	first := <-terms
 	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
-	must(t, b.Start())
+	zktest.Must(t, b.Start())
 	defer b.Close(ctx)
 	waitChildren(t, op, dir, 2)
 	if !a.HasLeadership() || b.HasLeadership() {
 		t.Fatalf("HasLeadership a=%v b=%v", a.HasLeadership(), b.HasLeadership())
 	}
 
-	must(t, op.Delete(ctx, first.Node))
+	zktest.Must(t, op.Delete(ctx, first.Node))
 	select {
 	case cause := <-causes:
 		if !errors.Is(cause, leader.ErrLeadershipLost) {
@@ -175,7 +175,7 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 			t.Fatalf("token %d after %d", second.Token, first.Token)
 		}
 		ldr, err := a.Leader(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if ldr.ID != "b" {
 			t.Fatalf("leader %+v, want b", ldr)
 		}
@@ -191,7 +191,7 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 func TestSelectorLossAndClose(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/selector/loss"
 	obs := zkclient.New(t, srv.ConnectString())
 	terms := make(chan leader.Term, 4)
@@ -201,10 +201,10 @@ func TestSelectorLossAndClose(t *testing.T) {
 		return nil
 	}
 	a := newSelector(t, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), dir, "a", fn)
-	must(t, a.Start())
+	zktest.Must(t, a.Start())
 	first := <-terms
 	b := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "b", fn)
-	must(t, b.Start())
+	zktest.Must(t, b.Start())
 	waitChildren(t, obs, dir, 2)
 
 	proxy.Pause()
@@ -216,8 +216,8 @@ func TestSelectorLossAndClose(t *testing.T) {
 	if second.Token <= first.Token {
 		t.Fatalf("token %d after %d", second.Token, first.Token)
 	}
-	must(t, a.Close(ctx)) // a waits no more: it has no turn left
-	must(t, b.Close(ctx))
+	zktest.Must(t, a.Close(ctx)) // a waits no more: it has no turn left
+	zktest.Must(t, b.Close(ctx))
 	if cause := waitEnded(t, second, time.Second); !errors.Is(cause, leader.ErrClosed) {
 		t.Fatalf("cause %v, want ErrClosed", cause)
 	}
@@ -225,18 +225,18 @@ func TestSelectorLossAndClose(t *testing.T) {
 
 	// A selector closed while it waits for the lock leaves no node behind.
 	holder := newSelector(t, obs, dir, "holder", fn)
-	must(t, holder.Start())
+	zktest.Must(t, holder.Start())
 	<-terms
 	waiter := newSelector(t, zkclient.New(t, srv.ConnectString()), dir, "waiter", fn)
-	must(t, waiter.Start())
+	zktest.Must(t, waiter.Start())
 	waitChildren(t, obs, dir, 2)
-	must(t, waiter.Close(ctx))
+	zktest.Must(t, waiter.Close(ctx))
 	ps, err := holder.Participants(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if !slices.Equal(ids(ps), []string{"holder"}) {
 		t.Fatalf("participants after the waiter closed: %v", ids(ps))
 	}
-	must(t, holder.Close(ctx))
+	zktest.Must(t, holder.Close(ctx))
 	waitChildren(t, obs, dir, 0)
 }
 
@@ -246,7 +246,7 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	fn := func(ctx context.Context, _ leader.Term) error { <-ctx.Done(); return nil }
 	proxy.ResetCounts()
 	for _, tc := range []struct {
@@ -277,11 +277,11 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 	if _, err := s.Requeue(); !errors.Is(err, leader.ErrNotStarted) {
 		t.Fatalf("Requeue before Start: %v", err)
 	}
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	if err := s.Start(); !errors.Is(err, leader.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
-	must(t, s.Close(ctx))
+	zktest.Must(t, s.Close(ctx))
 	if err := s.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v, want nil", err)
 	}
@@ -295,7 +295,7 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 func TestSelectorLossOnASlowConnection(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	terms := make(chan leader.Term, 1)
 	s := newSelector(t, c, "/selector/slow-watch", "x", func(ctx context.Context, term leader.Term) error {
@@ -305,7 +305,7 @@ func TestSelectorLossOnASlowConnection(t *testing.T) {
 	})
 	// Every request takes 200 ms.
 	proxy.SetLatency(100 * time.Millisecond)
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	defer s.Close(ctx)
 	term := <-terms
 	proxy.Pause()

@@ -20,7 +20,7 @@ import (
 func TestLatchManualStepDownKeepsNodeUntilStepDown(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/manual-step-down"
 	const session = 6 * time.Second
 	ca := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session))
@@ -75,7 +75,7 @@ func TestLatchManualStepDownKeepsNodeUntilStepDown(t *testing.T) {
 // term that is not the latch's latest does nothing.
 func TestLatchStepDownOfALiveTerm(t *testing.T) {
 	srv := sharedServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir = "/latch/step-down-live"
 	c := zkclient.New(t, srv.ConnectString())
 	a := startLatch(t, c, dir, "a", leader.WithManualStepDown())

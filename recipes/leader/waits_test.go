@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/retry"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
@@ -65,7 +66,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 	c := unreachableClient(t)
 	const wait = 2 * time.Second
 	l := newLatch(t, c, "/waits/latch", "a")
-	must(t, l.Start())
+	zktest.Must(t, l.Start())
 	within(t, "Await", wait, "waiting for leadership (the client has not connected yet)", func(ctx context.Context) error {
 		_, err := l.Await(ctx)
 		return err
@@ -82,15 +83,15 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	within(t, "selector Participants", wait, "participants of /waits/selector", func(ctx context.Context) error {
 		_, err := s.Participants(ctx)
 		return err
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	must(t, l.Close(ctx)) // the latch has no node to delete
-	must(t, s.Close(ctx))
+	zktest.Must(t, l.Close(ctx)) // the latch has no node to delete
+	zktest.Must(t, s.Close(ctx))
 }
 
 // In a partition, Await of a queued latch, the latch's Close and the
@@ -99,7 +100,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 func TestWaitsAreBoundedInAPartition(t *testing.T) {
 	srv := sharedServer(t)
 	proxy := newProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const dir, sdir = "/waits/partition-latch", "/waits/partition-selector"
 	obs := zkclient.New(t, srv.ConnectString())
 	holder := startLatch(t, obs, dir, "holder")
@@ -116,7 +117,7 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 		close(returned)
 		return nil
 	})
-	must(t, s.Start())
+	zktest.Must(t, s.Start())
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	select {
 	case <-terms:

@@ -89,7 +89,7 @@ func BenchmarkMutexContended(b *testing.B) {
 // and reports throughput and the latency of a cycle. It fails on any overlap
 // of critical sections.
 func benchCycles(b *testing.B, connect string, impl benchImpl, path string, clients int) {
-	ctx := timeoutCtx(b, 10*time.Minute)
+	ctx := zktest.Context(b, 10*time.Minute)
 	handles := make([]benchMutex, clients)
 	for i := range handles {
 		handles[i] = impl.handle(b, connect, path)

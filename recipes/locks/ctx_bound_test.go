@@ -22,7 +22,7 @@ import (
 // all the same.
 func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/ctx-bound/release"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
@@ -30,7 +30,7 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 
 	// A hold that waited behind another one releases with its signals
 	// (engine_engine_release_signal.go), the clean-up that outlives a cancelled caller.
-	must(t, first.Acquire(ctx))
+	zktest.Must(t, first.Acquire(ctx))
 	acquired := make(chan error, 1)
 	go func() { acquired <- slow.Acquire(ctx) }()
 	// The holder's own watch on its node, and the second Acquire's.
@@ -38,8 +38,8 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 		watches, err := srv.WatchCounts(ctx)
 		return err == nil && watches[first.LockPath()] > 1
 	})
-	must(t, first.Release(ctx))
-	must(t, receive(t, acquired, "the second Acquire"))
+	zktest.Must(t, first.Release(ctx))
+	zktest.Must(t, receive(t, acquired, "the second Acquire"))
 	held := slow.LockPath()
 
 	const oneWay = 2 * time.Second
@@ -74,12 +74,12 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 // leaves the write hold certain and no read node behind.
 func TestDowngradeIsBoundedByItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/ctx-bound/downgrade"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
 	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	must(t, rw.WriteLock().Acquire(ctx))
+	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 
 	const oneWay = 2 * time.Second
 	const wait = 200 * time.Millisecond
@@ -104,7 +104,7 @@ func TestDowngradeIsBoundedByItsWait(t *testing.T) {
 		nodes, err := other.ReadLock().ParticipantNodes(ctx)
 		return err == nil && len(nodes) == 0
 	})
-	must(t, rw.WriteLock().Release(ctx))
+	zktest.Must(t, rw.WriteLock().Release(ctx))
 }
 
 // A multi-lock's TryAcquire that gives back the locks it took once its wait
@@ -113,7 +113,7 @@ func TestDowngradeIsBoundedByItsWait(t *testing.T) {
 // taking one each.
 func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	other := locktest.NewClient(t, srv.ConnectString())
@@ -121,7 +121,7 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 	held := unfairMutexes(c, paths...)
 	const blockedPath = "/ctx-bound/multi/blocked"
 	blocker := unfairMutexes(other, blockedPath)[0].(*locks.InterProcessMutex)
-	must(t, blocker.Acquire(ctx))
+	zktest.Must(t, blocker.Acquire(ctx))
 	multi := built(locks.NewInterProcessMultiLock(append(held, unfairMutexes(c, blockedPath)...)...))
 
 	const wait = 3 * time.Second
@@ -152,7 +152,7 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 			t.Errorf("lock %d is still held after the multi-lock gave up", i)
 		}
 	}
-	must(t, blocker.Release(ctx))
+	zktest.Must(t, blocker.Release(ctx))
 	awaitNoChildren(t, other, append(paths, blockedPath)...)
 }
 
@@ -161,13 +161,13 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 // locks' nodes go all the same.
 func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	admin := locktest.NewClient(t, srv.ConnectString())
 	paths := []string{"/ctx-bound/release-multi/a", "/ctx-bound/release-multi/b", "/ctx-bound/release-multi/c"}
 	multi := built(locks.NewInterProcessMultiLock(unfairMutexes(c, paths...)...))
-	must(t, multi.Acquire(ctx))
+	zktest.Must(t, multi.Acquire(ctx))
 
 	proxy.SetLatency(2 * time.Second)
 	const wait = 300 * time.Millisecond
@@ -218,19 +218,19 @@ func awaitNoChildren(t *testing.T, c *framework.Client, paths ...string) {
 // lock in its clean-up takes no grace beyond the clean-up's own.
 func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const semPath = "/ctx-bound/sem"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), semPath, 1))
 	other := locktest.NewClient(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(other, semPath, 1)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	defer func() { _ = lease.Close(ctx) }()
 	// The semaphore's own lock, held by another contender, makes our hold of
 	// it one that waited: its release is a clean-up that outlives a caller
 	// who gave up (engine_engine_release_signal.go).
 	blocker := built(locks.NewInterProcessMutex(other, semPath+"/locks"))
-	must(t, blocker.Acquire(ctx))
+	zktest.Must(t, blocker.Acquire(ctx))
 
 	const wait = 5 * time.Second
 	type outcome struct {
@@ -249,7 +249,7 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 		return err == nil && watches[blocker.LockPath()] > 1
 	})
 	proxy.ResetCounts()
-	must(t, blocker.Release(ctx))
+	zktest.Must(t, blocker.Release(ctx))
 	zktest.Eventually(t, 10*time.Second, "our acquisition lists the leases", func() bool {
 		return proxy.RequestCount(zktest.OpGetChildren2) > 0
 	})
@@ -257,7 +257,7 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	// its way when the wait ends.
 	proxy.SetLatency(3 * time.Second)
 	_, err = other.Create(ctx, semPath+"/leases/wake", nil, framework.WithMode(framework.Ephemeral))
-	must(t, err)
+	zktest.Must(t, err)
 	r := receive(t, got, "the semaphore's TryAcquire")
 	proxy.SetLatency(0)
 	t.Logf("TryAcquire(%v) returned after %v: %v", wait, r.took, r.err)
@@ -267,7 +267,7 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	if r.leases != nil {
 		t.Error("the semaphore's TryAcquire got a lease that another client holds")
 	}
-	must(t, other.Delete(ctx, semPath+"/leases/wake"))
+	zktest.Must(t, other.Delete(ctx, semPath+"/leases/wake"))
 	zktest.Eventually(t, 30*time.Second, "only the other client's lease is left", func() bool {
 		nodes, err := sem.ParticipantNodes(ctx)
 		return err == nil && len(nodes) == 1 && nodes[0] == lease.Path()

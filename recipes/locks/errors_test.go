@@ -28,7 +28,7 @@ func TestRootIsRefusedAsALockPath(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	for name, build := range map[string]func() error{
 		"mutex": func() error { _, err := locks.NewInterProcessMutex(c, "/"); return err },
@@ -100,17 +100,17 @@ func assertPrefixOnce(tb testing.TB, err error) {
 // deep the wrapping. (receive checks every error the other tests await.)
 func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	closed := locktest.NewClient(t, srv.ConnectString())
-	must(t, closed.Close())
+	zktest.Must(t, closed.Close())
 	errs := map[string]error{}
 
 	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw"))
-	must(t, rw.WriteLock().Acquire(ctx))
-	must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
+	zktest.Must(t, rw.WriteLock().Acquire(ctx))
+	zktest.Must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
 	errs["downgrade of a deleted write node"] = rw.ReadLock().Acquire(ctx)
-	must(t, rw.WriteLock().Release(ctx))
+	zktest.Must(t, rw.WriteLock().Release(ctx))
 
 	errs["mutex on a closed client"] = built(locks.NewInterProcessMutex(closed, "/prefix/mutex")).Acquire(ctx)
 	_, errs["semaphore on a closed client"] = built(locks.NewInterProcessSemaphoreV2(closed, "/prefix/sem", 2)).Acquire(ctx)
@@ -128,9 +128,9 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	// failed request names the holder node it read).
 	closing := locktest.NewClient(t, srv.ConnectString())
 	unfair := built(locks.NewInterProcessMutex(closing, "/prefix/unfair-release", locks.WithDriver(locks.UnfairLockInternalsDriver{})))
-	must(t, unfair.Acquire(ctx))
+	zktest.Must(t, unfair.Acquire(ctx))
 	node := unfair.LockPath()
-	must(t, closing.Close())
+	zktest.Must(t, closing.Close())
 	errs["unfair release on a closed client"] = unfair.Release(ctx)
 	if err := errs["unfair release on a closed client"]; err != nil && strings.Count(err.Error(), node) != 1 {
 		t.Errorf("the release error names %s %d times, want once: %v", node, strings.Count(err.Error(), node), err)

@@ -47,12 +47,12 @@ func cancelDuringPartition(t *testing.T, p *zktest.Proxy, cancel context.CancelF
 // semaphore's lock, returns both promptly.
 func TestCancelledSemaphoreAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const semPath = "/partition/semaphore"
 	p := zktest.StartProxy(t, srv.ConnectString())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	held, err := built(locks.NewInterProcessSemaphoreV2(admin, semPath, 2)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), semPath, 2))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -68,19 +68,19 @@ func TestCancelledSemaphoreAcquireReturnsPromptlyDuringAPartition(t *testing.T) 
 	cancelDuringPartition(t, p, cancel, got)
 	awaitChildren(t, admin, semPath+"/leases", held.NodeName())
 	awaitChildren(t, admin, semPath+"/locks")
-	must(t, held.Close(ctx))
+	zktest.Must(t, held.Close(ctx))
 }
 
 // A multi-lock that holds its first lock and waits for its second returns
 // promptly, and both nodes go once the link is back.
 func TestCancelledMultiLockAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const first, second = "/partition/multi/a", "/partition/multi/b"
 	p := zktest.StartProxy(t, srv.ConnectString())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(admin, second))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession))
 	ml := built(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, first)), built(locks.NewInterProcessMutex(c, second))))
 	wctx, cancel := context.WithCancel(ctx)
@@ -94,5 +94,5 @@ func TestCancelledMultiLockAcquireReturnsPromptlyDuringAPartition(t *testing.T) 
 	}
 	awaitChildren(t, admin, first)
 	awaitChildren(t, admin, second, path.Base(holder.LockPath()))
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 }

@@ -48,11 +48,11 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 
 	t.Run("writer waiting for a reader", func(t *testing.T) {
 		const lockPath = "/rw-cancel-writer"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c := locktest.NewClient(t, srv.ConnectString())
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
-		must(t, reader.Acquire(ctx))
+		zktest.Must(t, reader.Acquire(ctx))
 		cancelWaiting(t, ctx, hasChildren(lockPath, 2), writer.Acquire)
 		if writer.IsAcquiredInThisProcess() || writer.LockPath() != "" {
 			t.Fatal("the cancelled writer reports a hold")
@@ -63,37 +63,37 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		if ok, err := late.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("a later reader's TryAcquire(0) after the writer gave up = %v, %v; want true", ok, err)
 		}
-		must(t, late.Release(ctx))
-		must(t, reader.Release(ctx))
+		zktest.Must(t, late.Release(ctx))
+		zktest.Must(t, reader.Release(ctx))
 		awaitChildren(t, observer, lockPath)
 	})
 
 	t.Run("reader waiting for a writer", func(t *testing.T) {
 		const lockPath = "/rw-cancel-reader"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c := locktest.NewClient(t, srv.ConnectString())
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
-		must(t, writer.Acquire(ctx))
+		zktest.Must(t, writer.Acquire(ctx))
 		cancelWaiting(t, ctx, hasChildren(lockPath, 2), reader.Acquire)
 		if reader.IsAcquiredInThisProcess() {
 			t.Fatal("the cancelled reader reports a hold")
 		}
 		awaitChildren(t, observer, lockPath, path.Base(writer.LockPath()))
-		must(t, writer.Release(ctx))
+		zktest.Must(t, writer.Release(ctx))
 		awaitChildren(t, observer, lockPath)
-		must(t, reader.Acquire(ctx))
-		must(t, reader.Release(ctx))
+		zktest.Must(t, reader.Acquire(ctx))
+		zktest.Must(t, reader.Release(ctx))
 	})
 
 	t.Run("semaphore acquirer queued on the internal lock", func(t *testing.T) {
 		const semPath = "/sem-cancel-queued"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c := locktest.NewClient(t, srv.ConnectString())
 		sem := built(locks.NewInterProcessSemaphoreV2(c, semPath, 1))
 		var g gauge
 		held, err := sem.Acquire(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		g.add(1)
 		got := acquireLease(ctx, sem, &g) // takes the internal lock and waits for a lease
 		awaitCount(t, observer, semPath+"/leases", 2)
@@ -108,22 +108,22 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		awaitChildren(t, observer, semPath+"/locks", lockNodes...)
 		awaitCount(t, observer, semPath+"/leases", 2)
 		g.add(-1)
-		must(t, held.Close(ctx))
+		zktest.Must(t, held.Close(ctx))
 		r := receive(t, got, "the acquirer holding the internal lock")
-		must(t, r.err)
+		zktest.Must(t, r.err)
 		awaitChildren(t, observer, semPath+"/leases", r.lease.NodeName())
 		awaitChildren(t, observer, semPath+"/locks")
-		must(t, r.lease.Close(ctx))
+		zktest.Must(t, r.lease.Close(ctx))
 		awaitChildren(t, observer, semPath+"/leases")
 		assertMaxLeases(t, &g, 1)
 	})
 
 	t.Run("semaphore mutex waiting for a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-cancel"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
 		waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		cancelWaiting(t, ctx, hasChildren(mutexPath+"/leases", 2), waiter.Acquire)
 		if waiter.IsAcquiredInThisProcess() {
@@ -134,17 +134,17 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		}
 		awaitChildren(t, observer, mutexPath+"/leases", held...)
 		awaitChildren(t, observer, mutexPath+"/locks")
-		must(t, holder.Release(ctx))
+		zktest.Must(t, holder.Release(ctx))
 		if ok, err := waiter.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
 			t.Fatalf("waiter's TryAcquire once free = %v, %v; want true", ok, err)
 		}
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 		awaitChildren(t, observer, mutexPath+"/leases")
 	})
 
 	t.Run("context already cancelled", func(t *testing.T) {
 		const base = "/cancelled-before"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c := locktest.NewClient(t, srv.ConnectString())
 		done, cancel := context.WithCancel(ctx)
 		cancel()
@@ -173,11 +173,11 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 // for the rest of the pair's session, ahead of every queued writer. The
 // contract says a cancelled Acquire leaves no node behind.
 func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review/downgrade-orphan"
 	p, pairClient, admin, pair, foreign := proxiedPair(t, lockPath)
 
-	must(t, pair.WriteLock().Acquire(ctx))
+	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	// A slow link keeps the client from reconnecting (and retrying the
 	// multi) before the partition that follows the lost reply; the
 	// partition holds the retry until the reader's ctx is cancelled.
@@ -195,11 +195,11 @@ func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 	}
 	p.Resume()
 	p.SetLatency(0)
-	must(t, pair.WriteLock().Release(ctx))
+	zktest.Must(t, pair.WriteLock().Release(ctx))
 
 	readNodes := func() []string {
 		children, err := childNames(ctx, admin, lockPath) // the container may be gone
-		must(t, err)
+		zktest.Must(t, err)
 		var out []string
 		for _, c := range children {
 			if strings.Contains(c, "__READ__") {
@@ -214,11 +214,11 @@ func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 	}
 	if left := readNodes(); len(left) > 0 {
 		stat, err := admin.Exists(ctx, path.Join(lockPath, left[0]))
-		must(t, err)
+		zktest.Must(t, err)
 		held, err := foreign.TryAcquire(ctx, 500*time.Millisecond)
-		must(t, err)
+		zktest.Must(t, err)
 		if held {
-			must(t, foreign.Release(ctx))
+			zktest.Must(t, foreign.Release(ctx))
 		}
 		t.Fatalf("the cancelled downgrade left read node %v (owner 0x%x, the pair's session 0x%x) after every acquisition ended; a foreign writer acquires: %v",
 			left, stat.EphemeralOwner, pairClient.SessionID(), held)
@@ -233,7 +233,7 @@ func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 // every acquisition.
 func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review/signals-cancelled"
 	admin := locktest.NewClient(t, srv.ConnectString())
 	q := queueOfThree(t, srv, lockPath)
@@ -245,7 +245,7 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
 	}
 	waitParticipants(t, holder, 2)
-	must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
+	zktest.Must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
 	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
 		ps, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == 2 && ps[1] != nodes[2]
@@ -254,7 +254,7 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	if err := receive(t, got, "the waiter's Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
 	}
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	waitParticipants(t, holder, 0)
 
 	// The signal is fired in the background once no contender sorts before
@@ -276,12 +276,12 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 // signals are pending) before Acquire returns its ctx error.
 func TestCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review/cancel-partition"
 	p := zktest.StartProxy(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	got := make(chan error, 1)
@@ -289,14 +289,14 @@ func TestCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	waitParticipants(t, holder, 2)
 	cancelDuringPartition(t, p, cancel, got)
 	waitParticipants(t, holder, 1) // the waiter's node goes once the link is back
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 }
 
 // A cancelled waiter whose abandonment fired the release signal it watched
 // leaves nothing to fire later: no background firing starts.
 func TestCancelledWaiterFiresItsSignalOnce(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	q := queueOfThree(t, srv, "/cancel/signal-once")
 	holder, signal := q.holder, q.signal
 	cancelMiddle, mgot, cancelWaiter, got := q.cancelMiddle, q.middleDone, q.cancelWaiter, q.waiterDone
@@ -315,7 +315,7 @@ func TestCancelledWaiterFiresItsSignalOnce(t *testing.T) {
 	if err := receive(t, mgot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
 	}
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 }
 
 // threeInLine is a holder, a middle contender waiting behind it and a waiter
@@ -333,13 +333,13 @@ type threeInLine struct {
 // waiter watches the middle node's release signal.
 func queueOfThree(t *testing.T, srv *zktest.Server, lockPath string) threeInLine {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	mutex := func() *locks.InterProcessMutex {
 		return built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	}
 	q := threeInLine{holder: mutex(), middleDone: make(chan error, 1), waiterDone: make(chan error, 1)}
 	middle, waiter := mutex(), mutex()
-	must(t, q.holder.Acquire(ctx))
+	zktest.Must(t, q.holder.Acquire(ctx))
 	var mctx, wctx context.Context
 	mctx, q.cancelMiddle = context.WithCancel(ctx)
 	t.Cleanup(q.cancelMiddle)

@@ -21,11 +21,11 @@ import (
 func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/waiter-expiry"))
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	waiter := built(locks.NewInterProcessMutex(waiterClient, "/waiter-expiry"))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
 	first := waitParticipants(t, holder, 2)[1]
@@ -39,28 +39,28 @@ func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 		nodes, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(nodes) == 2 && nodes[1] != first && waiterClient.SessionID() != oldSession
 	})
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	select {
 	case err := <-got:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("waiter did not acquire after its session was replaced")
 	}
 	if nodes := waitParticipants(t, waiter, 1); nodes[0] != waiter.LockPath() {
 		t.Fatalf("participants %v; want only %s", nodes, waiter.LockPath())
 	}
-	must(t, waiter.Release(ctx))
+	zktest.Must(t, waiter.Release(ctx))
 	waitParticipants(t, waiter, 0)
 }
 
 func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	holder := built(locks.NewInterProcessMutex(holderClient, "/expiry"))
 	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry"))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
 	waitParticipants(t, waiter, 2)
@@ -74,19 +74,19 @@ func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
 	}
 	select {
 	case err := <-got:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(5 * shortSession):
 		t.Fatal("waiter did not acquire after the holder's session expired")
 	}
 	t.Logf("waiter acquired %v after the partition began (session timeout %v)", time.Since(paused), holderClient.SessionTimeout())
 	proxy.Resume()
 	// The stale holder must be able to release without touching the new holder's node.
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	nodes := waitParticipants(t, waiter, 1)
 	if nodes[0] != waiter.LockPath() {
 		t.Fatalf("after the stale release, participants %v; want only %s", nodes, waiter.LockPath())
 	}
-	must(t, waiter.Release(ctx))
+	zktest.Must(t, waiter.Release(ctx))
 }
 
 // A writer partitioned past its session timeout loses its node; the readers
@@ -96,13 +96,13 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	const lockPath = "/rw-writer-expiry"
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	writer := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath))
 	readersClient := locktest.NewClient(t, srv.ConnectString())
 	observer := locktest.NewClient(t, srv.ConnectString())
 
 	var check locktest.Checker
-	must(t, writer.WriteLock().Acquire(ctx))
+	zktest.Must(t, writer.WriteLock().Acquire(ctx))
 	writeNode := writer.WriteLock().LockPath()
 	leave := check.Enter()
 	lost := writer.WriteLock().Lost()
@@ -149,7 +149,7 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	proxy.Resume()
 
 	// The stale release succeeds and leaves the readers' nodes alone.
-	must(t, writer.WriteLock().Release(ctx))
+	zktest.Must(t, writer.WriteLock().Release(ctx))
 	readNodes := []string{path.Base(readers[0].ReadLock().LockPath()), path.Base(readers[1].ReadLock().LockPath())}
 	awaitChildren(t, observer, lockPath, readNodes...)
 	// On its new session the writer is still kept out, and leaves no node.
@@ -160,13 +160,13 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 
 	for _, r := range readers {
 		(<-exits)()
-		must(t, r.ReadLock().Release(ctx))
+		zktest.Must(t, r.ReadLock().Release(ctx))
 	}
-	must(t, writer.WriteLock().Acquire(ctx))
+	zktest.Must(t, writer.WriteLock().Acquire(ctx))
 	leaveAgain := check.Enter()
 	awaitChildren(t, observer, lockPath, path.Base(writer.WriteLock().LockPath()))
 	leaveAgain()
-	must(t, writer.WriteLock().Release(ctx))
+	zktest.Must(t, writer.WriteLock().Release(ctx))
 	awaitChildren(t, observer, lockPath)
 	if v := check.Violations(); v != 0 {
 		t.Fatalf("%d overlapping holds", v)
@@ -179,7 +179,7 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 	const semPath, maxLeases = "/sem-holder-expiry", 2
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := built(locks.NewInterProcessSemaphoreV2(staleClient, semPath, maxLeases))
 	other := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
@@ -188,11 +188,11 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 
 	var g gauge
 	staleLease, err := stale.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	g.add(1)
 	onDisconnect(t, staleClient, func() { g.add(-1) })
 	otherLease, err := other.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	g.add(1)
 	got := acquireLease(ctx, waiter, &g)
 	awaitCount(t, observer, semPath+"/leases", 3)
@@ -202,12 +202,12 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 
 	proxy.Pause()
 	r := receive(t, got, "waiter's Acquire after the holder's session expired")
-	must(t, r.err)
+	zktest.Must(t, r.err)
 	assertMaxLeases(t, &g, maxLeases)
 	awaitGone(t, observer, staleLease.Path())
 	proxy.Resume()
 
-	must(t, staleLease.Close(ctx))
+	zktest.Must(t, staleLease.Close(ctx))
 	awaitChildren(t, observer, semPath+"/leases", otherLease.NodeName(), r.lease.NodeName())
 	// On its new session the stale holder waits like anyone and leaves no node.
 	if leases, err := stale.TryAcquire(ctx, 1, 100*time.Millisecond); leases != nil || err != nil {
@@ -215,8 +215,8 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 	}
 	awaitChildren(t, observer, semPath+"/leases", otherLease.NodeName(), r.lease.NodeName())
 	g.add(-2)
-	must(t, otherLease.Close(ctx))
-	must(t, r.lease.Close(ctx))
+	zktest.Must(t, otherLease.Close(ctx))
+	zktest.Must(t, r.lease.Close(ctx))
 	awaitChildren(t, observer, semPath+"/leases")
 	awaitChildren(t, observer, semPath+"/locks")
 }
@@ -229,7 +229,7 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	const semPath, maxLeases = "/sem-lock-expiry", 1
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holder := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
 	partitioned := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases))
 	queued := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
@@ -237,7 +237,7 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 
 	var g gauge
 	first, err := holder.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	g.add(1)
 	gotPartitioned := acquireLease(ctx, partitioned, &g)
 	oldLease := awaitCount(t, observer, semPath+"/leases", 2)
@@ -262,9 +262,9 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	proxy.Resume()
 
 	g.add(-1)
-	must(t, first.Close(ctx))
+	zktest.Must(t, first.Close(ctx))
 	rq := receive(t, gotQueued, "queued acquirer's Acquire")
-	must(t, rq.err)
+	zktest.Must(t, rq.err)
 	// The partitioned acquirer is back on a new session with new nodes,
 	// waiting for the only lease.
 	locktest.Eventually(t, 10*time.Second, "the partitioned acquirer waits again with new nodes", func() bool {
@@ -276,13 +276,13 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 		t.Fatal("the partitioned acquirer returned while the only lease is held")
 	}
 	g.add(-1)
-	must(t, rq.lease.Close(ctx))
+	zktest.Must(t, rq.lease.Close(ctx))
 	rp := receive(t, gotPartitioned, "partitioned acquirer's Acquire once the lease was returned")
-	must(t, rp.err)
+	zktest.Must(t, rp.err)
 	awaitChildren(t, observer, semPath+"/leases", rp.lease.NodeName())
 	awaitChildren(t, observer, semPath+"/locks")
 	g.add(-1)
-	must(t, rp.lease.Close(ctx))
+	zktest.Must(t, rp.lease.Close(ctx))
 	assertMaxLeases(t, &g, maxLeases)
 	awaitChildren(t, observer, semPath+"/leases")
 }
@@ -294,14 +294,14 @@ func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	const mutexPath = "/semmutex-expiry"
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := built(locks.NewInterProcessSemaphoreMutex(staleClient, mutexPath))
 	waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
 	observer := locktest.NewClient(t, srv.ConnectString())
 
 	var check locktest.Checker
-	must(t, stale.Acquire(ctx))
+	zktest.Must(t, stale.Acquire(ctx))
 	leaveStale := check.Enter()
 	onDisconnect(t, staleClient, leaveStale)
 	got, exits := acquireEntering(ctx, waiter, check.Enter)
@@ -317,7 +317,7 @@ func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	awaitChildren(t, observer, mutexPath+"/leases", nodes[1])
 	proxy.Resume()
 
-	must(t, stale.Release(ctx))
+	zktest.Must(t, stale.Release(ctx))
 	if stale.IsAcquiredInThisProcess() {
 		t.Fatal("the stale holder reports holding after Release")
 	}
@@ -327,12 +327,12 @@ func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	}
 	awaitChildren(t, observer, mutexPath+"/leases", nodes[1])
 	(<-exits)()
-	must(t, waiter.Release(ctx))
-	must(t, stale.Acquire(ctx))
+	zktest.Must(t, waiter.Release(ctx))
+	zktest.Must(t, stale.Acquire(ctx))
 	leaveAgain := check.Enter()
 	awaitCount(t, observer, mutexPath+"/leases", 1)
 	leaveAgain()
-	must(t, stale.Release(ctx))
+	zktest.Must(t, stale.Release(ctx))
 	awaitChildren(t, observer, mutexPath+"/leases")
 	awaitChildren(t, observer, mutexPath+"/locks")
 	if v := check.Violations(); v != 0 {

@@ -49,7 +49,7 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := zktest.StartProxy(t, srv.ConnectString())
-			ctx := testCtx(t)
+			ctx := zktest.TestContext(t)
 			lockPath := "/review2/orphan-claim/" + tc.name
 			ca := tc.client(p.Addr())
 			cb := locktest.NewClient(t, srv.ConnectString())
@@ -74,7 +74,7 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			}
 			t.Logf("A's Acquire: %v", err)
 			p.Resume()
-			must(t, ca.BlockUntilConnected(ctx))
+			zktest.Must(t, ca.BlockUntilConnected(ctx))
 
 			// Wait until A's contender node is gone (its guaranteed delete ran).
 			locktest.Eventually(t, 10*time.Second, "A's contender node deleted", func() bool {
@@ -94,11 +94,11 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 					holderPath, st.EphemeralOwner, ca.SessionID())
 			}
 			held, err := b.TryAcquire(ctx, time.Second)
-			must(t, err)
+			zktest.Must(t, err)
 			if !held {
 				t.Fatal("a fair contender cannot acquire a free lock: it waits for the orphan holder node")
 			}
-			must(t, b.Release(ctx))
+			zktest.Must(t, b.Release(ctx))
 		})
 	}
 }
@@ -132,7 +132,7 @@ func (d fixedUnfair) CreatesTheLock(ctx context.Context, c *framework.Client, pa
 func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review2/give-back"
 	holderPath := path.Join(lockPath, locks.UnfairHolderNodeName)
 	obs := locktest.NewClient(t, srv.ConnectString())
@@ -158,9 +158,9 @@ func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	go func() { fGot <- f.Acquire(ctx) }()
 	awaitResult(t, fGot, "F once U1 gave the holder node back")
 	locktest.Eventually(t, 5*time.Second, "U1's give-back reply lost", func() bool { return p.LostReplies() == 1 })
-	must(t, f.Release(ctx))
+	zktest.Must(t, f.Release(ctx))
 	held, err := u2.TryAcquire(ctx, 5*time.Second)
-	must(t, err)
+	zktest.Must(t, err)
 	if !held {
 		t.Fatal("U2 does not hold the free lock")
 	}
@@ -171,29 +171,29 @@ func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	})
 	p.SetLatency(0)
 	data, _, err := obs.GetData(ctx, holderPath)
-	must(t, err)
+	zktest.Must(t, err)
 	u2Nodes, err := u2.ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if !slices.ContainsFunc(u2Nodes, func(n string) bool { return path.Base(n) == string(data) }) {
 		t.Fatalf("holder node names %q after U1's give-back; want U2's node", data)
 	}
 
 	held, err = f2.TryAcquire(ctx, 2*time.Second)
-	must(t, err)
+	zktest.Must(t, err)
 	if held {
 		t.Errorf("fair F2 holds beside unfair U2: U1's give-back took U2's holder node")
-		must(t, f2.Release(ctx))
+		zktest.Must(t, f2.Release(ctx))
 	}
 	select {
 	case <-u2.Lost():
 		t.Error("U2's hold was lost although nothing happened to its session")
 	default:
 	}
-	must(t, u2.Release(ctx))
+	zktest.Must(t, u2.Release(ctx))
 	select {
 	case err := <-u1Got:
-		must(t, err)
-		must(t, u1.Release(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, u1.Release(ctx))
 	case <-time.After(5 * time.Second):
 		names, _, _ := obs.Children(ctx, lockPath)
 		t.Errorf("U1 still waits 5s after everyone released; children %v", names)

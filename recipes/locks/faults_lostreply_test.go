@@ -22,23 +22,23 @@ import (
 func TestMutexCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := built(locks.NewInterProcessMutex(c, "/lost-reply"))
 	observer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/lost-reply"))
 	// Create the parent first so the armed create is the lock node's own.
-	must(t, m.Acquire(ctx))
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Release(ctx))
 
 	proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2, zktest.OpCreateContainer)
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	if proxy.LostReplies() != 1 {
 		t.Fatalf("LostReplies() = %d, want 1", proxy.LostReplies())
 	}
 	if nodes := waitParticipants(t, observer, 1); nodes[0] != m.LockPath() {
 		t.Fatalf("participants %v; want only our node %s", nodes, m.LockPath())
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	waitParticipants(t, observer, 0)
 }
 
@@ -61,12 +61,12 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 
 	t.Run("write lock behind a reader", func(t *testing.T) {
 		const lockPath = "/rw-lost-write"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
 		reader := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		var check locktest.Checker
-		must(t, reader.Acquire(ctx))
+		zktest.Must(t, reader.Acquire(ctx))
 		leave := check.EnterShared()
 
 		proxy.LoseNextReply(createOps...)
@@ -76,12 +76,12 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		assertPending(t, got, "writer's Acquire while a reader holds")
 
 		leave()
-		must(t, reader.Release(ctx))
+		zktest.Must(t, reader.Release(ctx))
 		awaitResult(t, got, "writer's Acquire once the reader released")
 		assertLostOne(t, proxy)
 		awaitChildren(t, observer, lockPath, path.Base(writer.LockPath()))
 		(<-exits)()
-		must(t, writer.Release(ctx))
+		zktest.Must(t, writer.Release(ctx))
 		awaitChildren(t, observer, lockPath)
 		if v := check.Violations(); v != 0 {
 			t.Fatalf("%d overlapping holds", v)
@@ -90,34 +90,34 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 
 	t.Run("read lock beside a reader", func(t *testing.T) {
 		const lockPath = "/rw-lost-read"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
 		other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
-		must(t, other.Acquire(ctx))
+		zktest.Must(t, other.Acquire(ctx))
 
 		proxy.LoseNextReply(createOps...)
-		must(t, reader.Acquire(ctx))
+		zktest.Must(t, reader.Acquire(ctx))
 		assertLostOne(t, proxy)
 		awaitChildren(t, observer, lockPath, path.Base(other.LockPath()), path.Base(reader.LockPath()))
-		must(t, reader.Release(ctx))
-		must(t, other.Release(ctx))
+		zktest.Must(t, reader.Release(ctx))
+		zktest.Must(t, other.Release(ctx))
 		awaitChildren(t, observer, lockPath)
 	})
 
 	t.Run("downgrade read node", func(t *testing.T) {
 		const lockPath = "/rw-lost-downgrade"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
 		rw := built(locks.NewInterProcessReadWriteLock(c, lockPath))
-		must(t, rw.WriteLock().Acquire(ctx))
+		zktest.Must(t, rw.WriteLock().Acquire(ctx))
 
 		proxy.LoseNextReply(zktest.OpMulti) // the downgrade creates its node in a multi
-		must(t, rw.ReadLock().Acquire(ctx))
+		zktest.Must(t, rw.ReadLock().Acquire(ctx))
 		assertLostOne(t, proxy)
 		awaitChildren(t, observer, lockPath, path.Base(rw.WriteLock().LockPath()), path.Base(rw.ReadLock().LockPath()))
-		must(t, rw.WriteLock().Release(ctx))
-		must(t, rw.ReadLock().Release(ctx))
+		zktest.Must(t, rw.WriteLock().Release(ctx))
+		zktest.Must(t, rw.ReadLock().Release(ctx))
 		awaitChildren(t, observer, lockPath)
 	})
 
@@ -130,10 +130,10 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	// caller checks the exact children afterwards.
 	gated := func(t *testing.T, semPath string, loseLockCreate bool, acquire func(context.Context, *framework.Client) error, opened func()) {
 		t.Helper()
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
 		gate := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), semPath+"/locks"))
-		must(t, gate.Acquire(ctx))
+		zktest.Must(t, gate.Acquire(ctx))
 		if loseLockCreate {
 			proxy.LoseNextReply(createOps...)
 		}
@@ -146,7 +146,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 			proxy.LoseNextReply(createOps...)
 		}
 		assertPending(t, got, "acquisition behind the gate")
-		must(t, gate.Release(ctx))
+		zktest.Must(t, gate.Release(ctx))
 		if opened != nil {
 			opened()
 		}
@@ -157,38 +157,38 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 
 	t.Run("semaphore lease node", func(t *testing.T) {
 		const semPath = "/sem-lost-lease"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		other, err := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, 2)).Acquire(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		var ours *locks.Lease
 		gated(t, semPath, false, func(ctx context.Context, c *framework.Client) (err error) {
 			ours, err = built(locks.NewInterProcessSemaphoreV2(c, semPath, 2)).Acquire(ctx)
 			return err
 		}, nil)
 		awaitChildren(t, observer, semPath+"/leases", other.NodeName(), ours.NodeName())
-		must(t, ours.Close(ctx))
-		must(t, other.Close(ctx))
+		zktest.Must(t, ours.Close(ctx))
+		zktest.Must(t, other.Close(ctx))
 		awaitChildren(t, observer, semPath+"/leases")
 	})
 
 	t.Run("semaphore internal lock node", func(t *testing.T) {
 		const semPath = "/sem-lost-lock"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		var ours *locks.Lease
 		gated(t, semPath, true, func(ctx context.Context, c *framework.Client) (err error) {
 			ours, err = built(locks.NewInterProcessSemaphoreV2(c, semPath, 1)).Acquire(ctx)
 			return err
 		}, nil)
 		awaitChildren(t, observer, semPath+"/leases", ours.NodeName())
-		must(t, ours.Close(ctx))
+		zktest.Must(t, ours.Close(ctx))
 		awaitChildren(t, observer, semPath+"/leases")
 	})
 
 	t.Run("semaphore mutex lease node behind a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-lost"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		var check locktest.Checker
 		leave := check.Enter()
@@ -205,13 +205,13 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 			// Our lease node waits behind the holder's.
 			awaitCount(t, observer, mutexPath+"/leases", 2)
 			leave()
-			must(t, holder.Release(ctx))
+			zktest.Must(t, holder.Release(ctx))
 		})
 		(<-exits)()
 		if nodes := awaitCount(t, observer, mutexPath+"/leases", 1); nodes[0] == held[0] {
 			t.Fatalf("lease nodes %v; want only ours", nodes)
 		}
-		must(t, ours.Release(ctx))
+		zktest.Must(t, ours.Release(ctx))
 		awaitChildren(t, observer, mutexPath+"/leases")
 		if v := check.Violations(); v != 0 {
 			t.Fatalf("%d overlapping holds", v)
@@ -229,11 +229,11 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 // node's sequence, stays ahead of that writer: the writer waits for the
 // orphan, the reader waits for the writer, and neither ever holds.
 func TestDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review/downgrade-deadlock"
 	p, _, admin, pair, foreign := proxiedPair(t, lockPath)
 
-	must(t, pair.WriteLock().Acquire(ctx))
+	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	// The downgrade needs the write hold's fencing token; read it now, so
 	// that the downgrade's first request under the pause is its multi.
 	if pair.WriteLock().FencingToken() == 0 {
@@ -274,7 +274,7 @@ func TestDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *te
 		children, _, _ := admin.Children(ctx, lockPath)
 		t.Fatalf("the reader never held after its downgrade's reply was lost (%v); nodes %v", err, children)
 	}
-	must(t, pair.ReadLock().Release(ctx))
+	zktest.Must(t, pair.ReadLock().Release(ctx))
 	if err := receive(t, fgot, "the foreign writer"); err != nil {
 		children, _, _ := admin.Children(ctx, lockPath)
 		t.Fatalf("the foreign writer never held after the reader released (%v); nodes %v", err, children)

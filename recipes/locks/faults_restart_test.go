@@ -36,8 +36,8 @@ func restartWithinSession(t *testing.T, srv *zktest.Server, clients ...*framewor
 		defer watches[i].stop()
 	}
 	stopped := time.Now()
-	must(t, srv.Stop())
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Stop())
+	zktest.Must(t, srv.Restart())
 	t.Logf("restart took %v (slowest start %v)", time.Since(stopped), srv.SlowestStart())
 	// A client that has not reconnected within its session reports Lost, so
 	// waiting past the longest session only adds the redial.
@@ -71,7 +71,7 @@ func restartWithinSession(t *testing.T, srv *zktest.Server, clients ...*framewor
 func assertNodeOfSession(t *testing.T, c *framework.Client, p string) {
 	t.Helper()
 	stat, err := c.Exists(context.Background(), p)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() {
 		t.Fatalf("after the restart, %s: stat %+v; want a node of session %x", p, stat, c.SessionID())
 	}
@@ -79,25 +79,25 @@ func assertNodeOfSession(t *testing.T, c *framework.Client, p string) {
 
 func TestMutexHolderSurvivesServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := built(locks.NewInterProcessMutex(c, "/restart"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	ourNode := m.LockPath()
-	must(t, srv.Stop())
-	must(t, srv.Restart())
-	must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, srv.Stop())
+	zktest.Must(t, srv.Restart())
+	zktest.Must(t, c.BlockUntilConnected(ctx))
 	select {
 	case <-m.Lost():
 		t.Fatal("Lost() closed on a restart within the session (session error policy)")
 	default:
 	}
 	stat, err := c.Exists(ctx, ourNode)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil {
 		t.Fatalf("lock node %s gone after a restart within the session", ourNode)
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	if stat, err := c.Exists(ctx, ourNode); err != nil || stat != nil {
 		t.Fatalf("after Release, Exists(%s) = %v, %v; want absent", ourNode, stat, err)
 	}
@@ -117,7 +117,7 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 	// rwCase: one pair holds one side of a read/write lock (the write side when
 	// holdWrite) while another pair waits for the other side.
 	rwCase := func(t *testing.T, lockPath string, holdWrite bool) {
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		hc, wc := newClient(), newClient()
 		holder := built(locks.NewInterProcessReadWriteLock(hc, lockPath))
 		waiter := built(locks.NewInterProcessReadWriteLock(wc, lockPath))
@@ -128,7 +128,7 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 			hold, wait = holder.WriteLock(), waiter.ReadLock()
 			holdEnter, waitEnter = check.Enter, check.EnterShared
 		}
-		must(t, hold.Acquire(ctx))
+		zktest.Must(t, hold.Acquire(ctx))
 		leave := holdEnter()
 		got, exits := acquireEntering(ctx, wait, waitEnter)
 		awaitCount(t, observer, lockPath, 2)
@@ -144,11 +144,11 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 		awaitCount(t, observer, lockPath, 2)
 
 		leave()
-		must(t, hold.Release(ctx))
+		zktest.Must(t, hold.Release(ctx))
 		awaitResult(t, got, "waiter's Acquire once the holder released")
 		awaitChildren(t, observer, lockPath, path.Base(wait.LockPath()))
 		(<-exits)()
-		must(t, wait.Release(ctx))
+		zktest.Must(t, wait.Release(ctx))
 		awaitChildren(t, observer, lockPath)
 		if v := check.Violations(); v != 0 {
 			t.Fatalf("%d overlapping holds", v)
@@ -159,13 +159,13 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 
 	t.Run("semaphore leases held, acquirer waiting", func(t *testing.T) {
 		const semPath, maxLeases = "/sem-restart", 2
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		hc, wc := newClient(), newClient()
 		holder := built(locks.NewInterProcessSemaphoreV2(hc, semPath, maxLeases))
 		waiter := built(locks.NewInterProcessSemaphoreV2(wc, semPath, maxLeases))
 		var g gauge
 		held, err := holder.AcquireN(ctx, maxLeases)
-		must(t, err)
+		zktest.Must(t, err)
 		g.add(maxLeases)
 		got := acquireLease(ctx, waiter, &g)
 		awaitCount(t, observer, semPath+"/leases", maxLeases+1)
@@ -181,26 +181,26 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 		awaitCount(t, observer, semPath+"/leases", maxLeases+1)
 
 		g.add(-1)
-		must(t, held[0].Close(ctx))
+		zktest.Must(t, held[0].Close(ctx))
 		r := receive(t, got, "waiter's Acquire once a lease was returned")
-		must(t, r.err)
+		zktest.Must(t, r.err)
 		awaitChildren(t, observer, semPath+"/leases", held[1].NodeName(), r.lease.NodeName())
 		awaitChildren(t, observer, semPath+"/locks")
 		g.add(-2)
-		must(t, held[1].Close(ctx))
-		must(t, r.lease.Close(ctx))
+		zktest.Must(t, held[1].Close(ctx))
+		zktest.Must(t, r.lease.Close(ctx))
 		awaitChildren(t, observer, semPath+"/leases")
 		assertMaxLeases(t, &g, maxLeases)
 	})
 
 	t.Run("semaphore mutex held, acquirer waiting", func(t *testing.T) {
 		const mutexPath = "/semmutex-restart"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		hc, wc := newClient(), newClient()
 		holder := built(locks.NewInterProcessSemaphoreMutex(hc, mutexPath))
 		waiter := built(locks.NewInterProcessSemaphoreMutex(wc, mutexPath))
 		var check locktest.Checker
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		leave := check.Enter()
 		got, exits := acquireEntering(ctx, waiter, check.Enter)
 		nodes := awaitCount(t, observer, mutexPath+"/leases", 2)
@@ -213,11 +213,11 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 		}
 
 		leave()
-		must(t, holder.Release(ctx))
+		zktest.Must(t, holder.Release(ctx))
 		awaitResult(t, got, "waiter's Acquire once the holder released")
 		awaitChildren(t, observer, mutexPath+"/leases", nodes[1])
 		(<-exits)()
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 		awaitChildren(t, observer, mutexPath+"/leases")
 		awaitChildren(t, observer, mutexPath+"/locks")
 		if v := check.Violations(); v != 0 {

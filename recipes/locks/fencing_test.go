@@ -18,7 +18,7 @@ import (
 
 func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	for _, driver := range []locks.LockInternalsDriver{locks.StandardLockInternalsDriver{}, locks.UnfairLockInternalsDriver{}} {
 		handles := []*locks.InterProcessMutex{
 			built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
@@ -27,7 +27,7 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 		var last int64
 		for i := 0; i < 100; i++ {
 			m := handles[i%2]
-			must(t, m.Acquire(ctx))
+			zktest.Must(t, m.Acquire(ctx))
 			tok := m.FencingToken()
 			if tok <= last {
 				t.Fatalf("%T: hold %d: token %d not above %d", driver, i, tok, last)
@@ -36,7 +36,7 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 				t.Fatalf("%T: token changed within a hold: %d then %d", driver, tok, again)
 			}
 			last = tok
-			must(t, m.Release(ctx))
+			zktest.Must(t, m.Release(ctx))
 			if m.FencingToken() != 0 {
 				t.Fatalf("%T: FencingToken() non-zero after Release", driver)
 			}
@@ -51,23 +51,23 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 // back.
 func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const lockPath = "/review/rw-tokens"
 	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).WriteLock()
 
-	must(t, pair.WriteLock().Acquire(ctx))
+	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	writeToken := pair.WriteLock().FencingToken()
 	got := make(chan error, 1)
 	go func() { got <- foreign.Acquire(ctx) }()
 	waitParticipants(t, foreign, 2)
-	must(t, pair.ReadLock().Acquire(ctx)) // the downgrade
-	must(t, pair.WriteLock().Release(ctx))
+	zktest.Must(t, pair.ReadLock().Acquire(ctx)) // the downgrade
+	zktest.Must(t, pair.WriteLock().Release(ctx))
 	readToken := pair.ReadLock().FencingToken()
-	must(t, pair.ReadLock().Release(ctx))
+	zktest.Must(t, pair.ReadLock().Release(ctx))
 	awaitResult(t, got, "the foreign writer's Acquire")
 	foreignToken := foreign.FencingToken()
-	must(t, foreign.Release(ctx))
+	zktest.Must(t, foreign.Release(ctx))
 
 	if writeToken == 0 || readToken == 0 || foreignToken <= readToken || foreignToken <= writeToken {
 		t.Fatalf("tokens in hold order: pair write %d, pair read (downgrade) %d, foreign write %d: not increasing",
@@ -80,10 +80,10 @@ func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 // hold (the holder node for the unfair driver).
 func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	ttl, err := locks.NewPersistentTTLLockInternalsDriver(time.Minute)
-	must(t, err)
+	zktest.Must(t, err)
 	for name, tc := range map[string]struct {
 		driver locks.LockInternalsDriver
 		fence  func(m *locks.InterProcessMutex) string
@@ -96,9 +96,9 @@ func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 	} {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
 		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr()), "/fence-taken/"+name, locks.WithDriver(tc.driver)))
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		_, stat, err := admin.GetData(ctx, tc.fence(m))
-		must(t, err)
+		zktest.Must(t, err)
 		proxy.Pause()
 		proxy.ResetCounts()
 		if got := m.FencingToken(); got != stat.Czxid {
@@ -108,7 +108,7 @@ func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 			t.Errorf("%s: FencingToken() sent %d requests; want none", name, n)
 		}
 		proxy.Resume()
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	}
 }
 
@@ -116,7 +116,7 @@ func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 // read when it was granted: tokens grow from one lease holder to the next.
 func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	sems := []*locks.InterProcessSemaphoreV2{
 		built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/fence-lease", 1)),
@@ -125,10 +125,10 @@ func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
 	var last int64
 	for i := range 10 {
 		lease, err := sems[i%2].Acquire(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		tok := lease.FencingToken()
 		stat, err := admin.Exists(ctx, lease.Path())
-		must(t, err)
+		zktest.Must(t, err)
 		switch {
 		case stat == nil || tok != stat.Czxid:
 			t.Fatalf("lease %d: token %d; want the czxid of %s (%v)", i, tok, lease.Path(), stat)
@@ -136,7 +136,7 @@ func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
 			t.Fatalf("lease %d: token %d not above the previous holder's %d", i, tok, last)
 		}
 		last = tok
-		must(t, lease.Close(ctx))
+		zktest.Must(t, lease.Close(ctx))
 	}
 	if tok := (*locks.Lease)(nil).FencingToken(); tok != 0 {
 		t.Errorf("a nil lease's token is %d; want 0", tok)

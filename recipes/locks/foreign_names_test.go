@@ -77,7 +77,7 @@ func kazooNode(t *testing.T, ctx context.Context, connect, lockPath, marker stri
 	c := locktest.NewClient(t, connect)
 	p, err := c.Create(ctx, framework.JoinPath(lockPath, kazooHex+marker), nil,
 		framework.WithMode(framework.EphemeralSequential), framework.CreatingParentContainersIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	return c, p
 }
 
@@ -85,7 +85,7 @@ func kazooNode(t *testing.T, ctx context.Context, connect, lockPath, marker stri
 // is first in sequence order, and queues behind our holder when it is not.
 func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 
 	t.Run("KazooFirst", func(t *testing.T) {
@@ -100,22 +100,22 @@ func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 			t.Fatalf("participants %q: want the Kazoo node %s first", nodes, node)
 		}
 		assertPending(t, got, "our mutex")
-		must(t, owner.Delete(ctx, node))
+		zktest.Must(t, owner.Delete(ctx, node))
 		awaitResult(t, got, "our mutex once the Kazoo node was deleted")
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	})
 
 	t.Run("OursFirst", func(t *testing.T) {
 		const lockPath = "/foreign/ours-first"
 		m := built(locks.NewInterProcessMutex(c, lockPath))
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		_, reader := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__rlock__")
 		nodes, err := m.ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if want := []string{m.LockPath(), reader}; !reflect.DeepEqual(nodes, want) {
 			t.Fatalf("participants %q, want %q", nodes, want)
 		}
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		// The Kazoo node is now first: a second acquire of ours queues behind it.
 		assertWaits(t, ctx, m, "our mutex, behind a Kazoo ReadLock node")
 	})
@@ -125,30 +125,30 @@ func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 // a writer, in the one sequence readers and writers share.
 func TestReadWriteLockReadsKazooReadersAndWriters(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 
 	t.Run("KazooReader", func(t *testing.T) {
 		const lockPath = "/foreign/rw-reader"
 		owner, node := kazooNode(t, ctx, srv.ConnectString(), lockPath, "__rlock__")
 		rw := built(locks.NewInterProcessReadWriteLock(c, lockPath))
-		must(t, rw.ReadLock().Acquire(ctx)) // readers share
+		zktest.Must(t, rw.ReadLock().Acquire(ctx)) // readers share
 		other := built(locks.NewInterProcessReadWriteLock(c, lockPath))
 		assertWaits(t, ctx, other.WriteLock(), "our writer, behind a Kazoo reader")
 		readers, err := rw.ReadLock().ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if want := []string{node, rw.ReadLock().LockPath()}; !reflect.DeepEqual(readers, want) {
 			t.Fatalf("readers %q, want %q", readers, want)
 		}
 		writers, err := rw.WriteLock().ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if len(writers) != 0 {
 			t.Fatalf("writers %q, want none", writers)
 		}
-		must(t, rw.ReadLock().Release(ctx))
-		must(t, owner.Delete(ctx, node))
-		must(t, rw.WriteLock().Acquire(ctx))
-		must(t, rw.WriteLock().Release(ctx))
+		zktest.Must(t, rw.ReadLock().Release(ctx))
+		zktest.Must(t, owner.Delete(ctx, node))
+		zktest.Must(t, rw.WriteLock().Acquire(ctx))
+		zktest.Must(t, rw.WriteLock().Release(ctx))
 	})
 
 	t.Run("KazooWriter", func(t *testing.T) {
@@ -161,16 +161,16 @@ func TestReadWriteLockReadsKazooReadersAndWriters(t *testing.T) {
 		go func() { got <- rw.ReadLock().Acquire(ctx) }()
 		waitParticipants(t, rw.ReadLock(), 1)
 		writers, err := rw.WriteLock().ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if want := []string{node}; !reflect.DeepEqual(writers, want) {
 			t.Fatalf("writers %q, want %q", writers, want)
 		}
 		assertPending(t, got, "our reader")
-		must(t, owner.Delete(ctx, node))
+		zktest.Must(t, owner.Delete(ctx, node))
 		awaitResult(t, got, "our reader once the Kazoo writer was deleted")
 		if p := rw.ReadLock().LockPath(); path.Dir(p) != lockPath {
 			t.Fatalf("read lock node %q is not under %s", p, lockPath)
 		}
-		must(t, rw.ReadLock().Release(ctx))
+		zktest.Must(t, rw.ReadLock().Release(ctx))
 	})
 }

@@ -20,7 +20,7 @@ const growthCycles = 10_000
 // before, and the server holds no watch.
 func TestMutexNoGrowthOverCycles(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := timeoutCtx(t, 5*time.Minute)
+	ctx := zktest.Context(t, 5*time.Minute)
 	const path, clients = "/growth", 4
 	handles := make([]*locks.InterProcessMutex, clients)
 	for i := range handles {

@@ -29,16 +29,16 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 	}{
 		{"cancelled", func(t *testing.T, cancel context.CancelFunc, _ string, _ *zktest.Proxy) { cancel() }},
 		{"deleted", func(t *testing.T, _ context.CancelFunc, node string, _ *zktest.Proxy) {
-			must(t, locktest.NewClient(t, srv.ConnectString()).Delete(testCtx(t), node))
+			zktest.Must(t, locktest.NewClient(t, srv.ConnectString()).Delete(zktest.TestContext(t), node))
 		}},
 		{"expired", func(t *testing.T, _ context.CancelFunc, _ string, proxy *zktest.Proxy) { proxy.Pause() }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := zktest.TestContext(t)
 			path := "/signal-" + tc.name
 			holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path))
-			must(t, holder.Acquire(ctx))
+			zktest.Must(t, holder.Acquire(ctx))
 
 			middleProxy := zktest.StartProxy(t, srv.ConnectString())
 			middleClient := locktest.NewClient(t, middleProxy.Addr(), framework.WithSessionTimeout(shortSession))
@@ -75,14 +75,14 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			default:
 			}
 
-			must(t, holder.Release(ctx))
+			zktest.Must(t, holder.Release(ctx))
 			select {
 			case err := <-acquired:
-				must(t, err)
+				zktest.Must(t, err)
 			case <-time.After(10 * time.Second):
 				t.Fatal("the waiter did not acquire within 10s of the release")
 			}
-			must(t, waiter.Release(ctx))
+			zktest.Must(t, waiter.Release(ctx))
 			middleProxy.Resume()
 			switch err := <-middleDone; {
 			case tc.name == "cancelled" && err == nil:
@@ -90,7 +90,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			case err == nil:
 				// A middle contender whose node went away tries again with a
 				// new node and gets the lock once everyone has gone.
-				must(t, middle.Release(ctx))
+				zktest.Must(t, middle.Release(ctx))
 			}
 			locktest.Eventually(t, 10*time.Second, "no contender and no watch left", func() bool {
 				nodes, err := holder.ParticipantNodes(ctx)
@@ -110,11 +110,11 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, ahead := range []int{1, 2} {
 		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := zktest.TestContext(t)
 			path := fmt.Sprintf("/deleted-waiter-%d", ahead)
 			direct := locktest.NewClient(t, srv.ConnectString())
 			holder := built(locks.NewInterProcessMutex(direct, path))
-			must(t, holder.Acquire(ctx))
+			zktest.Must(t, holder.Acquire(ctx))
 			var queued []*locks.InterProcessMutex
 			done := make(chan error, ahead)
 			for i := 1; i < ahead; i++ {
@@ -133,7 +133,7 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 				return perfWatches(t, srv) >= 2*ahead-1
 			})
 
-			must(t, direct.Delete(ctx, old))
+			zktest.Must(t, direct.Delete(ctx, old))
 			var requeued string
 			locktest.Eventually(t, 20*time.Second, "the waiter queueing again with a new node", func() bool {
 				nodes, err := holder.ParticipantNodes(ctx)
@@ -144,16 +144,16 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 				return true
 			})
 
-			must(t, holder.Release(ctx))
+			zktest.Must(t, holder.Release(ctx))
 			for _, m := range queued {
-				must(t, <-done)
-				must(t, m.Release(ctx))
+				zktest.Must(t, <-done)
+				zktest.Must(t, m.Release(ctx))
 			}
-			must(t, <-done)
+			zktest.Must(t, <-done)
 			if got := waiter.LockPath(); got != requeued {
 				t.Errorf("the waiter holds through %s; want its new node %s", got, requeued)
 			}
-			must(t, waiter.Release(ctx))
+			zktest.Must(t, waiter.Release(ctx))
 		})
 	}
 }
@@ -182,14 +182,14 @@ func (d lowestWatcher) GetsTheLock(ctx context.Context, c *framework.Client, chi
 // waits for its turn.
 func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const path = "/signal-embedded"
 	direct := locktest.NewClient(t, srv.ConnectString())
 	newMutex := func(c *framework.Client) *locks.InterProcessMutex {
 		return built(locks.NewInterProcessMutex(c, path, locks.WithDriver(lowestWatcher{})))
 	}
 	first := newMutex(direct)
-	must(t, first.Acquire(ctx))
+	zktest.Must(t, first.Acquire(ctx))
 	second, third := newMutex(direct), newMutex(direct)
 	done := make(chan error, 3)
 	go func() { done <- second.Acquire(ctx) }()
@@ -205,22 +205,22 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	})
 
 	// The second holds after waiting, so its release fires its signal.
-	must(t, first.Release(ctx))
-	must(t, <-done)
+	zktest.Must(t, first.Release(ctx))
+	zktest.Must(t, <-done)
 	locktest.Eventually(t, 10*time.Second, "the last waiter watching the second", func() bool {
 		return proxy.RequestCount(zktest.OpGetChildren2) == 2 && proxy.RequestCount(zktest.OpGetData) >= 2
 	})
-	must(t, second.Release(ctx))
-	must(t, <-done)
+	zktest.Must(t, second.Release(ctx))
+	zktest.Must(t, <-done)
 	locktest.Eventually(t, 10*time.Second, "the last waiter acting on the second's release", func() bool {
 		return last.IsAcquiredInThisProcess() || proxy.RequestCount(zktest.OpGetChildren2) == 3
 	})
 	if last.IsAcquiredInThisProcess() {
 		t.Fatal("the last waiter holds the lock while the third holds it")
 	}
-	must(t, third.Release(ctx))
-	must(t, <-done)
-	must(t, last.Release(ctx))
+	zktest.Must(t, third.Release(ctx))
+	zktest.Must(t, <-done)
+	zktest.Must(t, last.Release(ctx))
 	if n := proxy.RequestCount(zktest.OpExists); n != 0 {
 		t.Errorf("the last waiter watched %d release signals; want none under an embedding driver", n)
 	}
@@ -242,10 +242,10 @@ func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	const rounds = 2
 	for round := range rounds {
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		path := fmt.Sprintf("/cut-off/%d", round)
 		holder := built(locks.NewInterProcessMutex(direct, path))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		waiter := built(locks.NewInterProcessMutex(waiterClient, path))
 		acquired := make(chan error, 1)
 		go func() { acquired <- waiter.Acquire(ctx) }()
@@ -257,18 +257,18 @@ func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 
 		proxy.Pause()
 		proxy.Sever()
-		must(t, direct.Delete(ctx, old))
-		must(t, holder.Release(ctx))
+		zktest.Must(t, direct.Delete(ctx, old))
+		zktest.Must(t, holder.Release(ctx))
 		proxy.Resume()
 		select {
 		case err := <-acquired:
-			must(t, err)
+			zktest.Must(t, err)
 		case <-time.After(30 * time.Second):
 			t.Fatalf("round %d: the waiter did not acquire within 30s", round)
 		}
 		if got := waiter.LockPath(); got == old {
 			t.Fatalf("round %d: the waiter holds through its deleted node %s", round, old)
 		}
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 	}
 }

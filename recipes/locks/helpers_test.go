@@ -16,24 +16,6 @@ import (
 // expire.
 const shortSession = 1500 * time.Millisecond
 
-// testCtx is a context for one test, cancelled when it ends.
-func testCtx(tb testing.TB) context.Context { return timeoutCtx(tb, time.Minute) }
-
-// timeoutCtx is a context that ends after d or when the test ends.
-func timeoutCtx(tb testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	tb.Cleanup(cancel)
-	return ctx
-}
-
-// must fails the test on an error.
-func must(tb testing.TB, err error) {
-	tb.Helper()
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // waitParticipants waits until m's lock has n contenders, and returns them.
 func waitParticipants(tb testing.TB, m *locks.InterProcessMutex, n int) []string {
 	tb.Helper()

@@ -20,7 +20,7 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	rec := metricstest.New()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const path = "/metrics/mutex"
 	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
 	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path))
@@ -39,15 +39,15 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	if !closedWithin(b.Lost(), 10*time.Second) {
 		t.Fatal("b's Lost did not close on a suspension")
 	}
-	must(t, b.Release(ctx))
+	zktest.Must(t, b.Release(ctx))
 
 	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2))
 	leases, err := sem.AcquireN(ctx, 2)
-	must(t, err)
+	zktest.Must(t, err)
 	if v := rec.Value(locks.MetricLeasesHeld); v != 2 {
 		t.Errorf("%s = %v with two leases out, want 2", locks.MetricLeasesHeld, v)
 	}
-	must(t, leases[0].Close(ctx))
+	zktest.Must(t, leases[0].Close(ctx))
 
 	for _, w := range []struct {
 		name   string
@@ -86,5 +86,5 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	if t.Failed() {
 		t.Logf("series: %v", rec.Series())
 	}
-	must(t, leases[1].Close(context.WithoutCancel(ctx)))
+	zktest.Must(t, leases[1].Close(context.WithoutCancel(ctx)))
 }

@@ -26,19 +26,19 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 		{"fair holds, unfair waits", fair, unfair},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := zktest.TestContext(t)
 			path := "/mixed/" + tc.name
 			first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.first))
 			second := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.second))
-			must(t, first.Acquire(ctx))
+			zktest.Must(t, first.Acquire(ctx))
 			assertWaits(t, ctx, second, "the second driver's contender, while the first one's holds")
 			got := make(chan error, 1)
 			go func() { got <- second.Acquire(ctx) }()
 			waitParticipants(t, first, 2)
 			assertPending(t, got, "the second contender")
-			must(t, first.Release(ctx))
+			zktest.Must(t, first.Release(ctx))
 			awaitResult(t, got, "the second contender once the first released")
-			must(t, second.Release(ctx))
+			zktest.Must(t, second.Release(ctx))
 		})
 	}
 }
@@ -47,7 +47,7 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 func assertWaits(t *testing.T, ctx context.Context, m *locks.InterProcessMutex, who string) {
 	t.Helper()
 	held, err := m.TryAcquire(ctx, 500*time.Millisecond)
-	must(t, err)
+	zktest.Must(t, err)
 	if held {
 		_ = m.Release(ctx)
 		t.Fatalf("%s holds beside the holder", who)
@@ -58,7 +58,7 @@ func assertWaits(t *testing.T, ctx context.Context, m *locks.InterProcessMutex, 
 func TestFairAndUnfairDriversUnderContention(t *testing.T) {
 	const perDriver, rounds = 3, 12
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	var mutexes []*locks.InterProcessMutex
 	for i := range 2 * perDriver {
 		driver := locks.LockInternalsDriver(locks.StandardLockInternalsDriver{})
@@ -69,7 +69,7 @@ func TestFairAndUnfairDriversUnderContention(t *testing.T) {
 		mutexes = append(mutexes, built(locks.NewInterProcessMutex(c, "/mixed/contention", locks.WithDriver(driver))))
 	}
 	var check locktest.Checker
-	must(t, locktest.Contend(ctx, mutexes, rounds, 2*time.Millisecond, &check))
+	zktest.Must(t, locktest.Contend(ctx, mutexes, rounds, 2*time.Millisecond, &check))
 	if v := check.Violations(); v != 0 {
 		t.Fatalf("%d overlapping holds of fair and unfair contenders", v)
 	}
@@ -94,12 +94,12 @@ func (d seqDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path
 // created after the wrap queues behind the holder created before it.
 func TestContenderPastTheSequenceWrapQueuesBehindTheHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
 		locks.WithDriver(seqDriver{seq: 2147483647})))
 	newcomer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
 		locks.WithDriver(seqDriver{seq: -2147483648})))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	assertWaits(t, ctx, newcomer, "a contender past the sequence wrap")
 	got := make(chan error, 1)
 	go func() { got <- newcomer.Acquire(ctx) }()
@@ -107,7 +107,7 @@ func TestContenderPastTheSequenceWrapQueuesBehindTheHolder(t *testing.T) {
 	if nodes[0] != holder.LockPath() {
 		t.Fatalf("participants %v: the holder is not first", nodes)
 	}
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	awaitResult(t, got, "the newcomer once the holder released")
-	must(t, newcomer.Release(ctx))
+	zktest.Must(t, newcomer.Release(ctx))
 }

@@ -67,7 +67,7 @@ func (r recordingLock) Release(ctx context.Context) error {
 
 func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	var j journal
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/multi-order/rw"))
@@ -76,7 +76,7 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 		recordingLock{built(locks.NewInterProcessSemaphoreMutex(c, "/multi-order/b")), "semaphore", &j},
 		recordingLock{rw.WriteLock(), "write", &j},
 	))
-	must(t, ml.Acquire(ctx))
+	zktest.Must(t, ml.Acquire(ctx))
 	if !ml.IsAcquiredInThisProcess() {
 		t.Fatal("IsAcquiredInThisProcess false after Acquire")
 	}
@@ -84,7 +84,7 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	if ok, err := other.ReadLock().TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("a reader while the multi-lock holds the write lock: TryAcquire(0) = %v, %v; want false", ok, err)
 	}
-	must(t, ml.Release(ctx))
+	zktest.Must(t, ml.Release(ctx))
 	want := []string{"acquire mutex", "acquire semaphore", "acquire write", "release write", "release semaphore", "release mutex"}
 	if got := j.take(); !slices.Equal(got, want) {
 		t.Fatalf("events %v; want %v", got, want)
@@ -97,16 +97,16 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	if ok, err := outer.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
 		t.Fatalf("nested multi-lock TryAcquire = %v, %v; want true", ok, err)
 	}
-	must(t, outer.Release(ctx))
+	zktest.Must(t, outer.Release(ctx))
 }
 
 func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	var j journal
 	closed := locktest.NewClient(t, srv.ConnectString())
-	must(t, closed.Close())
+	zktest.Must(t, closed.Close())
 	first := built(locks.NewInterProcessMutex(c, "/multi-fail/a"))
 	broken := built(locks.NewInterProcessMutex(closed, "/multi-fail/c")) // its client is closed
 	ml := built(locks.NewInterProcessMultiLock(
@@ -131,10 +131,10 @@ func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 
 func TestMultiLockRollsBackOnTimeoutAndCancel(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/multi-busy/b"))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	a := built(locks.NewInterProcessMutex(c, "/multi-busy/a"))
 	ml := built(locks.NewInterProcessMultiLock(a, built(locks.NewInterProcessMutex(c, "/multi-busy/b"))))
 
@@ -171,20 +171,20 @@ func TestMultiLockRollsBackOnTimeoutAndCancel(t *testing.T) {
 	if nodes[0] != holder.LockPath() {
 		t.Fatalf("participants %v; want only the holder's node", nodes)
 	}
-	must(t, holder.Release(ctx))
-	must(t, ml.Acquire(ctx))
-	must(t, ml.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
+	zktest.Must(t, ml.Acquire(ctx))
+	zktest.Must(t, ml.Release(ctx))
 }
 
 func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	a := built(locks.NewInterProcessMutex(c, "/multi-release/a"))
 	b := built(locks.NewInterProcessMutex(c, "/multi-release/b"))
 	d := built(locks.NewInterProcessSemaphoreMutex(c, "/multi-release/d"))
 	ml := built(locks.NewInterProcessMultiLock(a, b, d))
-	must(t, b.Acquire(ctx))
+	zktest.Must(t, b.Acquire(ctx))
 	err := ml.Release(ctx)
 	if !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("Release with two locks not held = %v; want ErrNotOwner", err)
@@ -206,7 +206,7 @@ func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 func TestMultiLockBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	var nilMutex *locks.InterProcessMutex
 	for i, l := range [][]locks.Lock{
 		{nil},

@@ -15,10 +15,10 @@ import (
 func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := built(locks.NewInterProcessMutex(c, "/lost-standard"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	lost := m.Lost()
 	proxy.Sever() // connection loss, well within the session
 	select {
@@ -26,9 +26,9 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Lost() did not close on Suspended under the standard error policy")
 	}
-	must(t, c.BlockUntilConnected(ctx))
-	must(t, m.Release(ctx))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, m.Release(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	if m.Lost() == lost {
 		t.Fatal("a new acquisition reused the old Lost channel")
 	}
@@ -37,7 +37,7 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 		t.Fatal("the new hold's Lost() is closed")
 	default:
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	select {
 	case <-m.Lost():
 	default:
@@ -48,12 +48,12 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	// go-zookeeper waits a second before redialing a lone server, so the
 	// session must comfortably outlast a reconnect for Sever to stay a suspension.
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := built(locks.NewInterProcessMutex(c, "/lost-session"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 
 	states := make(chan framework.ConnectionState, 16)
 	stop := c.Listen(func(s framework.ConnectionState) { states <- s })
@@ -88,37 +88,37 @@ func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 		t.Fatal("Lost() did not close on Lost")
 	}
 	proxy.Resume()
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 }
 
 func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/deleted-under-us"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	token := m.FencingToken()
-	must(t, c.Delete(ctx, m.LockPath()))
+	zktest.Must(t, c.Delete(ctx, m.LockPath()))
 	if !closedWithin(m.Lost(), 10*time.Second) {
 		t.Fatal("Lost() open 10s after the node was deleted")
 	}
 	if tok := m.FencingToken(); tok != token {
 		t.Fatalf("FencingToken() = %d after the node was deleted, want the hold's own, %d", tok, token)
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 }
 
 // Closing the client ends its session and so the hold: the mutex's Lost and
 // a lease's Lost close.
 func TestLostClosesWhenTheClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	m := built(locks.NewInterProcessMutex(c, "/lost-client-closed"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lost-client-closed-sem", 1)).Acquire(ctx)
-	must(t, err)
-	must(t, c.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, c.Close())
 	if !closedWithin(m.Lost(), 10*time.Second) {
 		t.Error("the mutex's Lost did not close when its client closed")
 	}

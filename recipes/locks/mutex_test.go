@@ -17,13 +17,13 @@ import (
 func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	mutexes := make([]*locks.InterProcessMutex, 10)
 	for i := range mutexes {
 		mutexes[i] = built(locks.NewInterProcessMutex(c, "/ten"))
 	}
 	var check locktest.Checker
-	must(t, locktest.Contend(ctx, mutexes, 5, time.Millisecond, &check))
+	zktest.Must(t, locktest.Contend(ctx, mutexes, 5, time.Millisecond, &check))
 	if v := check.Violations(); v != 0 || check.Entries() != 50 {
 		t.Fatalf("violations %d, entries %d; want 0, 50", v, check.Entries())
 	}
@@ -32,7 +32,7 @@ func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/shared-handle"))
 	var wg sync.WaitGroup
 	errs := make(chan error, 5)
@@ -43,13 +43,13 @@ func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testin
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	if nodes := waitParticipants(t, m, 1); nodes[0] != m.LockPath() {
 		t.Fatalf("participants %v, our node %q", nodes, m.LockPath())
 	}
 	for i := 0; i < 5; i++ {
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	}
 	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) || !strings.Contains(err.Error(), "you do not own the lock: /shared-handle") {
 		t.Fatalf("sixth Release = %v, want ErrNotOwner naming the path", err)
@@ -61,7 +61,7 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
 		name   string
@@ -98,31 +98,31 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithContainerCheckInterval(100*time.Millisecond))
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/containers/deep/lock"))
-	must(t, m.Acquire(ctx))
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Release(ctx))
 	locktest.Eventually(t, 10*time.Second, "container parents reaped", func() bool {
 		stat, err := c.Exists(ctx, "/containers")
 		return err == nil && stat == nil
 	})
 	// The lock still works after its parents were reaped.
-	must(t, m.Acquire(ctx))
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Release(ctx))
 }
 
 func TestMutexUnderNamespace(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithNamespace("tenant"))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/jobs"))
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	if !strings.HasPrefix(m.LockPath(), "/jobs/_c_") {
 		t.Fatalf("LockPath() = %q, want it relative to the namespace", m.LockPath())
 	}
 	raw := locktest.NewClient(t, srv.ConnectString())
 	children, _, err := raw.Children(ctx, "/tenant/jobs")
-	must(t, err)
+	zktest.Must(t, err)
 	if len(children) != 1 || "/jobs/"+children[0] != m.LockPath() {
 		t.Fatalf("/tenant/jobs children %v; want our node %s", children, m.LockPath())
 	}
@@ -131,13 +131,13 @@ func TestMutexUnderNamespace(t *testing.T) {
 	if !ok || err != nil {
 		t.Fatalf("the same path in another namespace: TryAcquire = %v, %v; want true", ok, err)
 	}
-	must(t, other.Release(ctx))
-	must(t, m.Release(ctx))
+	zktest.Must(t, other.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 }
 
 func TestMutexRevocation(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(holderClient, "/revocable"))
 	revoked := make(chan struct{}, 2)
@@ -145,23 +145,23 @@ func TestMutexRevocation(t *testing.T) {
 		revoked <- struct{}{}
 		_ = holder.Release(context.Background())
 	})
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	other := locktest.NewClient(t, srv.ConnectString())
 	waiter := built(locks.NewInterProcessMutex(other, "/revocable"))
 	nodes := waitParticipants(t, waiter, 1)
-	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
+	zktest.Must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
 	select {
 	case <-revoked:
 	case <-time.After(10 * time.Second):
 		t.Fatal("revocation callback not called")
 	}
-	must(t, waiter.Acquire(ctx))
-	must(t, waiter.Release(ctx))
+	zktest.Must(t, waiter.Acquire(ctx))
+	zktest.Must(t, waiter.Release(ctx))
 	if len(revoked) != 0 {
 		t.Fatal("revocation callback called more than once")
 	}
 	// Revoking a node that is gone is not an error.
-	must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
+	zktest.Must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
 }
 
 // TestMutexReleaseWakesOneWaiter: 50 waiters queue behind a holder. Each
@@ -172,9 +172,9 @@ func TestMutexRevocation(t *testing.T) {
 func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd"))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	waitersClient := locktest.NewClient(t, proxy.Addr())
 	const waiters = 50
 	handles := make([]*locks.InterProcessMutex, waiters)
@@ -197,17 +197,17 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	watches := func() int { return perfWatchedPaths(t, srv) }
 	locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool { return watches() == armed })
 	proxy.ResetCounts()
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	next := <-acquired
 	if w := watches(); w != armed-1 {
 		t.Errorf("after one release %d paths are watched; want %d (only the holder's node no longer)", w, armed-1)
 	}
 	// Drain: every waiter gets the lock in turn.
-	must(t, handles[next].Release(ctx))
+	zktest.Must(t, handles[next].Release(ctx))
 	for i := 1; i < waiters; i++ {
 		select {
 		case j := <-acquired:
-			must(t, handles[j].Release(ctx))
+			zktest.Must(t, handles[j].Release(ctx))
 		case <-time.After(20 * time.Second):
 			t.Fatalf("only %d of %d waiters acquired", i, waiters)
 		}

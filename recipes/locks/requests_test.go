@@ -25,7 +25,7 @@ import (
 // its release signal, so the delete is a plain one.
 func TestMutexUncontendedCycleCostsFourRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := timeoutCtx(t, time.Minute)
+	ctx := zktest.Context(t, time.Minute)
 	want := map[zktest.Op]int64{zktest.OpCreate: 1, zktest.OpGetChildren2: 1, zktest.OpGetData: 1, zktest.OpDelete: 1}
 
 	t.Run("plain", func(t *testing.T) {
@@ -34,13 +34,13 @@ func TestMutexUncontendedCycleCostsFourRequests(t *testing.T) {
 		// cycles makes the driver create parents again.
 		setup := perfClient(t, srv.ConnectString())
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
-		must(t, err)
+		zktest.Must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
 		m := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
 		for cycle := range 5 {
 			proxy.ResetCounts()
-			must(t, m.Acquire(ctx))
-			must(t, m.Release(ctx))
+			zktest.Must(t, m.Acquire(ctx))
+			zktest.Must(t, m.Release(ctx))
 			if got := perfCounts(proxy); !maps.Equal(got, want) {
 				t.Errorf("cycle %d cost %s; want %s", cycle, perfCountsString(got), perfCountsString(want))
 			}
@@ -53,13 +53,13 @@ func TestMutexUncontendedCycleCostsFourRequests(t *testing.T) {
 		const ns, path = "requests-ns", "/uncontended"
 		setup := perfClient(t, srv.ConnectString(), framework.WithNamespace(ns))
 		_, err := setup.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
-		must(t, err)
+		zktest.Must(t, err)
 		proxy := perfProxy(t, srv.ConnectString())
 		m := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr(), framework.WithNamespace(ns)), path))
 		for cycle := range 5 {
 			proxy.ResetCounts()
-			must(t, m.Acquire(ctx))
-			must(t, m.Release(ctx))
+			zktest.Must(t, m.Acquire(ctx))
+			zktest.Must(t, m.Release(ctx))
 			got := perfCounts(proxy)
 			if cycle == 0 {
 				t.Logf("first cycle of a namespaced client: %s", perfCountsString(got))
@@ -78,10 +78,10 @@ func TestMutexUncontendedCycleCostsFourRequests(t *testing.T) {
 // watches (getData of the holder's node and of its own), and nothing else.
 func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := timeoutCtx(t, time.Minute)
+	ctx := zktest.Context(t, time.Minute)
 	const path = "/requests/handoff"
 	holder := built(locks.NewInterProcessMutex(perfClient(t, srv.ConnectString()), path))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 
 	proxy := perfProxy(t, srv.ConnectString())
 	waiter := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
@@ -99,10 +99,10 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	default:
 	}
 
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	select {
 	case err := <-acquired:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter did not acquire within 10s of the release")
 	}
@@ -110,7 +110,7 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	if got := perfCounts(proxy); !maps.Equal(got, want) {
 		t.Errorf("the waiter's Acquire cost %s; want %s", perfCountsString(got), perfCountsString(want))
 	}
-	must(t, waiter.Release(ctx))
+	zktest.Must(t, waiter.Release(ctx))
 	// It held after waiting, so a later waiter may watch its release signal:
 	// the delete is a multi that fires it.
 	want[zktest.OpMulti] = 1
@@ -131,11 +131,11 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 	srv := zktest.StartServer(t)
 	for _, ahead := range []int{1, 4, 12} {
 		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
-			ctx := timeoutCtx(t, time.Minute)
+			ctx := zktest.Context(t, time.Minute)
 			path := fmt.Sprintf("/requests/queue-%d", ahead)
 			direct := perfClient(t, srv.ConnectString())
 			holder := built(locks.NewInterProcessMutex(direct, path))
-			must(t, holder.Acquire(ctx))
+			zktest.Must(t, holder.Acquire(ctx))
 
 			// The contenders between the holder and the measured waiter
 			// queue one after the other, so their order is known; each
@@ -161,18 +161,18 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			waiting := perfCounts(proxy)
 			proxy.ResetCounts()
 
-			must(t, holder.Release(ctx))
+			zktest.Must(t, holder.Release(ctx))
 			for range ahead - 1 {
-				must(t, <-errs)
+				zktest.Must(t, <-errs)
 			}
 			select {
 			case err := <-acquired:
-				must(t, err)
+				zktest.Must(t, err)
 			case <-time.After(20 * time.Second):
 				t.Fatal("the waiter did not acquire within 20s of the release")
 			}
 			handOff := perfCounts(proxy)
-			must(t, waiter.Release(ctx))
+			zktest.Must(t, waiter.Release(ctx))
 			t.Logf("%d ahead: the last waiter's Acquire cost %s before the queue moved, then %s",
 				ahead, perfCountsString(waiting), perfCountsString(handOff))
 

@@ -34,7 +34,7 @@ func awaitNoRevocationWatcher(t *testing.T, why string) {
 // comes, once.
 func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/revoke/current"))
 	var first, second atomic.Int32
@@ -42,12 +42,12 @@ func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 
 	t.Run("replaced", func(t *testing.T) {
 		m.MakeRevocable(func() { first.Add(1) })
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		m.MakeRevocable(func() { second.Add(1); secondCalled <- struct{}{} })
-		must(t, locks.AttemptRevoke(ctx, admin, m.LockPath()))
+		zktest.Must(t, locks.AttemptRevoke(ctx, admin, m.LockPath()))
 		receive(t, secondCalled, "the current callback")
 		awaitNoRevocationWatcher(t, "the revocation handled")
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		if n := first.Load(); n != 0 {
 			t.Fatalf("the replaced callback ran %d times", n)
 		}
@@ -59,11 +59,11 @@ func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 	t.Run("removed", func(t *testing.T) {
 		var removed atomic.Int32
 		m.MakeRevocable(func() { removed.Add(1) })
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		m.MakeRevocable(nil)
-		must(t, locks.AttemptRevoke(ctx, admin, m.LockPath()))
+		zktest.Must(t, locks.AttemptRevoke(ctx, admin, m.LockPath()))
 		awaitNoRevocationWatcher(t, "the revocation handled")
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		if n := removed.Load(); n != 0 {
 			t.Fatalf("the removed callback ran %d times", n)
 		}
@@ -73,16 +73,16 @@ func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 // A revocable hold whose client closes without Release stops watching.
 func TestRevocationWatcherEndsWithItsClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	m := built(locks.NewInterProcessMutex(c, "/revoke/closed"))
 	m.MakeRevocable(func() { t.Error("revocation callback called without a request") })
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	node := m.LockPath()
 	locktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
 		return perfWatchesByPath(t, srv)[node] == 1
 	})
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	awaitNoRevocationWatcher(t, "the revocation watcher ended with its client")
 }
 
@@ -91,10 +91,10 @@ func TestRevocationWatcherEndsWithItsClient(t *testing.T) {
 func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr()), "/revoke/idle"))
 	m.MakeRevocable(func() {})
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	node := m.LockPath()
 	locktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
 		return perfWatchesByPath(t, srv)[node] == 1
@@ -109,7 +109,7 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 	if w := perfWatchesByPath(t, srv)[node]; w != 1 {
 		t.Fatalf("%d watches on the held node; want 1", w)
 	}
-	must(t, m.Release(context.Background()))
+	zktest.Must(t, m.Release(context.Background()))
 	awaitNoRevocationWatcher(t, "the revocation watcher ended with its hold")
 }
 
@@ -119,17 +119,17 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 // the PersistentTTL driver's TTL nodes are revoked.
 func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	const base = "/revoke/refuse"
 	held := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/lock"))
 	held.MakeRevocable(func() { t.Error("a refused revocation reached the holder") })
-	must(t, held.Acquire(ctx))
+	zktest.Must(t, held.Acquire(ctx))
 	contenderName := protection.Name(protection.NewID(), "lease-0000000001")
 	mk := func(p string, mode framework.CreateMode) string {
 		t.Helper()
 		_, err := admin.Create(ctx, p, []byte("kept"), framework.WithMode(mode), framework.CreatingParentsIfNeeded())
-		must(t, err)
+		zktest.Must(t, err)
 		return p
 	}
 	refused := []string{
@@ -153,10 +153,10 @@ func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 			t.Errorf("AttemptRevoke(%s) changed its data from %q to %q", p, before, after)
 		}
 	}
-	must(t, held.Release(ctx))
+	zktest.Must(t, held.Release(ctx))
 
 	ttl, err := locks.NewPersistentTTLLockInternalsDriver(time.Minute)
-	must(t, err)
+	zktest.Must(t, err)
 	for name, opts := range map[string][]locks.MutexOption{
 		"standard": nil,
 		"unfair":   {locks.WithDriver(locks.UnfairLockInternalsDriver{})},
@@ -165,15 +165,15 @@ func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/"+name, opts...))
 		revoked := make(chan struct{}, 1)
 		m.MakeRevocable(func() { revoked <- struct{}{} })
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		holder, err := locks.MutexHolder(ctx, admin, base+"/"+name)
-		must(t, err)
+		zktest.Must(t, err)
 		if holder != m.LockPath() {
 			t.Errorf("%s: MutexHolder = %q; want the holder's node %q", name, holder, m.LockPath())
 		}
-		must(t, locks.AttemptRevoke(ctx, admin, holder))
+		zktest.Must(t, locks.AttemptRevoke(ctx, admin, holder))
 		receive(t, revoked, name+" holder's revocation")
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		if holder, err := locks.MutexHolder(ctx, admin, base+"/"+name); holder != "" || err != nil {
 			t.Errorf("%s: MutexHolder once released = %q, %v; want none", name, holder, err)
 		}

@@ -20,7 +20,7 @@ import (
 func TestReadWriteLockParticipantNodes(t *testing.T) {
 	const readers, writers = 20, 8
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	clients := []*framework.Client{locktest.NewClient(t, srv.ConnectString()), locktest.NewClient(t, srv.ConnectString())}
 	newLock := func(i int) *locks.InterProcessReadWriteLock {
 		return built(locks.NewInterProcessReadWriteLock(clients[i%len(clients)], "/rw-participants"))
@@ -53,9 +53,9 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 	waitParticipants(t, observer.WriteLock(), writers)
 
 	readNodes, err := observer.ReadLock().ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	writeNodes, err := observer.WriteLock().ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(readNodes) != readers || len(writeNodes) != writers {
 		t.Fatalf("participants: %d readers, %d writers; want %d and %d", len(readNodes), len(writeNodes), readers, writers)
 	}
@@ -73,7 +73,7 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	if v := check.Violations(); v != 0 {
 		t.Fatalf("%d overlapping holds", v)
@@ -83,10 +83,10 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 
 func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-upgrade"))
-	must(t, rw.ReadLock().Acquire(ctx))
+	zktest.Must(t, rw.ReadLock().Acquire(ctx))
 	start := time.Now()
 	if err := rw.WriteLock().Acquire(ctx); !errors.Is(err, locks.ErrUpgrade) {
 		t.Fatalf("write Acquire while holding the read lock = %v, want ErrUpgrade", err)
@@ -108,38 +108,38 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	if ok, err := other.WriteLock().TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
 		t.Fatalf("another writer's TryAcquire during a read hold = %v, %v; want false, nil", ok, err)
 	}
-	must(t, rw.ReadLock().Release(ctx))
-	must(t, rw.WriteLock().Acquire(ctx))
-	must(t, rw.WriteLock().Release(ctx))
+	zktest.Must(t, rw.ReadLock().Release(ctx))
+	zktest.Must(t, rw.WriteLock().Acquire(ctx))
+	zktest.Must(t, rw.WriteLock().Release(ctx))
 }
 
 func TestReadWriteLockDowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-downgrade"))
 	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-downgrade"))
 
-	must(t, rw.WriteLock().Acquire(ctx))
+	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 	writeNode := rw.WriteLock().LockPath()
 	if ok, err := rw.ReadLock().TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("read TryAcquire(0) while holding the write lock = %v, %v; want true", ok, err)
 	}
 	readNode := rw.ReadLock().LockPath()
 	writeSeq, err := protection.Sequence(path.Base(writeNode))
-	must(t, err)
+	zktest.Must(t, err)
 	readSeq, err := protection.Sequence(path.Base(readNode))
-	must(t, err)
+	zktest.Must(t, err)
 	if readSeq != writeSeq || !strings.Contains(readNode, "-__READ__") {
 		t.Fatalf("downgrade read node %s; want a __READ__ node with the write node's sequence (%s)", readNode, writeNode)
 	}
 	stat, err := c.Exists(ctx, readNode)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() {
 		t.Fatalf("downgrade read node %s: stat %+v; want an ephemeral node of our session", readNode, stat)
 	}
 
-	must(t, rw.WriteLock().Release(ctx))
+	zktest.Must(t, rw.WriteLock().Release(ctx))
 	if !rw.ReadLock().IsAcquiredInThisProcess() {
 		t.Fatal("read lock not held after releasing the write lock")
 	}
@@ -149,12 +149,12 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 	if ok, err := other.ReadLock().TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("another reader's TryAcquire(0) after the downgrade = %v, %v; want true", ok, err)
 	}
-	must(t, other.ReadLock().Release(ctx))
-	must(t, rw.ReadLock().Release(ctx))
+	zktest.Must(t, other.ReadLock().Release(ctx))
+	zktest.Must(t, rw.ReadLock().Release(ctx))
 	if ok, err := other.WriteLock().TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("writer's TryAcquire(0) once every reader left = %v, %v; want true", ok, err)
 	}
-	must(t, other.WriteLock().Release(ctx))
+	zktest.Must(t, other.WriteLock().Release(ctx))
 }
 
 // TestReadWriteLockContendingDowngradeKeepsWriterOut: a writer queued while we
@@ -163,11 +163,11 @@ func TestReadWriteLockDowngrade(t *testing.T) {
 func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	a := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-contending"))
 	b := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr()), "/rw-contending"))
 
-	must(t, a.WriteLock().Acquire(ctx))
+	zktest.Must(t, a.WriteLock().Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.WriteLock().Acquire(ctx) }()
 	waitParticipants(t, a.WriteLock(), 2)
@@ -175,9 +175,9 @@ func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 		return proxy.RequestCount(zktest.OpGetData) > 0
 	})
 
-	must(t, a.ReadLock().Acquire(ctx))
+	zktest.Must(t, a.ReadLock().Acquire(ctx))
 	proxy.ResetCounts()
-	must(t, a.WriteLock().Release(ctx))
+	zktest.Must(t, a.WriteLock().Release(ctx))
 	locktest.Eventually(t, 10*time.Second, "the queued writer reacts to the write release", func() bool {
 		return len(got) > 0 || proxy.RequestCount(zktest.OpGetData) > 0
 	})
@@ -186,9 +186,9 @@ func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 		t.Fatal("queued writer holds the lock while we hold the downgraded read lock")
 	}
 
-	must(t, a.ReadLock().Release(ctx))
+	zktest.Must(t, a.ReadLock().Release(ctx))
 	awaitResult(t, got, "queued writer's Acquire once the read lock is released")
-	must(t, b.WriteLock().Release(ctx))
+	zktest.Must(t, b.WriteLock().Release(ctx))
 }
 
 // TestReadWriteLockWriterNotStarvedByLaterReaders: readers that arrive after a
@@ -208,12 +208,12 @@ func TestReadWriteLockWriterNotStarvedByLaterReaders(t *testing.T) {
 		wg.Wait()
 	})
 
-	must(t, first.ReadLock().Acquire(ctx))
+	zktest.Must(t, first.ReadLock().Acquire(ctx))
 	probe := newLock()
 	if ok, err := probe.ReadLock().TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("a second reader with no writer waiting: TryAcquire(0) = %v, %v; want true", ok, err)
 	}
-	must(t, probe.ReadLock().Release(ctx))
+	zktest.Must(t, probe.ReadLock().Release(ctx))
 
 	var check locktest.Checker
 	var order []string
@@ -257,7 +257,7 @@ func TestReadWriteLockWriterNotStarvedByLaterReaders(t *testing.T) {
 	}
 	orderMu.Unlock()
 
-	must(t, first.ReadLock().Release(ctx))
+	zktest.Must(t, first.ReadLock().Release(ctx))
 	wg.Wait()
 	if len(order) != 1+lateReaders || order[0] != "writer" {
 		t.Fatalf("acquisition order %v; want the writer before the %d late readers", order, lateReaders)
@@ -272,7 +272,7 @@ func TestReadWriteLockWriterNotStarvedByLaterReaders(t *testing.T) {
 func TestReadWriteLockManyClients(t *testing.T) {
 	const clients, rounds = 8, 100
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	var check locktest.Checker
 	var mu sync.Mutex
 	var reads, writes int
@@ -325,13 +325,13 @@ func TestReadWriteLockManyClients(t *testing.T) {
 func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	readerClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	reader := built(locks.NewInterProcessReadWriteLock(readerClient, "/rw-expiry"))
 	writerClient := locktest.NewClient(t, srv.ConnectString())
 	writer := built(locks.NewInterProcessReadWriteLock(writerClient, "/rw-expiry"))
 
-	must(t, reader.ReadLock().Acquire(ctx))
+	zktest.Must(t, reader.ReadLock().Acquire(ctx))
 	readNode := reader.ReadLock().LockPath()
 	lost := reader.ReadLock().Lost()
 	got := make(chan error, 1)
@@ -350,12 +350,12 @@ func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 		t.Fatalf("expired reader's node %s: stat %v, err %v; want it gone", readNode, stat, err)
 	}
 	proxy.Resume()
-	must(t, reader.ReadLock().Release(ctx))
+	zktest.Must(t, reader.ReadLock().Release(ctx))
 	nodes := waitParticipants(t, writer.WriteLock(), 1)
 	if nodes[0] != writer.WriteLock().LockPath() {
 		t.Fatalf("participants %v; want only the writer's node", nodes)
 	}
-	must(t, writer.WriteLock().Release(ctx))
+	zktest.Must(t, writer.WriteLock().Release(ctx))
 }
 
 func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
@@ -391,31 +391,31 @@ func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 // never go back when a writer queued meanwhile holds next.
 func TestReadWriteLockHoldsHaveFencingTokens(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-fence"))
-	must(t, rw.WriteLock().Acquire(ctx))
-	must(t, rw.ReadLock().Acquire(ctx))
+	zktest.Must(t, rw.WriteLock().Acquire(ctx))
+	zktest.Must(t, rw.ReadLock().Acquire(ctx))
 	w, r := rw.WriteLock().FencingToken(), rw.ReadLock().FencingToken()
 	if w == 0 || r != w {
 		t.Fatalf("tokens: write %d, read %d; want the downgrade to keep the write hold's token", w, r)
 	}
-	must(t, rw.WriteLock().Release(ctx))
+	zktest.Must(t, rw.WriteLock().Release(ctx))
 	select {
 	case <-rw.ReadLock().Lost():
 		t.Fatal("read hold's Lost() closed by releasing the write lock")
 	default:
 	}
-	must(t, rw.ReadLock().Release(ctx))
+	zktest.Must(t, rw.ReadLock().Release(ctx))
 	// Reentrancy: the read lock nests within the same pair.
-	must(t, rw.ReadLock().Acquire(ctx))
-	must(t, rw.ReadLock().Acquire(ctx))
+	zktest.Must(t, rw.ReadLock().Acquire(ctx))
+	zktest.Must(t, rw.ReadLock().Acquire(ctx))
 	nodes, err := rw.ReadLock().ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(nodes) != 1 {
 		t.Fatalf("nested read holds made %d nodes, want 1", len(nodes))
 	}
-	must(t, rw.ReadLock().Release(ctx))
-	must(t, rw.ReadLock().Release(ctx))
+	zktest.Must(t, rw.ReadLock().Release(ctx))
+	zktest.Must(t, rw.ReadLock().Release(ctx))
 	if err := rw.ReadLock().Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("third Release = %v, want ErrNotOwner", err)
 	}

@@ -41,9 +41,9 @@ type scaleResult struct {
 // runWaiterScale runs the scale scenario once on its own lock path.
 func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult {
 	tb.Helper()
-	ctx := timeoutCtx(tb, 5*time.Minute)
+	ctx := zktest.Context(tb, 5*time.Minute)
 	holder := built(locks.NewInterProcessMutex(perfClient(tb, srv.ConnectString()), path))
-	must(tb, holder.Acquire(ctx))
+	zktest.Must(tb, holder.Acquire(ctx))
 	clients := make([]*framework.Client, scaleClients)
 	for i := range clients {
 		clients[i] = perfClient(tb, srv.ConnectString())
@@ -89,11 +89,11 @@ func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult 
 
 	before := perfMntr(tb, srv)
 	start := time.Now()
-	must(tb, holder.Release(ctx))
+	zktest.Must(tb, holder.Release(ctx))
 	for i := range scaleWaiters {
 		select {
 		case err := <-done:
-			must(tb, err)
+			zktest.Must(tb, err)
 		case <-ctx.Done():
 			tb.Fatalf("only %d of %d waiters acquired and released", i, scaleWaiters)
 		}

@@ -27,31 +27,31 @@ func assertNotLost(t *testing.T, l *locks.Lease, when string) {
 
 func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	assertNotLost(t, lease, "a fresh lease")
 
 	awaitState(t, c, framework.Suspended, p.Sever)
 	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after Suspended under the standard error policy")
 	}
-	must(t, c.BlockUntilConnected(ctx))
-	must(t, lease.Close(ctx))
+	zktest.Must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, lease.Close(ctx))
 }
 
 // Under the session policy a Suspended within the session keeps the lease;
 // the client giving the session up closes Lost.
 func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	opts := append(givenUpSessionOptions(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	c := locktest.NewClient(t, p.Addr(), opts...)
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 
 	session := c.SessionID()
 	awaitState(t, c, framework.Reconnected, p.Sever)
@@ -64,36 +64,36 @@ func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the client gave the lease's session up")
 	}
-	must(t, lease.Close(ctx))
+	zktest.Must(t, lease.Close(ctx))
 }
 
 func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/deleted", 1)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 
-	must(t, admin.Delete(ctx, lease.Path()))
+	zktest.Must(t, admin.Delete(ctx, lease.Path()))
 	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the lease node was deleted")
 	}
-	must(t, lease.Close(ctx))
+	zktest.Must(t, lease.Close(ctx))
 }
 
 func TestLeaseLostOnClose(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/close", 1))
 	lease, err := sem.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	p := lease.Path()
 
-	must(t, lease.Close(ctx))
+	zktest.Must(t, lease.Close(ctx))
 	assertClosed(t, lease.Lost(), "Lost after Close")
-	must(t, lease.Close(ctx)) // a second Close does nothing
+	zktest.Must(t, lease.Close(ctx)) // a second Close does nothing
 	if lease.Path() != p {
 		t.Fatalf("Path after Close = %q; want %q", lease.Path(), p)
 	}
@@ -106,12 +106,12 @@ func TestLeaseLostOnClose(t *testing.T) {
 // watcher ends (goleak checks the rest).
 func TestLeaseLostWhenItsClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/client-close", 1)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	if !closedWithin(lease.Lost(), 5*time.Second) {
 		t.Fatal("Lost stayed open after the client closed")
 	}
@@ -131,45 +131,45 @@ func TestNilLeaseIsSane(t *testing.T) {
 
 func TestLeaseCloseRejectsANilContext(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/nil-ctx", 1)).Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	//nolint:staticcheck // a nil context is the bad input under test
 	if err := lease.Close(nil); err == nil || errors.Is(err, context.Canceled) {
 		t.Fatalf("Close(nil) = %v; want an error naming the nil context", err)
 	}
 	assertNotLost(t, lease, "after a refused Close")
-	must(t, lease.Close(ctx))
+	zktest.Must(t, lease.Close(ctx))
 }
 
 // The semaphore mutex's Lost is its lease's: open while held and certain,
 // closed when its lease node is deleted, after Release, and when not held.
 func TestSemaphoreMutexLost(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex"))
 	assertClosed(t, m.Lost(), "Lost before Acquire")
 
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	select {
 	case <-m.Lost():
 		t.Fatal("Lost is closed while the lock is held")
 	default:
 	}
 	leases, _, err := admin.Children(ctx, "/lease-lost/mutex/leases")
-	must(t, err)
+	zktest.Must(t, err)
 	if len(leases) != 1 {
 		t.Fatalf("lease nodes %v; want one", leases)
 	}
-	must(t, admin.Delete(ctx, "/lease-lost/mutex/leases/"+leases[0]))
+	zktest.Must(t, admin.Delete(ctx, "/lease-lost/mutex/leases/"+leases[0]))
 	select {
 	case <-m.Lost():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Lost stayed open after the lease node was deleted")
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	assertClosed(t, m.Lost(), "Lost after Release")
 }
 
@@ -177,23 +177,23 @@ func TestSemaphoreMutexLost(t *testing.T) {
 // closes the lost lease: its listener and its count go with it.
 func TestSemaphoreMutexClosesItsLostLeaseOnTheNextAcquire(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const mutexPath = "/lease-lost/again"
 	rec := metricstest.New()
 	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath))
 	admin := locktest.NewClient(t, srv.ConnectString())
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	lost := m.Lost()
 	nodes := awaitCount(t, admin, mutexPath+"/leases", 1)
-	must(t, admin.Delete(ctx, mutexPath+"/leases/"+nodes[0]))
+	zktest.Must(t, admin.Delete(ctx, mutexPath+"/leases/"+nodes[0]))
 	if !closedWithin(lost, 10*time.Second) {
 		t.Fatal("Lost stayed open after the lease node was deleted")
 	}
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	if v := rec.Value(locks.MetricLeasesHeld); v != 1 {
 		t.Fatalf("%s = %v after acquiring again once the lease was lost; want 1", locks.MetricLeasesHeld, v)
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	if v := rec.Value(locks.MetricLeasesHeld); v != 0 {
 		t.Fatalf("%s = %v after the release; want 0", locks.MetricLeasesHeld, v)
 	}

@@ -29,7 +29,7 @@ func givenUpSessionOptions() []framework.Option {
 func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	const semPath = "/sem-session/given-up"
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	p := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
@@ -37,7 +37,7 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1))
 	waiter := built(locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1))
 	held, err := holder.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	type result struct {
 		lease *locks.Lease
 		err   error
@@ -50,10 +50,10 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	old := waitLeases(t, holder, 2)[1]
 	oldSession := waiterClient.SessionID()
 
-	givenUpSession(t, p, waiterClient, func() { must(t, held.Close(ctx)) })
+	givenUpSession(t, p, waiterClient, func() { zktest.Must(t, held.Close(ctx)) })
 	r := receive(t, got, "the waiter's Acquire")
-	must(t, r.err)
-	defer func() { must(t, r.lease.Close(ctx)) }()
+	zktest.Must(t, r.err)
+	defer func() { zktest.Must(t, r.lease.Close(ctx)) }()
 
 	if waiterClient.SessionID() == oldSession {
 		t.Fatal("the waiter's client kept its session: the test did not give it up")
@@ -112,7 +112,7 @@ func (g *cleanGauge) hold(ctx context.Context, t *testing.T, lease *locks.Lease,
 func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 	const semPath = "/sem-session/over-grant"
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
@@ -125,7 +125,7 @@ func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 	var g cleanGauge
 	first, later := make(chan struct{}), make(chan struct{})
 	held, err := sems["holder"].Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	g.hold(ctx, t, held, first)
 
 	granted := make(chan string, 2)

@@ -24,7 +24,7 @@ import (
 func leaseChildren(t *testing.T, c *framework.Client, semPath string) []string {
 	t.Helper()
 	children, _, err := c.Children(context.Background(), semPath+"/leases")
-	must(t, err)
+	zktest.Must(t, err)
 	return children
 }
 
@@ -62,7 +62,7 @@ func (g *gauge) read() (cur, maxSeen int) {
 func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 	const maxLeases, goroutines, clients = 10, 100, 4
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	sems := make([]*locks.InterProcessSemaphoreV2, clients)
 	for i := range sems {
 		sems[i] = built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-max", maxLeases))
@@ -163,12 +163,12 @@ func TestSemaphoreReleaseInChunks(t *testing.T) {
 
 func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, "/sem-close", 3))
 	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-close", 3))
 	leases, err := holder.AcquireN(ctx, 3)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(leases) != 3 {
 		t.Fatalf("AcquireN(3) returned %d leases", len(leases))
 	}
@@ -185,12 +185,12 @@ func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 		got <- result{l, err}
 	}()
 	waitLeases(t, waiter, 4)
-	must(t, holderClient.Close())
+	zktest.Must(t, holderClient.Close())
 	select {
 	case r := <-got:
-		must(t, r.err)
+		zktest.Must(t, r.err)
 		for _, l := range r.leases {
-			must(t, l.Close(ctx))
+			zktest.Must(t, l.Close(ctx))
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("waiter did not get the leases of a closed client")
@@ -203,11 +203,11 @@ func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 // waiter try again with a new node, and nothing is left behind.
 func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-orphan", 1))
 	first, err := sem.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if name := first.NodeName(); !protection.IsProtected(name) || !strings.Contains(name, "-lease-") || first.Path() != "/sem-orphan/leases/"+name {
 		t.Fatalf("lease node %s (%s); want /sem-orphan/leases/_c_<uuid>-lease-<sequence>", first.Path(), name)
 	}
@@ -225,17 +225,17 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	}()
 	nodes := waitLeases(t, sem, 2)
 	waiting := nodes[1]
-	must(t, c.Delete(ctx, waiting))
+	zktest.Must(t, c.Delete(ctx, waiting))
 	// The waiter notices and comes back with a node of its own.
 	locktest.Eventually(t, 10*time.Second, "a new waiting lease node", func() bool {
 		n, err := sem.ParticipantNodes(ctx)
 		return err == nil && len(n) == 2 && n[1] != waiting
 	})
-	must(t, first.Close(ctx))
+	zktest.Must(t, first.Close(ctx))
 	var second *locks.Lease
 	select {
 	case r := <-got:
-		must(t, r.err)
+		zktest.Must(t, r.err)
 		second = r.lease
 	case <-time.After(15 * time.Second):
 		t.Fatal("waiter did not get the lease")
@@ -243,8 +243,8 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	if children := leaseChildren(t, c, "/sem-orphan"); len(children) != 1 || children[0] != second.NodeName() {
 		t.Fatalf("lease nodes %v; want only %s", children, second.NodeName())
 	}
-	must(t, second.Close(ctx))
-	must(t, second.Close(ctx)) // a second Close does nothing
+	zktest.Must(t, second.Close(ctx))
+	zktest.Must(t, second.Close(ctx)) // a second Close does nothing
 	if children := leaseChildren(t, c, "/sem-orphan"); len(children) != 0 {
 		t.Fatalf("lease nodes %v after every lease was returned", children)
 	}
@@ -252,16 +252,16 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	if err != nil || len(third) != 1 {
 		t.Fatalf("TryAcquire after the retry = %v, %v", third, err)
 	}
-	must(t, third[0].Close(ctx))
+	zktest.Must(t, third[0].Close(ctx))
 }
 
 func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-cancel", 3))
 	held, err := sem.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	got := make(chan error, 1)
@@ -283,7 +283,7 @@ func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 		t.Fatal("cancelled AcquireN did not return")
 	}
 	nodes, err := sem.ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(nodes) != 1 || nodes[0] != held.Path() {
 		t.Fatalf("after a cancelled AcquireN, lease nodes %v; want only %s", nodes, held.Path())
 	}
@@ -294,17 +294,17 @@ func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 		t.Fatalf("TryAcquire(2, 0) after the cancellation = %v, %v; want 2 leases", more, err)
 	}
 	for _, l := range append(more, held) {
-		must(t, l.Close(ctx))
+		zktest.Must(t, l.Close(ctx))
 	}
 }
 
 func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-try", 2))
 	held, err := sem.AcquireN(ctx, 2)
-	must(t, err)
+	zktest.Must(t, err)
 	start := time.Now()
 	if got, err := sem.TryAcquire(ctx, 1, 200*time.Millisecond); got != nil || err != nil {
 		t.Fatalf("TryAcquire(1, 200ms) with every lease taken = %v, %v; want nil, nil", got, err)
@@ -313,7 +313,7 @@ func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 		t.Fatalf("TryAcquire gave up after %v, before its wait", d)
 	}
 	waitLeases(t, sem, 2)
-	must(t, held[0].Close(ctx))
+	zktest.Must(t, held[0].Close(ctx))
 	if got, err := sem.TryAcquire(ctx, 2, 100*time.Millisecond); got != nil || err != nil {
 		t.Fatalf("TryAcquire(2, 100ms) with one lease free = %v, %v; want nil, nil", got, err)
 	}
@@ -321,21 +321,21 @@ func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 	if nodes[0] != held[1].Path() {
 		t.Fatalf("lease nodes %v; want only %s", nodes, held[1].Path())
 	}
-	must(t, held[1].Close(ctx))
+	zktest.Must(t, held[1].Close(ctx))
 }
 
 func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	newSem := func() *locks.InterProcessSemaphoreV2 {
 		return built(locks.NewInterProcessSemaphoreV2(c, "/sem-shared", 1, locks.WithSharedCount("/config/sem-max")))
 	}
 	a, b := newSem(), newSem()
 	first, err := a.Acquire(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	data, _, err := c.GetData(ctx, "/config/sem-max")
-	must(t, err)
+	zktest.Must(t, err)
 	if !bytes.Equal(data, []byte{0, 0, 0, 1}) {
 		t.Fatalf("seeded count node holds %v; want Curator's SharedCount encoding of 1, [0 0 0 1]", data)
 	}
@@ -350,26 +350,26 @@ func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 	waitLeases(t, a, 2)
 	assertPending(t, got, "second Acquire with a count of 1")
 	_, err = c.SetData(ctx, "/config/sem-max", binary.BigEndian.AppendUint32(nil, 2), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	awaitResult(t, got, "second Acquire after the count rose to 2")
 	if !slices.Equal(leaseChildren(t, c, "/sem-shared"), []string{first.NodeName()}) {
 		t.Fatal("the first lease is not the only one left")
 	}
 	// A count that does not fit Curator's encoding is reported, naming the node.
 	_, err = c.SetData(ctx, "/config/sem-max", []byte("2"), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	if _, err := b.TryAcquire(ctx, 2, time.Second); err == nil || !strings.Contains(err.Error(), "/config/sem-max") {
 		t.Fatalf("TryAcquire with a 1-byte count = %v; want an error naming the count node", err)
 	}
 	waitLeases(t, a, 1)
-	must(t, first.Close(ctx))
+	zktest.Must(t, first.Close(ctx))
 }
 
 func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	good := built(locks.NewInterProcessSemaphoreV2(c, "/sem-bad", 3))
 	for _, tc := range []struct {
@@ -405,13 +405,13 @@ func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 
 func TestSemaphoreMutex(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	m := built(locks.NewInterProcessSemaphoreMutex(c, "/sem-mutex"))
 	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("Release before Acquire = %v, want ErrNotOwner", err)
 	}
-	must(t, m.Acquire(ctx))
+	zktest.Must(t, m.Acquire(ctx))
 	if !m.IsAcquiredInThisProcess() {
 		t.Fatal("IsAcquiredInThisProcess false while held")
 	}
@@ -428,7 +428,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	if ok, err := mutex.TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("InterProcessMutex on the same path: TryAcquire(0) = %v, %v; want true (as in Curator)", ok, err)
 	}
-	must(t, mutex.Release(ctx))
+	zktest.Must(t, mutex.Release(ctx))
 
 	// A waiter through the same handle gets the lock once another goroutine releases it.
 	got := make(chan error, 1)
@@ -442,13 +442,13 @@ func TestSemaphoreMutex(t *testing.T) {
 	if !m.IsAcquiredInThisProcess() {
 		t.Fatal("IsAcquiredInThisProcess false after the second Acquire")
 	}
-	must(t, m.Release(ctx))
+	zktest.Must(t, m.Release(ctx))
 	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("Release after Release = %v, want ErrNotOwner", err)
 	}
 	if ok, err := other.TryAcquire(ctx, 0); !ok || err != nil {
 		t.Fatalf("another handle's TryAcquire(0) once free = %v, %v; want true", ok, err)
 	}
-	must(t, other.Release(ctx))
+	zktest.Must(t, other.Release(ctx))
 	waitLeases(t, sem, 0)
 }

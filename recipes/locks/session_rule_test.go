@@ -53,7 +53,7 @@ func givenUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client, between 
 	p.Resume()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, c.BlockUntilConnected(ctx))
 }
 
 // Scenario 1: the client gives its session up while a waiter queues; the
@@ -63,7 +63,7 @@ func givenUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client, between 
 // holds through a node of its current session.
 func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	holderClient := locktest.NewClient(t, srv.ConnectString())
 	p := zktest.StartProxy(t, srv.ConnectString())
 	waiterClient := locktest.NewClient(t, p.Addr(),
@@ -71,15 +71,15 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 
 	holder := built(locks.NewInterProcessMutex(holderClient, "/session-rule/mutex"))
 	waiter := built(locks.NewInterProcessMutex(waiterClient, "/session-rule/mutex"))
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
 	old := waitParticipants(t, holder, 2)[1]
 	oldSession := waiterClient.SessionID()
 
-	givenUpSession(t, p, waiterClient, func() { must(t, holder.Release(ctx)) })
+	givenUpSession(t, p, waiterClient, func() { zktest.Must(t, holder.Release(ctx)) })
 	awaitResult(t, got, "the waiter's Acquire")
-	defer func() { must(t, waiter.Release(ctx)) }()
+	defer func() { zktest.Must(t, waiter.Release(ctx)) }()
 
 	if waiterClient.SessionID() == oldSession {
 		t.Fatal("the waiter's client kept its session: the test did not give it up")
@@ -104,19 +104,19 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 // lock. Its downgrade must not create a read node ahead of that writer.
 func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw"))
 	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw")).WriteLock()
 
-	must(t, pair.WriteLock().Acquire(ctx))
+	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	written := pair.WriteLock().LockPath()
 	got := make(chan error, 1)
 	go func() { got <- foreign.Acquire(ctx) }()
 	waitParticipants(t, foreign, 2)
-	must(t, admin.Delete(ctx, written))
+	zktest.Must(t, admin.Delete(ctx, written))
 	awaitResult(t, got, "the foreign writer's Acquire")
-	defer func() { must(t, foreign.Release(ctx)) }()
+	defer func() { zktest.Must(t, foreign.Release(ctx)) }()
 
 	err := pair.ReadLock().Acquire(ctx)
 	if err == nil {
@@ -127,7 +127,7 @@ func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
 		t.Fatalf("downgrade without a write node: %v; want ErrLockLost", err)
 	}
 	readers, err := pair.ReadLock().ParticipantNodes(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 	if len(readers) != 0 {
 		t.Fatalf("the refused downgrade left read nodes %v", readers)
 	}
@@ -140,12 +140,12 @@ func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
 func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 	const rounds = 8
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race"))
 	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race")).WriteLock()
 	var check locktest.Checker
 	for range rounds {
-		must(t, pair.WriteLock().Acquire(ctx))
+		zktest.Must(t, pair.WriteLock().Acquire(ctx))
 		fdone := make(chan error, 1)
 		go func() {
 			if err := foreign.Acquire(ctx); err != nil {
@@ -160,11 +160,11 @@ func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 		waitParticipants(t, foreign, 2)
 		released := make(chan error, 1)
 		go func() { released <- pair.WriteLock().Release(ctx) }()
-		must(t, pair.ReadLock().Acquire(ctx))
+		zktest.Must(t, pair.ReadLock().Acquire(ctx))
 		exit := check.EnterShared()
 		time.Sleep(20 * time.Millisecond) // the critical section
 		exit()
-		must(t, pair.ReadLock().Release(ctx))
+		zktest.Must(t, pair.ReadLock().Release(ctx))
 		awaitResult(t, released, "the write release")
 		awaitResult(t, fdone, "the foreign writer")
 	}
@@ -179,21 +179,21 @@ func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 // own, read when it took the lock, older than the successor's.
 func TestStaleUnfairHolderNeverGetsTheSuccessorsToken(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	staleClient := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(shortSession))
 	driver := locks.WithDriver(locks.UnfairLockInternalsDriver{})
 	stale := built(locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver))
 	next := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/unfair", driver))
 
-	must(t, stale.Acquire(ctx))
+	zktest.Must(t, stale.Acquire(ctx))
 	p.Pause()
-	must(t, next.Acquire(ctx)) // once the server expired the stale holder's session
-	defer func() { must(t, next.Release(ctx)) }()
+	zktest.Must(t, next.Acquire(ctx)) // once the server expired the stale holder's session
+	defer func() { zktest.Must(t, next.Release(ctx)) }()
 	p.Resume()
 	bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	must(t, staleClient.BlockUntilConnected(bctx))
+	zktest.Must(t, staleClient.BlockUntilConnected(bctx))
 
 	successor := next.FencingToken()
 	if successor == 0 {
@@ -228,7 +228,7 @@ func (d vanishingDriver) GetsTheLock(ctx context.Context, c *framework.Client, c
 // reports the cancellation, not a lost lock.
 func TestCancelledAcquireWhoseNodeVanishedReportsTheCancellation(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(zktest.TestContext(t))
 	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/cancel",
 		locks.WithDriver(vanishingDriver{cancel: cancel})))
 	err := m.Acquire(ctx)
@@ -257,7 +257,7 @@ func startSignalChain(t *testing.T, lockPath string) *signalChain {
 // policy.
 func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *signalChain {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := &signalChain{srv: srv, admin: locktest.NewClient(t, srv.ConnectString()),
 		waiterClient: locktest.NewClientWithPolicy(t, srv.ConnectString(), policy,
 			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second)),
@@ -266,7 +266,7 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 	c.middle = built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	c.waiter = built(locks.NewInterProcessMutex(c.waiterClient, lockPath))
 
-	must(t, c.holder.Acquire(ctx))
+	zktest.Must(t, c.holder.Acquire(ctx))
 	mctx, cancelMiddle := context.WithCancel(ctx)
 	c.cancelMiddle = cancelMiddle
 	go func() { c.middleGot <- c.middle.Acquire(mctx) }()
@@ -285,8 +285,8 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 // deleteWaiterNode has an operator delete the waiter's node and waits until
 // the waiter has queued again, with want contenders in all.
 func (c *signalChain) deleteWaiterNode(t *testing.T, want int) {
-	ctx := testCtx(t)
-	must(t, c.admin.Delete(ctx, c.nodes[2]))
+	ctx := zktest.TestContext(t)
+	zktest.Must(t, c.admin.Delete(ctx, c.nodes[2]))
 	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
 		ps, err := c.holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == want && ps[want-1] != c.nodes[2]
@@ -300,7 +300,7 @@ func (c *signalChain) deleteWaiterNode(t *testing.T, want int) {
 func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 	const lockPath = "/session-rule/signals"
 	c := startSignalChain(t, lockPath)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 
 	c.cancelMiddle() // the middle contender gives up: no signal
 	if err := receive(t, c.middleGot, "the middle Acquire"); !errors.Is(err, context.Canceled) {
@@ -308,9 +308,9 @@ func TestNoReleaseSignalWatchOutlivesItsAcquisition(t *testing.T) {
 	}
 	waitParticipants(t, c.holder, 2)
 	c.deleteWaiterNode(t, 2)
-	must(t, c.holder.Release(ctx))
+	zktest.Must(t, c.holder.Release(ctx))
 	awaitResult(t, c.waiterGot, "the waiter's Acquire")
-	must(t, c.waiter.Release(ctx))
+	zktest.Must(t, c.waiter.Release(ctx))
 
 	for p := range perfWatchesByPath(t, c.srv) {
 		if strings.HasSuffix(p, ".released") && path.Dir(p) == lockPath {
@@ -326,7 +326,7 @@ func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 	// The waiter's retry sleeps long: it gives up before it queues again,
 	// with no node whose deletion could fire its stale signal.
 	c := startSignalChainWith(t, "/session-rule/stale-close", retry.NTimes{N: 3, Sleep: time.Minute})
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 
 	c.deleteWaiterNode(t, 2) // its signal watch is stale
 	c.cancelWaiter()
@@ -342,9 +342,9 @@ func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 		return !goroutinesRunning(firing)
 	})
 
-	must(t, c.holder.Release(ctx))
+	zktest.Must(t, c.holder.Release(ctx))
 	awaitResult(t, c.middleGot, "the middle's Acquire")
-	must(t, c.middle.Release(ctx))
+	zktest.Must(t, c.middle.Release(ctx))
 }
 
 // goroutinesRunning reports whether any goroutine's stack names fn.

@@ -29,9 +29,9 @@ const timedSlack = 2*time.Second + 500*time.Millisecond
 func deadAddress(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
+	zktest.Must(t, err)
 	addr := ln.Addr().String()
-	must(t, ln.Close())
+	zktest.Must(t, ln.Close())
 	return addr
 }
 
@@ -66,7 +66,7 @@ type timedResult struct {
 // slack; it returns their results.
 func runTimed(t *testing.T, acquisitions map[string]func(context.Context, time.Duration) (bool, error), wait time.Duration) []timedResult {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	got := make(chan timedResult, len(acquisitions))
 	for name, try := range acquisitions {
 		go func() {
@@ -101,9 +101,9 @@ func runTimed(t *testing.T, acquisitions map[string]func(context.Context, time.D
 // connection.
 func TestTimedAcquireAgainstNothingReturnsWithinItsWait(t *testing.T) {
 	c, err := framework.NewClient(deadAddress(t), retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
-	must(t, err)
+	zktest.Must(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	must(t, c.Start())
+	zktest.Must(t, c.Start())
 	const wait = 2 * time.Second
 	for _, r := range runTimed(t, timedAcquisitions(c, "/timed/nothing"), wait) {
 		if !errors.Is(r.err, context.DeadlineExceeded) || !strings.Contains(r.err.Error(), "timed out after") || !strings.Contains(r.err.Error(), "waiting for a connection") {
@@ -117,7 +117,7 @@ func TestTimedAcquireAgainstNothingReturnsWithinItsWait(t *testing.T) {
 // the link); their nodes go once the link is back.
 func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const base = "/timed/partition"
 	admin := locktest.NewClient(t, srv.ConnectString())
 	holders := []locks.Lock{
@@ -126,7 +126,7 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 		built(locks.NewInterProcessMutex(admin, base+"/multi/b")),
 	}
 	for _, h := range holders {
-		must(t, h.Acquire(ctx))
+		zktest.Must(t, h.Acquire(ctx))
 	}
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
@@ -160,6 +160,6 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 	}
 	awaitChildren(t, admin, base+"/multi/a")
 	for _, h := range holders {
-		must(t, h.Release(ctx))
+		zktest.Must(t, h.Release(ctx))
 	}
 }

@@ -75,12 +75,12 @@ func TestPersistentTTLLock(t *testing.T) {
 	t.Run("ZeroValueFailsBeforeAnyRequest", func(t *testing.T) {
 		t.Parallel()
 		proxy, err := zktest.NewProxy(connect)
-		must(t, err)
+		zktest.Must(t, err)
 		t.Cleanup(func() { _ = proxy.Close() })
 		c := locktest.NewClient(t, proxy.Addr())
 		proxy.ResetCounts()
 		m := built(locks.NewInterProcessMutex(c, "/ttl/zero", locks.WithDriver(&locks.PersistentTTLLockInternalsDriver{})))
-		err = m.Acquire(testCtx(t))
+		err = m.Acquire(zktest.TestContext(t))
 		if err == nil || !strings.Contains(err.Error(), "NewPersistentTTLLockInternalsDriver") {
 			t.Fatalf("Acquire with a zero driver = %v; want an error pointing to the constructor", err)
 		}
@@ -97,16 +97,16 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = 4 * time.Second // never waited out here: room for a restart under -race
 		const path = "/ttl/restart"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		id := protection.NewID()
 
 		c1 := locktest.NewClient(t, connect)
 		first := built(locks.NewInterProcessMutex(c1, path,
 			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-1"))))
-		must(t, first.Acquire(ctx))
+		zktest.Must(t, first.Acquire(ctx))
 		node, token := first.LockPath(), first.FencingToken()
 		firstLost := first.Lost()
-		must(t, c1.Close()) // the holder's process goes away without releasing
+		zktest.Must(t, c1.Close()) // the holder's process goes away without releasing
 
 		admin := locktest.NewClient(t, connect)
 		other := built(locks.NewInterProcessMutex(admin, path, locks.WithDriver(newTTLDriver(t, ttl))))
@@ -126,7 +126,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("fencing token after restart = %d, want the same lease's %d", got, token)
 		}
 		data, _, err := admin.GetData(ctx, node)
-		must(t, err)
+		zktest.Must(t, err)
 		if string(data) != "incarnation-2" {
 			t.Fatalf("adopted node's data = %q, want the new holder's", data)
 		}
@@ -134,11 +134,11 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("another client's TryAcquire after the restart = %v, %v; want false, nil", ok, err)
 		}
 
-		must(t, again.Release(ctx))
+		zktest.Must(t, again.Release(ctx))
 		if ok, err := other.TryAcquire(ctx, 5*time.Second); !ok || err != nil {
 			t.Fatalf("TryAcquire after the restarted holder's release = %v, %v; want true, nil", ok, err)
 		}
-		must(t, other.Release(ctx))
+		zktest.Must(t, other.Release(ctx))
 		if !closedWithin(firstLost, ttl) {
 			t.Fatal("the closed client's hold never reported Lost")
 		}
@@ -148,12 +148,12 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/crash"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c1 := locktest.NewClient(t, connect)
 		crashed := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(newTTLDriver(t, ttl))))
-		must(t, crashed.Acquire(ctx))
+		zktest.Must(t, crashed.Acquire(ctx))
 		node, lost := crashed.LockPath(), crashed.Lost()
-		must(t, c1.Close())
+		zktest.Must(t, c1.Close())
 		closed := time.Now()
 
 		c2 := locktest.NewClient(t, connect)
@@ -161,7 +161,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		if ok, err := next.TryAcquire(ctx, 0); ok || err != nil {
 			t.Fatalf("TryAcquire(0) right after the holder's Close = %v, %v; want false, nil", ok, err)
 		}
-		must(t, next.Acquire(ctx))
+		zktest.Must(t, next.Acquire(ctx))
 		elapsed := time.Since(closed)
 		// The node was refreshed at most TTL/3 before the Close, so it cannot
 		// expire before 2/3 of the TTL; it goes once the TTL and a reap pass are over.
@@ -171,7 +171,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		if stat, err := c2.Exists(ctx, node); err != nil || stat != nil {
 			t.Fatalf("Exists(abandoned node) = %v, %v; want it gone", stat, err)
 		}
-		must(t, next.Release(ctx))
+		zktest.Must(t, next.Release(ctx))
 		if !closedWithin(lost, ttl) {
 			t.Fatal("the closed client's hold never reported Lost")
 		}
@@ -181,11 +181,11 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/refresh"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		admin := locktest.NewClient(t, connect)
 		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
@@ -211,23 +211,23 @@ func TestPersistentTTLLock(t *testing.T) {
 			}
 		}
 
-		must(t, holder.Release(ctx))
-		must(t, <-got)
+		zktest.Must(t, holder.Release(ctx))
+		zktest.Must(t, <-got)
 		if waiter.LockPath() != nodes[1] {
 			t.Fatalf("waiter holds %s, want the node it queued with, %s", waiter.LockPath(), nodes[1])
 		}
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 	})
 
 	t.Run("DeletedNodeEndsHoldAndRequeuesWaiter", func(t *testing.T) {
 		t.Parallel()
 		const ttl = 900 * time.Millisecond // a refresh every 300 ms finds the deletion
 		const path = "/ttl/deleted"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		admin := locktest.NewClient(t, connect)
 		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
@@ -237,7 +237,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			return err == nil && len(nodes) == 2
 		})
 
-		must(t, admin.Delete(ctx, nodes[1])) // the waiter's node
+		zktest.Must(t, admin.Delete(ctx, nodes[1])) // the waiter's node
 		locktest.Eventually(t, 5*time.Second, "the waiter queued again with a new node", func() bool {
 			now, err := holder.ParticipantNodes(ctx)
 			return err == nil && len(now) == 2 && now[0] == nodes[0] && now[1] != nodes[1]
@@ -249,29 +249,29 @@ func TestPersistentTTLLock(t *testing.T) {
 		}
 
 		lost := holder.Lost()
-		must(t, admin.Delete(ctx, nodes[0])) // the holder's node
+		zktest.Must(t, admin.Delete(ctx, nodes[0])) // the holder's node
 		if !closedWithin(lost, ttl/3+3*time.Second) {
 			t.Fatal("holder's Lost stayed open after its node was deleted")
 		}
-		must(t, <-got) // the deletion also handed the lock on
-		must(t, holder.Release(ctx))
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, <-got) // the deletion also handed the lock on
+		zktest.Must(t, holder.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 	})
 
 	t.Run("PartitionedHolderLearnsItsLeaseEnded", func(t *testing.T) {
 		t.Parallel()
 		const ttl = time.Second
 		const path = "/ttl/partition"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, err := zktest.NewProxy(connect)
-		must(t, err)
+		zktest.Must(t, err)
 		t.Cleanup(func() { _ = proxy.Close() })
 		// Under the session error policy a short partition does not end the
 		// hold by itself: only the lease, a TTL without a refresh, does.
 		holder := built(locks.NewInterProcessMutex(
 			locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy)),
 			path, locks.WithDriver(newTTLDriver(t, ttl))))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		lost := holder.Lost()
 		proxy.Pause()
 		paused := time.Now()
@@ -297,24 +297,24 @@ func TestPersistentTTLLock(t *testing.T) {
 		if !other.IsAcquiredInThisProcess() {
 			t.Fatal("the old holder's Release undid the new holder's lock")
 		}
-		must(t, other.Release(ctx))
+		zktest.Must(t, other.Release(ctx))
 	})
 
 	t.Run("RefreshKeepsRevocationRequest", func(t *testing.T) {
 		t.Parallel()
 		const ttl = 600 * time.Millisecond // a refresh every 200 ms
 		const path = "/ttl/revoke"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		admin := locktest.NewClient(t, connect)
 		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
 			locks.WithDriver(newTTLDriver(t, ttl)), locks.WithLockData([]byte("worker-7"))))
 		revoked := make(chan struct{})
 		m.MakeRevocable(func() { close(revoked) })
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		node := m.LockPath()
-		must(t, locks.AttemptRevoke(ctx, admin, node))
+		zktest.Must(t, locks.AttemptRevoke(ctx, admin, node))
 		_, stat, err := admin.GetData(ctx, node)
-		must(t, err)
+		zktest.Must(t, err)
 		revokedAt := stat.Version
 		if !closedWithin(revoked, 5*time.Second) {
 			t.Fatal("revocation listener not called")
@@ -324,22 +324,22 @@ func TestPersistentTTLLock(t *testing.T) {
 			return err == nil && stat.Version > revokedAt+1
 		})
 		data, _, err := admin.GetData(ctx, node)
-		must(t, err)
+		zktest.Must(t, err)
 		if string(data) != locks.RevokeMessage {
 			t.Fatalf("node data after refreshes = %q, want the revocation request %q kept", data, locks.RevokeMessage)
 		}
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	})
 
 	t.Run("OneIDIsOneContender", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl/one-id"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		c := locktest.NewClient(t, connect)
 		d := newTTLDriver(t, 2*time.Second, locks.WithProtectedID(protection.NewID()))
 		a := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		b := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
-		must(t, a.Acquire(ctx))
+		zktest.Must(t, a.Acquire(ctx))
 		if ok, err := b.TryAcquire(ctx, 0); ok || err == nil || !strings.Contains(err.Error(), "one id is one contender") {
 			t.Fatalf("second handle on the same id = %v, %v; want an error", ok, err)
 		}
@@ -347,15 +347,15 @@ func TestPersistentTTLLock(t *testing.T) {
 			t.Fatalf("another lock name with the same id under %s = %q, %v; want an error", path, p, err)
 		}
 		nodes, err := a.ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if len(nodes) != 1 {
 			t.Fatalf("participants after refused contenders = %v, want only the holder", nodes)
 		}
-		must(t, a.Release(ctx))
+		zktest.Must(t, a.Release(ctx))
 		if ok, err := b.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("second handle after the first released = %v, %v; want true, nil", ok, err)
 		}
-		must(t, b.Release(ctx))
+		zktest.Must(t, b.Release(ctx))
 	})
 }
 

@@ -28,13 +28,13 @@ func TestTTLLockOrderings(t *testing.T) {
 		t.Parallel()
 		const ttl = 900 * time.Millisecond // the lease ends 600 ms after its last refresh
 		const path = "/ttl-orderings/stale-release"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy := zktest.StartProxy(t, connect)
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
 		d := newTTLDriver(t, ttl, locks.WithProtectedID(protection.NewID()))
 		first := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
-		must(t, first.Acquire(ctx))
+		zktest.Must(t, first.Acquire(ctx))
 		node := first.LockPath()
 
 		proxy.Pause() // cut off for longer than the TTL: the driver gives the lease up
@@ -45,32 +45,32 @@ func TestTTLLockOrderings(t *testing.T) {
 		paused := time.Now()
 		locktest.Eventually(t, 5*time.Second, "a TTL passed in the partition", func() bool { return time.Since(paused) > ttl })
 		proxy.Resume()
-		must(t, c.BlockUntilConnected(ctx))
+		zktest.Must(t, c.BlockUntilConnected(ctx))
 
 		// A new handle of the same process contends with the same id and
 		// driver; then the old handle does what its Lost asked for.
 		second := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		_, secondErr := second.TryAcquire(ctx, 0)
-		must(t, first.Release(ctx))
+		zktest.Must(t, first.Release(ctx))
 		if !second.IsAcquiredInThisProcess() {
 			// Refused while the first hold was unreleased: one id is one contender.
 			if secondErr == nil || !strings.Contains(secondErr.Error(), "one id is one contender") {
 				t.Fatalf("second handle's TryAcquire beside an unreleased given-up hold = %v; want the one-contender error", secondErr)
 			}
-			must(t, second.Acquire(ctx))
+			zktest.Must(t, second.Acquire(ctx))
 		}
 		assertSoleTTLHolder(t, connect, path, second)
-		must(t, second.Release(ctx))
+		zktest.Must(t, second.Release(ctx))
 	})
 
 	t.Run("FailedCreateCleanupSparesTheNextHold", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-orderings/failed-create"
 		const latency = 300 * time.Millisecond // one way: the create is in flight for a while
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		admin := locktest.NewClient(t, connect)
 		_, err := admin.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
-		must(t, err)
+		zktest.Must(t, err)
 		proxy, _, m, resume := heldQueueTTLMutex(t, connect, path)
 
 		// The Acquire ends while its create is on the wire.
@@ -92,21 +92,21 @@ func TestTTLLockOrderings(t *testing.T) {
 
 		// The contender tries again at once and adopts that node, with the
 		// failed create's clean-up still queued.
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		if m.LockPath() != path+"/"+late[0] {
 			t.Fatalf("the retry holds %s; want it to adopt the cancelled create's node %s", m.LockPath(), late[0])
 		}
 		<-resume()
 		assertSoleTTLHolder(t, connect, path, m)
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	})
 
 	t.Run("PendingReleaseDeleteSparesTheReadoptedNode", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-orderings/pending-delete"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy, c, m, resume := heldQueueTTLMutex(t, connect, path)
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		node := m.LockPath()
 
 		// The release's delete never reaches the server: it is held, the
@@ -121,31 +121,31 @@ func TestTTLLockOrderings(t *testing.T) {
 		}
 		proxy.Sever()
 		proxy.Resume()
-		must(t, c.BlockUntilConnected(ctx))
+		zktest.Must(t, c.BlockUntilConnected(ctx))
 
 		// The contender takes the lock again at once and adopts its node,
 		// with the guaranteed delete still queued.
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		if m.LockPath() != node {
 			t.Fatalf("re-acquired %s; want the adopted %s", m.LockPath(), node)
 		}
 		<-resume()
 		assertSoleTTLHolder(t, connect, path, m)
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	})
 
 	t.Run("LostComesAThirdOfATTLBeforeTheNodeMayGo", func(t *testing.T) {
 		t.Parallel()
 		const ttl = 3 * time.Second
 		const path = "/ttl-orderings/margin"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy := zktest.StartProxy(t, connect)
 		// Under the session policy a partition shorter than the session
 		// leaves the lease as the holder's only signal.
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
 		m := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl))))
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		node := m.LockPath()
 		proxy.Pause()
 		if !closedWithin(m.Lost(), 2*ttl) {
@@ -156,7 +156,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		proxy.Sever() // what the partition held, refreshes included, never arrives
 		proxy.Resume()
 		_, stat, err := locktest.NewClient(t, connect).GetData(ctx, node)
-		must(t, err)
+		zktest.Must(t, err)
 		// The server may delete the node a TTL after the last write it
 		// applied; the holder must know well before (the server runs on
 		// this host's clock).
@@ -164,19 +164,19 @@ func TestTTLLockOrderings(t *testing.T) {
 		if margin := mayGo.Sub(lostAt); margin < ttl/4 {
 			t.Fatalf("Lost closed %v before the server may delete the node; want at least %v", margin, ttl/4)
 		}
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 	})
 
 	t.Run("ClosedClientsClaimLapsesAtOnce", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-orderings/closed-claim"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID())) // refreshes every 10 s
 		c1 := locktest.NewClient(t, connect)
 		first := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(d)))
-		must(t, first.Acquire(ctx))
+		zktest.Must(t, first.Acquire(ctx))
 		node := first.LockPath()
-		must(t, c1.Close())
+		zktest.Must(t, c1.Close())
 
 		again := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(d)))
 		if ok, err := again.TryAcquire(ctx, 0); !ok || err != nil {
@@ -189,7 +189,7 @@ func TestTTLLockOrderings(t *testing.T) {
 			t.Fatalf("the closed client's Release = %v; want nil, touching nothing", err)
 		}
 		assertSoleTTLHolder(t, connect, path, again)
-		must(t, again.Release(ctx))
+		zktest.Must(t, again.Release(ctx))
 	})
 }
 
@@ -211,7 +211,7 @@ func heldQueueTTLMutex(t *testing.T, connect, path string) (*zktest.Proxy, *fram
 // take the lock.
 func assertSoleTTLHolder(t *testing.T, connect, path string, holder *locks.InterProcessMutex) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	node := holder.LockPath()
 	other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, 30*time.Second))))
 	ok, err := other.TryAcquire(ctx, 500*time.Millisecond)

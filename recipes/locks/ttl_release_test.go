@@ -33,11 +33,11 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 	t.Run("Mutex", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-release/mutex"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		proxy := zktest.StartProxy(t, connect)
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(session))
 		m := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(protection.NewID())))))
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		node := m.LockPath()
 
 		cutNextRefresh(t, proxy)
@@ -54,11 +54,11 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 	t.Run("MultiLockRollback", func(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl-release/multi"
-		ctx := testCtx(t)
+		ctx := zktest.TestContext(t)
 		// The multi-lock's second lock is held elsewhere, so its wait ends
 		// and the rollback releases the first, a TTL lock.
 		other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path+"/b"))
-		must(t, other.Acquire(ctx))
+		zktest.Must(t, other.Acquire(ctx))
 		proxy := zktest.StartProxy(t, connect)
 		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(session))
 		a := built(locks.NewInterProcessMutex(c, path+"/a", locks.WithDriver(newTTLDriver(t, ttl))))
@@ -87,7 +87,7 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 			t.Fatal("the multi-lock took a lock held elsewhere")
 		}
 		awaitNodeGoneAfterReconnect(t, proxy, c, connect, path+"/a/"+nodes[0])
-		must(t, other.Release(ctx))
+		zktest.Must(t, other.Release(ctx))
 	})
 }
 
@@ -109,10 +109,10 @@ func cutNextRefresh(t *testing.T, proxy *zktest.Proxy) {
 // again, and fails the test unless node is gone within a few seconds.
 func awaitNodeGoneAfterReconnect(t *testing.T, proxy *zktest.Proxy, c *framework.Client, connect, node string) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.Resume()
 	locktest.Eventually(t, 10*time.Second, "the refresh's reply lost", func() bool { return proxy.LostReplies() == 1 })
-	must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, c.BlockUntilConnected(ctx))
 	admin := locktest.NewClient(t, connect)
 	locktest.Eventually(t, 5*time.Second, "the released node "+node+" gone", func() bool {
 		stat, err := admin.Exists(ctx, node)

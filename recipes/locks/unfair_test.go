@@ -41,17 +41,17 @@ func (d fixedUnfairDriver) CreatesTheLock(ctx context.Context, c *framework.Clie
 // driver lets B in while A still holds; ours makes B wait for A's release.
 func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	schedule := func(path string, high, low locks.LockInternalsDriver) (bOverlapped bool) {
 		a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(high)))
 		b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(low)))
-		must(t, a.Acquire(ctx))
+		zktest.Must(t, a.Acquire(ctx))
 		ok, err := b.TryAcquire(ctx, 500*time.Millisecond)
-		must(t, err)
+		zktest.Must(t, err)
 		if ok {
-			must(t, b.Release(ctx))
+			zktest.Must(t, b.Release(ctx))
 		}
-		must(t, a.Release(ctx))
+		zktest.Must(t, a.Release(ctx))
 		return ok
 	}
 	if !schedule("/naive", naiveDriver{suffix: "9000000000"}, naiveDriver{suffix: "1000000000"}) {
@@ -63,18 +63,18 @@ func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 	// And B does get the lock once A releases.
 	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "9000000000"})))
 	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "1000000000"})))
-	must(t, a.Acquire(ctx))
+	zktest.Must(t, a.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.Acquire(ctx) }()
 	waitParticipants(t, a, 2)
-	must(t, a.Release(ctx))
-	must(t, <-got)
-	must(t, b.Release(ctx))
+	zktest.Must(t, a.Release(ctx))
+	zktest.Must(t, <-got)
+	zktest.Must(t, b.Release(ctx))
 }
 
 func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const clients, perClient, rounds = 4, 4, 50
 	var mutexes []*locks.InterProcessMutex
 	for i := 0; i < clients; i++ {
@@ -84,7 +84,7 @@ func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 		}
 	}
 	var check locktest.Checker
-	must(t, locktest.Contend(ctx, mutexes, rounds, 0, &check))
+	zktest.Must(t, locktest.Contend(ctx, mutexes, rounds, 0, &check))
 	if v, n := check.Violations(), check.Entries(); v != 0 || n != clients*perClient*rounds {
 		t.Fatalf("violations %d, entries %d; want 0, %d", v, n, clients*perClient*rounds)
 	}
@@ -97,7 +97,7 @@ func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 // with 5 rounds of 6 waiters at least 4 rounds must differ.
 func TestAcquisitionOrderFairVersusUnfair(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const waiters, rounds = 6, 5
 	clients := make([]*framework.Client, waiters+1)
 	for i := range clients {
@@ -105,7 +105,7 @@ func TestAcquisitionOrderFairVersusUnfair(t *testing.T) {
 	}
 	round := func(path string, driver locks.LockInternalsDriver) []int {
 		holder := built(locks.NewInterProcessMutex(clients[waiters], path, locks.WithDriver(driver)))
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		order := make(chan int, waiters)
 		var wg sync.WaitGroup
 		for i := 0; i < waiters; i++ {
@@ -122,7 +122,7 @@ func TestAcquisitionOrderFairVersusUnfair(t *testing.T) {
 			}()
 			waitParticipants(t, holder, i+2) // arrival order is i
 		}
-		must(t, holder.Release(ctx))
+		zktest.Must(t, holder.Release(ctx))
 		wg.Wait()
 		close(order)
 		var got []int

@@ -91,9 +91,9 @@ func runWaitBound(t *testing.T, c *framework.Client, base string) {
 // returns at its wait.
 func TestTimedAcquireOfANeverConnectedClientReturnsAtItsWait(t *testing.T) {
 	c, err := framework.NewClient(deadAddress(t), retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
-	must(t, err)
+	zktest.Must(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	must(t, c.Start())
+	zktest.Must(t, c.Start())
 	runWaitBound(t, c, "/wait-bound/never")
 }
 
@@ -106,15 +106,15 @@ func TestTimedAcquireOfACutOffClientReturnsAtItsWait(t *testing.T) {
 	// A session long enough to outlast the test's waits, so that the
 	// client's clean-up after the pause runs in the same session.
 	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
-	ctx := testCtx(t)
-	must(t, c.CreateContainers(ctx, "/wait-bound/cut"))
+	ctx := zktest.TestContext(t)
+	zktest.Must(t, c.CreateContainers(ctx, "/wait-bound/cut"))
 	p.Pause()
 	locktest.Eventually(t, 20*time.Second, "the client noticing it has no connection", func() bool {
 		return !c.State().IsConnected()
 	})
 	runWaitBound(t, c, "/wait-bound/cut")
 	p.Resume()
-	must(t, c.BlockUntilConnected(ctx))
+	zktest.Must(t, c.BlockUntilConnected(ctx))
 	admin := locktest.NewClient(t, srv.ConnectString())
 	locktest.Eventually(t, 20*time.Second, "no lock or lease node left", func() bool {
 		return countNodes(ctx, admin, "/wait-bound/cut") == 0

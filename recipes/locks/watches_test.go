@@ -46,7 +46,7 @@ func watchedBy(tb testing.TB, srv *zktest.Server, session int64) []string {
 func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 	const lockPath = "/watches/deleted-then-cancelled"
 	c := startSignalChain(t, lockPath)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c.deleteWaiterNode(t, 3)
 	session := c.waiterClient.SessionID()
 	again := waitParticipants(t, c.holder, 3)[2]
@@ -76,9 +76,9 @@ func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 	if goroutinesRunning("releaseSignals.fireLater") {
 		t.Error("the waiter's stale signals are still to be fired in the background")
 	}
-	must(t, c.holder.Release(ctx))
+	zktest.Must(t, c.holder.Release(ctx))
 	awaitResult(t, c.middleGot, "the middle's Acquire")
-	must(t, c.middle.Release(ctx))
+	zktest.Must(t, c.middle.Release(ctx))
 	locktest.Eventually(t, 10*time.Second, "no watch of the waiter's session left", func() bool {
 		w := watchedBy(t, c.srv, session)
 		return len(w) == 0 || len(w) == 1 && w[0] == "/zookeeper"
@@ -94,14 +94,14 @@ func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	const lockPath = "/watches/release-cut-off"
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	middle := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
 	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	waiter := built(locks.NewInterProcessMutex(waiterClient, lockPath))
 
-	must(t, holder.Acquire(ctx))
+	zktest.Must(t, holder.Acquire(ctx))
 	mctx, cancelMiddle := context.WithCancel(ctx)
 	middleGot := make(chan error, 1)
 	go func() { middleGot <- middle.Acquire(mctx) }()
@@ -118,7 +118,7 @@ func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	if err := receive(t, middleGot, "the middle's Acquire"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("middle Acquire: %v; want context.Canceled", err)
 	}
-	must(t, holder.Release(ctx))
+	zktest.Must(t, holder.Release(ctx))
 	awaitResult(t, waiterGot, "the waiter's Acquire")
 	if !slices.Contains(watchedBy(t, srv, session), signal) {
 		t.Fatalf("the holding waiter no longer watches %s: nothing left to test", signal)
@@ -134,7 +134,7 @@ func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	}
 	proxy.Sever()
 	proxy.Resume()
-	must(t, waiterClient.BlockUntilConnected(ctx))
+	zktest.Must(t, waiterClient.BlockUntilConnected(ctx))
 	locktest.Eventually(t, 15*time.Second, "the released node gone", func() bool {
 		ps, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == 0

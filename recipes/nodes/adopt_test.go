@@ -24,8 +24,8 @@ import (
 func TestPersistentNodeAdoptsAStandingPersistentNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	_, err := admin.Create(testCtx(t), "/adopt/n", []byte("old"), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	_, err := admin.Create(zktest.TestContext(t), "/adopt/n", []byte("old"), framework.CreatingParentsIfNeeded())
+	zktest.Must(t, err)
 	takenOver(t, admin, locktest.NewClient(t, srv.ConnectString()), "/adopt/n", framework.Persistent)
 }
 
@@ -35,12 +35,12 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/other/n", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	n, err := nodes.NewPersistentNode(c, "/other/n", framework.Ephemeral, []byte("ours"))
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	defer n.Close(ctx)
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
@@ -51,10 +51,10 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	if n.Path() != "" {
 		t.Fatalf("Path() %q while another session's node stands", n.Path())
 	}
-	must(t, admin.Delete(ctx, "/other/n"))
-	must(t, n.WaitForInitialCreate(ctx))
+	zktest.Must(t, admin.Delete(ctx, "/other/n"))
+	zktest.Must(t, n.WaitForInitialCreate(ctx))
 	stat, err := admin.Exists(ctx, "/other/n")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != c.SessionID() || n.Path() != "/other/n" {
 		t.Fatalf("node %+v, Path() %q; want ours (session 0x%x)", stat, n.Path(), c.SessionID())
 	}
@@ -67,16 +67,16 @@ func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 // deletes it. It returns the node's stat while it was kept.
 func takenOver(t *testing.T, admin, c *framework.Client, path string, mode framework.CreateMode) *zk.Stat {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentNode(c, path, mode, []byte("ours"))
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	defer n.Close(ctx)
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	must(t, n.WaitForInitialCreate(wctx))
+	zktest.Must(t, n.WaitForInitialCreate(wctx))
 	data, stat, err := admin.GetData(ctx, path)
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "ours" || n.Path() != path {
 		t.Fatalf("%v over a standing node: data %q, Path() %q; want ours at %s", mode, data, n.Path(), path)
 	}
@@ -103,10 +103,10 @@ func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
 	} {
 		path := fmt.Sprintf("/leftover/%v", tc.mode)
 		opts := append([]framework.CreateOption{framework.WithMode(tc.mode), framework.CreatingParentsIfNeeded()}, tc.opts...)
-		_, err := admin.Create(testCtx(t), path, []byte("old"), opts...)
-		must(t, err)
-		before, err := admin.Exists(testCtx(t), path)
-		must(t, err)
+		_, err := admin.Create(zktest.TestContext(t), path, []byte("old"), opts...)
+		zktest.Must(t, err)
+		before, err := admin.Exists(zktest.TestContext(t), path)
+		zktest.Must(t, err)
 		if stat := takenOver(t, admin, c, path, framework.Ephemeral); stat.EphemeralOwner != before.EphemeralOwner {
 			t.Fatalf("the node kept at %s has owner field 0x%x; want the %v node taken over (0x%x)", path, stat.EphemeralOwner, tc.mode, before.EphemeralOwner)
 		}
@@ -122,17 +122,17 @@ func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	other := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := other.Create(ctx, "/theirs/a", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	if stat := takenOver(t, admin, c, "/theirs/a", framework.Persistent); stat.EphemeralOwner != other.SessionID() {
 		t.Fatalf("the node kept is owned by 0x%x; want the other session's 0x%x", stat.EphemeralOwner, other.SessionID())
 	}
 
 	_, err = other.Create(ctx, "/theirs/b", []byte("theirs"), framework.WithMode(framework.Ephemeral))
-	must(t, err)
+	zktest.Must(t, err)
 	n := keptNode(t, c, "/theirs/b", framework.Persistent, []byte("ours"))
-	must(t, other.Close())
+	zktest.Must(t, other.Close())
 	await(t, 30*time.Second, "a persistent node of ours replaces the other session's", func() (bool, string) {
 		data, stat, err := admin.GetData(ctx, "/theirs/b")
 		if err != nil || stat.EphemeralOwner != 0 || string(data) != "ours" {
@@ -151,14 +151,14 @@ func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/same/p", []byte("old"), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	if stat := takenOver(t, admin, c, "/same/p", framework.Persistent); stat.EphemeralOwner != 0 {
 		t.Fatalf("persistent mode kept an ephemeral node (owner 0x%x)", stat.EphemeralOwner)
 	}
 	_, err = c.Create(ctx, "/same/e", []byte("old"), framework.WithMode(framework.Ephemeral))
-	must(t, err)
+	zktest.Must(t, err)
 	if stat := takenOver(t, admin, c, "/same/e", framework.Ephemeral); stat.EphemeralOwner != c.SessionID() {
 		t.Fatalf("the node kept is owned by 0x%x; want the client's session 0x%x", stat.EphemeralOwner, c.SessionID())
 	}
@@ -169,9 +169,9 @@ func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
 // has made the node again, with our data.
 func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *testing.T) {
 	admin, proxy, c := proxied(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/gone-over/n", []byte("old"), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	writing := make(chan struct{}, 1)
 	proxy.Trace(func(f zktest.Frame) {
 		if !f.FromServer && f.Op == zktest.OpSetData {
@@ -186,16 +186,16 @@ func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *te
 	// the node is deleted in between.
 	proxy.SetLatency(500 * time.Millisecond)
 	n, err := nodes.NewPersistentNode(c, "/gone-over/n", framework.Persistent, []byte("ours"))
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	defer n.Close(ctx)
 	select {
 	case <-writing:
 	case <-time.After(30 * time.Second):
 		t.Fatal("our data was never written on the node taken over")
 	}
-	must(t, admin.Delete(ctx, "/gone-over/n"))
-	must(t, n.WaitForInitialCreate(ctx))
+	zktest.Must(t, admin.Delete(ctx, "/gone-over/n"))
+	zktest.Must(t, n.WaitForInitialCreate(ctx))
 	data, _, err := admin.GetData(ctx, "/gone-over/n")
 	if err != nil || string(data) != "ours" {
 		t.Fatalf("when the initial create was reported the node held %q (%v); want ours", data, err)
@@ -210,9 +210,9 @@ func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/every/n", []byte("old"), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	n := keptNode(t, c, "/every/n", framework.Ephemeral, []byte("ours"))
 	before := c.SessionID()
 	expire(t, proxy, c)
@@ -235,9 +235,9 @@ func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	core, logs := observer.New(zap.WarnLevel)
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithLogger(zap.New(core)))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/warned/n", nil, framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	n := keptNode(t, c, "/warned/n", framework.Ephemeral, []byte("ours"))
 	// A change of the node makes the keeper look at it again: its exists
 	// request, and the reply to it, go through the proxy.
@@ -257,7 +257,7 @@ func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
 	})
 	defer proxy.Trace(nil)
 	_, err = admin.SetData(ctx, "/warned/n", []byte("theirs"), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case <-answered:
 	case <-time.After(10 * time.Second):
@@ -271,7 +271,7 @@ func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
 	for warnings() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	must(t, n.Close(ctx))
+	zktest.Must(t, n.Close(ctx))
 	if warned := warnings(); warned != 1 {
 		t.Fatalf("%d warnings of the persistent node kept in an ephemeral mode; want 1 (all: %v)", warned, logs.All())
 	}

@@ -21,7 +21,7 @@ import (
 // its protected id.
 func TestPersistentNodeClosedDuringItsCreateLeavesNoNode(t *testing.T) {
 	admin, proxy, c := proxied(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	for _, tc := range []struct {
 		mode      framework.CreateMode
 		protected bool
@@ -35,25 +35,25 @@ func TestPersistentNodeClosedDuringItsCreateLeavesNoNode(t *testing.T) {
 	} {
 		parent := fmt.Sprintf("/closing/%v-%v", tc.mode, tc.protected)
 		// The parent stands, so that the node's create is one request.
-		must(t, admin.CreateContainers(ctx, parent+"/x"))
+		zktest.Must(t, admin.CreateContainers(ctx, parent+"/x"))
 		var opts []nodes.PersistentNodeOption
 		if tc.protected {
 			opts = append(opts, nodes.WithProtection())
 		}
 		n, err := nodes.NewPersistentNode(c, parent+"/n", tc.mode, []byte("d"), opts...)
-		must(t, err)
+		zktest.Must(t, err)
 		proxy.ResetCounts()
 		proxy.SetLatency(time.Second)
-		must(t, n.Start())
+		zktest.Must(t, n.Start())
 		zktest.Eventually(t, 20*time.Second, "the create is on its way", func() bool {
 			return proxy.RequestCount(zktest.OpCreate)+proxy.RequestCount(zktest.OpCreate2) > 0
 		})
-		must(t, n.Close(ctx))
+		zktest.Must(t, n.Close(ctx))
 		proxy.SetLatency(0)
 		// The client's requests are answered in order: once this one is,
 		// the create has landed (or not) and Close's delete has run.
 		_, err = c.Exists(ctx, parent)
-		must(t, err)
+		zktest.Must(t, err)
 		zktest.Eventually(t, 20*time.Second, parent+" holds no node of the closed PersistentNode", func() bool {
 			ch, _, err := admin.Children(ctx, parent)
 			return err == nil && len(ch) == 1 && ch[0] == "x"
@@ -73,18 +73,18 @@ func TestPersistentNodeClosedWhileReadingItsOwnerLeavesNoNode(t *testing.T) {
 	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.UntilElapsed{MaxElapsed: 30 * time.Second, Sleep: 20 * time.Millisecond},
 		framework.WithSessionTimeout(8*time.Second), framework.WithConnectionTimeout(5*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(15))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	// The parent stands, so that the node's create is one request.
-	must(t, admin.CreateContainers(ctx, "/owner-read/x"))
+	zktest.Must(t, admin.CreateContainers(ctx, "/owner-read/x"))
 	n, err := nodes.NewPersistentNode(c, "/owner-read/n", framework.Ephemeral, []byte("d"), nodes.WithProtection())
-	must(t, err)
+	zktest.Must(t, err)
 
 	// The create starts in the session the client is about to give up.
 	old := c.SessionID()
 	lost, stopLost := zkclient.LostSignal(c)
 	defer stopLost()
 	proxy.Pause()
-	must(t, n.Start())
+	zktest.Must(t, n.Start())
 	select {
 	case <-lost:
 	case <-time.After(20 * time.Second):
@@ -118,7 +118,7 @@ func TestPersistentNodeClosedWhileReadingItsOwnerLeavesNoNode(t *testing.T) {
 	}
 	closeCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	must(t, n.Close(closeCtx))
+	zktest.Must(t, n.Close(closeCtx))
 	proxy.SetLatency(0)
 	if c.SessionID() != session {
 		t.Fatalf("the session changed again (0x%x, the owner read in 0x%x): the test did not construct its order", c.SessionID(), session)
@@ -136,9 +136,9 @@ func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/down/taken/n", nil, framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	var kept []*nodes.PersistentNode
 	for _, tc := range []struct {
 		path string
@@ -153,7 +153,7 @@ func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
 		n := keptNode(t, c, tc.path, tc.mode, []byte("d"), tc.opts...)
 		kept = append(kept, n)
 	}
-	must(t, srv.Stop())
+	zktest.Must(t, srv.Stop())
 	for _, n := range kept {
 		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		if err := n.Close(short); err == nil {
@@ -161,7 +161,7 @@ func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
 		}
 		cancel()
 	}
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	for _, parent := range []string{"/down/e", "/down/es", "/down/ps", "/down/taken"} {
 		zktest.Eventually(t, 30*time.Second, parent+" is empty", func() bool {
 			ch, _, err := admin.Children(ctx, parent)

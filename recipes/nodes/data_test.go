@@ -15,7 +15,7 @@ import (
 // its data too, so the node ends with the last SetData's.
 func TestPersistentNodeSetDataIsBoundedByItsContext(t *testing.T) {
 	admin, proxy, c := proxied(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/data-bound/n", framework.Persistent, []byte("v1"))
 
 	const slow = 1500 * time.Millisecond // each way
@@ -38,9 +38,9 @@ func TestPersistentNodeSetDataIsBoundedByItsContext(t *testing.T) {
 		t.Errorf("SetData with a 200 ms context = %v, want an error matching context.DeadlineExceeded", err)
 	}
 	proxy.SetLatency(0)
-	must(t, <-first)
+	zktest.Must(t, <-first)
 	data, _, err := admin.GetData(ctx, "/data-bound/n")
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "v3" {
 		t.Errorf("the node holds %q, want the last SetData's %q", data, "v3")
 	}

@@ -53,17 +53,17 @@ func TestPersistentNodeProtectedLostCreateReplyMakesOneNode(t *testing.T) {
 		for _, mode := range []framework.CreateMode{framework.EphemeralSequential, framework.PersistentSequential} {
 			parent := fmt.Sprintf("/lost/%T/%v", policy, mode)
 			// The parent stands, so that the lost reply is the node's own.
-			must(t, admin.CreateContainers(testCtx(t), parent+"/x"))
+			zktest.Must(t, admin.CreateContainers(zktest.TestContext(t), parent+"/x"))
 			n, err := nodes.NewPersistentNode(c, parent+"/n-", mode, nil, nodes.WithProtection())
-			must(t, err)
+			zktest.Must(t, err)
 			proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 			startNode(t, n)
 			if proxy.LostReplies() == 0 {
 				t.Fatalf("%s: no reply was lost", parent)
 			}
-			must(t, admin.Delete(testCtx(t), parent+"/x"))
+			zktest.Must(t, admin.Delete(zktest.TestContext(t), parent+"/x"))
 			awaitStanding(t, admin, c, n, parent, mode.IsEphemeral())
-			must(t, n.Close(testCtx(t)))
+			zktest.Must(t, n.Close(zktest.TestContext(t)))
 			proxy.ResetCounts()
 		}
 	}
@@ -76,13 +76,13 @@ func TestPersistentNodeBackOnceAfterServerRestart(t *testing.T) {
 	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second))
 	admin := locktest.NewClient(t, srv.ConnectString())
 	eph, err := nodes.NewPersistentNode(c, "/restart/e/n", framework.Ephemeral, []byte("e"))
-	must(t, err)
+	zktest.Must(t, err)
 	per, err := nodes.NewPersistentNode(c, "/restart/p/n-", framework.PersistentSequential, []byte("p"))
-	must(t, err)
+	zktest.Must(t, err)
 	startNode(t, eph)
 	startNode(t, per)
 	pFirst := per.Path()
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	awaitStanding(t, admin, c, eph, "/restart/e", true)
 	if again := awaitStanding(t, admin, c, per, "/restart/p", false); again != pFirst {
 		t.Fatalf("persistent node at %s after the restart, %s before", again, pFirst)

@@ -80,29 +80,29 @@ func awaitView(t *testing.T, admin *framework.Client, m *nodes.GroupMember, grou
 func TestGroupMembersSeeEachOther(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	clients := make([]*framework.Client, 3)
 	members := make([]*nodes.GroupMember, 3)
 	for i := range members {
 		clients[i] = locktest.NewClient(t, srv.ConnectString())
 		m, err := nodes.NewGroupMember(clients[i], "/group", fmt.Sprintf("m%d", i), []byte(fmt.Sprintf("data%d", i)))
-		must(t, err)
-		must(t, m.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, m.Start(ctx))
 		t.Cleanup(func() { _ = m.Close(context.Background()) })
 		members[i] = m
 	}
 	for _, m := range members {
 		awaitView(t, admin, m, "/group", "m0", "m1", "m2")
 	}
-	must(t, members[1].SetThisData(ctx, []byte("new")))
-	must(t, clients[2].Close())
+	zktest.Must(t, members[1].SetThisData(ctx, []byte("new")))
+	zktest.Must(t, clients[2].Close())
 	for _, m := range members[:2] {
 		awaitView(t, admin, m, "/group", "m0", "m1")
 		if got := string(m.CurrentMembers()["m1"]); got != "new" {
 			t.Fatalf("%s sees m1's data %q", m.ID(), got)
 		}
 	}
-	must(t, members[0].Close(ctx))
+	zktest.Must(t, members[0].Close(ctx))
 	awaitView(t, admin, members[1], "/group", "m1")
 }
 
@@ -111,16 +111,16 @@ func TestGroupMembersSeeEachOther(t *testing.T) {
 func TestGroupMemberViewEqualsServerAfterFaults(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	flaky := locktest.NewClient(t, proxy.Addr())
 	steady := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(6*time.Second))
 	a, err := nodes.NewGroupMember(flaky, "/faults", "a", []byte("a"))
-	must(t, err)
+	zktest.Must(t, err)
 	b, err := nodes.NewGroupMember(steady, "/faults", "b", []byte("b"))
-	must(t, err)
+	zktest.Must(t, err)
 	for _, m := range []*nodes.GroupMember{a, b} {
-		must(t, m.Start(ctx))
+		zktest.Must(t, m.Start(ctx))
 		defer m.Close(context.Background())
 	}
 	both := func() {
@@ -137,25 +137,25 @@ func TestGroupMemberViewEqualsServerAfterFaults(t *testing.T) {
 	proxy.Resume()
 	both()
 
-	must(t, admin.Delete(ctx, "/faults/b"))
+	zktest.Must(t, admin.Delete(ctx, "/faults/b"))
 	both()
 
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	both()
 }
 
 func TestGroupMemberLifecycle(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	m, err := nodes.NewGroupMember(c, "/life-group", "a", nil)
-	must(t, err)
-	must(t, m.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, m.Start(ctx))
 	if err := m.Start(ctx); !errors.Is(err, nodes.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
 	closeLeavesNoNode(t, c, m.Close, "/life-group/a")
-	must(t, m.Close(ctx))
+	zktest.Must(t, m.Close(ctx))
 	if err := m.Start(ctx); !errors.Is(err, nodes.ErrClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
@@ -167,9 +167,9 @@ func TestGroupMemberLifecycle(t *testing.T) {
 // a create still on its way may make, goes once the server answers again.
 func TestGroupMemberStartIsBoundedByItsContext(t *testing.T) {
 	admin, proxy, c := proxied(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	gm, err := nodes.NewGroupMember(c, "/start-bound/g", "m", nil)
-	must(t, err)
+	zktest.Must(t, err)
 
 	proxy.Pause()
 	const wait = 300 * time.Millisecond

@@ -18,10 +18,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
-
-func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
-
 // proxied starts a server and returns a client on it, a proxy to it and a
 // client through the proxy whose 20 s session outlasts the faults a test
 // makes on the link.
@@ -36,9 +32,9 @@ func proxied(t *testing.T) (admin *framework.Client, proxy *zktest.Proxy, c *fra
 // test ends.
 func startNode(t *testing.T, n *nodes.PersistentNode) {
 	t.Helper()
-	must(t, n.Start())
+	zktest.Must(t, n.Start())
 	t.Cleanup(func() { _ = n.Close(context.Background()) })
-	must(t, n.WaitForInitialCreate(testCtx(t)))
+	zktest.Must(t, n.WaitForInitialCreate(zktest.TestContext(t)))
 }
 
 // keptNode makes a PersistentNode with NewPersistentNode's arguments and
@@ -46,7 +42,7 @@ func startNode(t *testing.T, n *nodes.PersistentNode) {
 func keptNode(t *testing.T, c *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...nodes.PersistentNodeOption) *nodes.PersistentNode {
 	t.Helper()
 	n, err := nodes.NewPersistentNode(c, path, mode, data, opts...)
-	must(t, err)
+	zktest.Must(t, err)
 	startNode(t, n)
 	return n
 }
@@ -55,8 +51,8 @@ func keptNode(t *testing.T, c *framework.Client, path string, mode framework.Cre
 // path is gone, as admin sees it, once it has returned.
 func closeLeavesNoNode(t *testing.T, admin *framework.Client, stop func(context.Context) error, path string) {
 	t.Helper()
-	ctx := testCtx(t)
-	must(t, stop(ctx))
+	ctx := zktest.TestContext(t)
+	zktest.Must(t, stop(ctx))
 	if stat, err := admin.Exists(ctx, path); err != nil || stat != nil {
 		t.Fatalf("after Close %s stands: %+v (%v)", path, stat, err)
 	}
@@ -89,8 +85,8 @@ func awaitLost(t *testing.T, c *framework.Client) func() {
 // children lists parent's children as the server has them, sorted.
 func children(t *testing.T, c *framework.Client, parent string) []string {
 	t.Helper()
-	ch, _, err := c.Children(testCtx(t), parent)
-	must(t, err)
+	ch, _, err := c.Children(zktest.TestContext(t), parent)
+	zktest.Must(t, err)
 	sort.Strings(ch)
 	return ch
 }

@@ -51,7 +51,7 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	modes := []framework.CreateMode{framework.Ephemeral, framework.EphemeralSequential, framework.Persistent, framework.PersistentSequential}
 	for _, mode := range modes {
 		for _, protected := range []bool{false, true} {
@@ -70,8 +70,8 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 				if _, err := protection.Sequence(name); (err == nil) != mode.IsSequential() {
 					t.Fatalf("name %s in mode %v: sequence error %v", name, mode, err)
 				}
-				must(t, n.SetData(ctx, []byte("v2")))
-				must(t, admin.Delete(ctx, first))
+				zktest.Must(t, n.SetData(ctx, []byte("v2")))
+				zktest.Must(t, admin.Delete(ctx, first))
 				locktest.Eventually(t, 30*time.Second, "the node is made again", func() bool {
 					ch, _, err := admin.Children(ctx, parent)
 					return err == nil && len(ch) == 1
@@ -81,11 +81,11 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 					t.Fatalf("made again at %s, first at %s", again, first)
 				}
 				data, _, err := admin.GetData(ctx, again)
-				must(t, err)
+				zktest.Must(t, err)
 				if !bytes.Equal(data, []byte("v2")) {
 					t.Fatalf("data %q after re-creation, want v2", data)
 				}
-				must(t, n.Close(ctx))
+				zktest.Must(t, n.Close(ctx))
 				if ch := children(t, admin, parent); len(ch) != 0 {
 					t.Fatalf("children %v after Close", ch)
 				}
@@ -100,11 +100,11 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 func TestPersistentNodeSetDataAppliesNow(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/set/a", framework.Ephemeral, []byte("one"))
-	must(t, n.SetData(ctx, []byte("two")))
+	zktest.Must(t, n.SetData(ctx, []byte("two")))
 	data, _, err := c.GetData(ctx, "/set/a")
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "two" || string(n.Data()) != "two" {
 		t.Fatalf("node data %q, Data() %q after SetData(two)", data, n.Data())
 	}
@@ -113,19 +113,19 @@ func TestPersistentNodeSetDataAppliesNow(t *testing.T) {
 func TestPersistentNodeLifecycleErrors(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentNode(c, "/life/a", framework.Ephemeral, nil)
-	must(t, err)
+	zktest.Must(t, err)
 	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, nodes.ErrNotStarted) {
 		t.Fatalf("wait before Start: %v", err)
 	}
-	must(t, n.Start())
+	zktest.Must(t, n.Start())
 	if err := n.Start(); !errors.Is(err, nodes.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
-	must(t, n.WaitForInitialCreate(ctx))
+	zktest.Must(t, n.WaitForInitialCreate(ctx))
 	closeLeavesNoNode(t, c, n.Close, "/life/a")
-	must(t, n.Close(ctx))
+	zktest.Must(t, n.Close(ctx))
 	if err := n.SetData(ctx, nil); !errors.Is(err, nodes.ErrClosed) {
 		t.Fatalf("SetData after Close: %v", err)
 	}
@@ -138,8 +138,8 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 
 	closedClient := locktest.NewClient(t, srv.ConnectString())
 	m, err := nodes.NewPersistentNode(closedClient, "/life/b", framework.Persistent, nil)
-	must(t, err)
-	must(t, closedClient.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, closedClient.Close())
 	if err := m.Start(); !errors.Is(err, framework.ErrClosed) {
 		t.Fatalf("Start on a closed client: %v", err)
 	}
@@ -154,12 +154,12 @@ func TestPersistentNodeEndsWithItsClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	n, err := nodes.NewPersistentNode(c, "/ends/a", framework.Ephemeral, nil)
-	must(t, err)
-	must(t, n.Start())
-	must(t, n.WaitForInitialCreate(testCtx(t)))
-	must(t, c.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
+	zktest.Must(t, n.WaitForInitialCreate(zktest.TestContext(t)))
+	zktest.Must(t, c.Close())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err = n.WaitForInitialCreate(ctx)
-	must(t, err)
+	zktest.Must(t, err)
 }

@@ -29,7 +29,7 @@ func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/setlost/n", framework.Ephemeral, []byte("one"))
 	proxy.LoseNextReply(zktest.OpSetData)
 	_ = n.SetData(ctx, []byte("two")) // the write landed; the client saw a loss
@@ -39,7 +39,7 @@ func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
 	expire(t, proxy, c)
 	awaitStanding(t, admin, c, n, "/setlost", true)
 	data, _, err := admin.GetData(ctx, "/setlost/n")
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "two" {
 		t.Fatalf("made again with %q after SetData(two)", data)
 	}
@@ -52,12 +52,12 @@ func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
-	must(t, admin.CreateContainers(ctx, "/lostgroup/other"))
+	ctx := zktest.TestContext(t)
+	zktest.Must(t, admin.CreateContainers(ctx, "/lostgroup/other"))
 	for _, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
 		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy)
 		m, err := nodes.NewGroupMember(c, "/lostgroup", "me", []byte("d"))
-		must(t, err)
+		zktest.Must(t, err)
 		lostBefore := proxy.LostReplies()
 		proxy.LoseNextReply(zktest.OpCreate, zktest.OpCreate2)
 		err = m.Start(ctx)
@@ -73,7 +73,7 @@ func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 		}
 		awaitView(t, admin, m, "/lostgroup", "me", "other")
 		stat, err := admin.Exists(ctx, "/lostgroup/me")
-		must(t, err)
+		zktest.Must(t, err)
 		if stat == nil || stat.EphemeralOwner != c.SessionID() {
 			t.Fatalf("%T: member node %+v, session %x", policy, stat, c.SessionID())
 		}
@@ -89,15 +89,15 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 	admin := locktest.NewClient(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	pn := keptNode(t, c, "/part/p/n", framework.Persistent, nil)
 	tn, err := nodes.NewPersistentTTLNode(c, "/part/t", time.Second, nil)
-	must(t, err)
-	must(t, tn.Start())
-	must(t, tn.WaitForInitialCreate(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, tn.Start())
+	zktest.Must(t, tn.WaitForInitialCreate(ctx))
 	gm, err := nodes.NewGroupMember(c, "/part/g", "m", nil)
-	must(t, err)
-	must(t, gm.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, gm.Start(ctx))
 
 	proxy.Pause()
 	for _, closer := range []func(context.Context) error{pn.Close, tn.Close, gm.Close} {
@@ -124,7 +124,7 @@ func TestPersistentNodeFailedSetDataStillReachesTheNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/setfail/n", framework.Ephemeral, []byte("one"))
 	ended, cancel := context.WithCancel(ctx)
 	cancel()

@@ -41,27 +41,27 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	c := locktest.NewClient(t, srv.ConnectString())
 	admin := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/ttl/a", 400*time.Millisecond, []byte("d"))
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	defer n.Close(ctx)
-	must(t, n.WaitForInitialCreate(ctx))
+	zktest.Must(t, n.WaitForInitialCreate(ctx))
 	if n.Path() != "/ttl/a" {
 		t.Fatalf("Path() %q", n.Path())
 	}
 	stat, err := admin.Exists(ctx, "/ttl/a/touch")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil {
 		t.Fatal("no touched child")
 	}
-	must(t, admin.Delete(ctx, "/ttl/a", framework.DeletingChildrenIfNeeded()))
+	zktest.Must(t, admin.Delete(ctx, "/ttl/a", framework.DeletingChildrenIfNeeded()))
 	locktest.Eventually(t, 20*time.Second, "the container and its child are back", func() bool {
 		st, err := admin.Exists(ctx, "/ttl/a/touch")
 		return err == nil && st != nil
 	})
 	data, _, err := admin.GetData(ctx, "/ttl/a")
-	must(t, err)
+	zktest.Must(t, err)
 	if string(data) != "d" {
 		t.Fatalf("container data %q", data)
 	}
@@ -71,18 +71,18 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/nottl/a", time.Second, nil)
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	defer n.Close(ctx)
 	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, framework.ErrTTLNotEnabled) {
 		t.Fatalf("WaitForInitialCreate on a server without TTL nodes: %v", err)
 	}
 
 	p, err := nodes.NewPersistentNode(c, "/nottl/p", framework.PersistentWithTTL, nil, nodes.WithTTL(time.Second))
-	must(t, err)
-	must(t, p.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, p.Start())
 	defer p.Close(ctx)
 	if err := p.WaitForInitialCreate(ctx); !errors.Is(err, framework.ErrTTLNotEnabled) {
 		t.Fatalf("TTL PersistentNode on a server without TTL nodes: %v", err)
@@ -95,29 +95,29 @@ func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/ttl-life/a", time.Second, nil)
-	must(t, err)
-	must(t, n.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start())
 	if err := n.Start(); !errors.Is(err, nodes.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v", err)
 	}
-	must(t, n.Close(ctx))
-	must(t, n.Close(ctx))
+	zktest.Must(t, n.Close(ctx))
+	zktest.Must(t, n.Close(ctx))
 	if err := n.Start(); !errors.Is(err, nodes.ErrClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 
 	closedClient := locktest.NewClient(t, srv.ConnectString())
 	m, err := nodes.NewPersistentTTLNode(closedClient, "/ttl-life/b", time.Second, nil)
-	must(t, err)
-	must(t, closedClient.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, closedClient.Close())
 	for i := range 2 {
 		if err := m.Start(); !errors.Is(err, framework.ErrClosed) {
 			t.Fatalf("Start %d on a closed client: %v", i+1, err)
 		}
 	}
-	must(t, m.Close(ctx))
+	zktest.Must(t, m.Close(ctx))
 }
 
 // A PersistentNode in a TTL mode is made (a server without TTL nodes
@@ -130,7 +130,7 @@ func TestPersistentNodeTTLModes(t *testing.T) {
 		parent := "/ttlmode/" + mode.String()
 		n := keptNode(t, c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())
 		first := awaitStanding(t, admin, c, n, parent, false)
-		must(t, admin.Delete(testCtx(t), first))
+		zktest.Must(t, admin.Delete(zktest.TestContext(t), first))
 		if again := awaitStanding(t, admin, c, n, parent, false); again != first {
 			t.Fatalf("made again at %s, first at %s", again, first)
 		}

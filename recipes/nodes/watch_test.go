@@ -19,13 +19,13 @@ import (
 func watchedBy(t *testing.T, addr string, session int64, prefix string) []string {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	must(t, err)
+	zktest.Must(t, err)
 	defer conn.Close()
-	must(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+	zktest.Must(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
 	_, err = conn.Write([]byte("wchc"))
-	must(t, err)
+	zktest.Must(t, err)
 	out, err := io.ReadAll(conn)
-	must(t, err)
+	zktest.Must(t, err)
 	var paths []string
 	mine := false
 	for _, line := range strings.Split(string(out), "\n") {
@@ -48,18 +48,18 @@ func TestCloseLeavesNoWatch(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	admin := locktest.NewClient(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	pn := keptNode(t, c, "/w/p/n-", framework.EphemeralSequential, nil, nodes.WithProtection())
 	tn, err := nodes.NewPersistentTTLNode(c, "/w/t", time.Second, nil)
-	must(t, err)
-	must(t, tn.Start())
-	must(t, tn.WaitForInitialCreate(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, tn.Start())
+	zktest.Must(t, tn.WaitForInitialCreate(ctx))
 	gm, err := nodes.NewGroupMember(c, "/w/g", "m", nil)
-	must(t, err)
-	must(t, gm.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, gm.Start(ctx))
 	other, err := nodes.NewGroupMember(admin, "/w/g", "o", nil)
-	must(t, err)
-	must(t, other.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, other.Start(ctx))
 	defer other.Close(ctx)
 
 	expire(t, proxy, c)
@@ -71,15 +71,15 @@ func TestCloseLeavesNoWatch(t *testing.T) {
 	zktest.Eventually(t, 30*time.Second, "the keepers' watches set again after the reconnect", func() bool {
 		return len(watchedBy(t, srv.ConnectString(), session, "/w")) >= 3
 	})
-	must(t, pn.Close(ctx))
-	must(t, tn.Close(ctx))
-	must(t, gm.Close(ctx))
+	zktest.Must(t, pn.Close(ctx))
+	zktest.Must(t, tn.Close(ctx))
+	zktest.Must(t, gm.Close(ctx))
 	// One-shot watches end when their nodes change: the closed keepers'
 	// nodes are gone, the other member changes its data, and the group
 	// node (the cache watches it too) changes.
-	must(t, other.SetThisData(ctx, []byte("x")))
+	zktest.Must(t, other.SetThisData(ctx, []byte("x")))
 	_, err = admin.SetData(ctx, "/w/g", []byte("x"), -1)
-	must(t, err)
+	zktest.Must(t, err)
 	zktest.Eventually(t, 30*time.Second, "no watch of the closed keepers", func() bool {
 		return len(watchedBy(t, srv.ConnectString(), session, "/w")) == 0
 	})

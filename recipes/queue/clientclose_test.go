@@ -20,11 +20,11 @@ import (
 // framework.ErrClosed).
 func TestNothingOutlivesTheClientsClose(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	before := goleak.IgnoreCurrent()
 	c, err := framework.NewClient(srv.ConnectString(), zkclient.TestRetryPolicy, framework.WithSessionTimeout(2*time.Second))
-	must(t, err)
-	must(t, c.Start())
+	zktest.Must(t, err)
+	zktest.Must(t, c.Start())
 	in, ended := make(chan struct{}, 1), make(chan error, 1)
 	q, err := queue.NewDistributedQueue(c, "/cc", queue.JSON[string](), queue.WithLockPath("/cc-locks"),
 		queue.WithConsumer(func(ctx context.Context, _ string) error {
@@ -33,16 +33,16 @@ func TestNothingOutlivesTheClientsClose(t *testing.T) {
 			ended <- context.Cause(ctx)
 			return ctx.Err()
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	_, err = q.Put(ctx, "x")
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case <-in:
 	case <-time.After(20 * time.Second):
 		t.Fatal("no item taken")
 	}
-	must(t, c.Close())
+	zktest.Must(t, c.Close())
 	select {
 	case cause := <-ended:
 		if !errors.Is(cause, framework.ErrClosed) {
@@ -54,5 +54,5 @@ func TestNothingOutlivesTheClientsClose(t *testing.T) {
 	if err := goleak.Find(before); err != nil {
 		t.Errorf("after the client's Close: %v", err)
 	}
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 }

@@ -36,15 +36,15 @@ func newFaultRig(t *testing.T, n int, opts ...framework.Option) *faultRig {
 	r.a = zkclient.New(t, r.proxy.Addr(), opts...)
 	r.b = zkclient.New(t, r.srv.ConnectString(), opts...)
 	r.observer = zkclient.New(t, r.srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prod, err := queue.NewDistributedQueue(r.observer, rigPath, queue.JSON[string](), queue.WithLockPath(rigLocks))
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	for i := range n {
 		r.items = append(r.items, fmt.Sprint("item-", i))
 		_, err := prod.Put(ctx, r.items[i])
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	var first atomic.Bool
 	r.ra.block = func(ctx context.Context, item string) error {
@@ -60,8 +60,8 @@ func newFaultRig(t *testing.T, n int, opts ...framework.Option) *faultRig {
 
 func (r *faultRig) consumer(t *testing.T, c *framework.Client, rec *recorder) {
 	q, err := queue.NewDistributedQueue(c, rigPath, queue.JSON[string](), queue.WithLockPath(rigLocks), queue.WithConsumer(rec.consume))
-	must(t, err)
-	must(t, q.Start(testCtx(t)))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(zktest.Context(t, queueWait)))
 	t.Cleanup(func() { _ = q.Close() })
 }
 
@@ -122,7 +122,7 @@ func TestLockPathSessionExpiryMidItem(t *testing.T) {
 func TestLockPathServerRestartMidItem(t *testing.T) {
 	r := newFaultRig(t, 12)
 	r.startA(t)
-	must(t, r.srv.Restart())
+	zktest.Must(t, r.srv.Restart())
 	r.consumer(t, r.b, &r.rb)
 	r.check(t)
 }
@@ -133,7 +133,7 @@ func TestPutLostReplyIsUnknownNeverDuplicated(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, p.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	for _, bounded := range []bool{false, true} {
 		path := fmt.Sprint("/lost-", bounded)
 		var opts []queue.Option
@@ -141,8 +141,8 @@ func TestPutLostReplyIsUnknownNeverDuplicated(t *testing.T) {
 			opts = append(opts, queue.WithMaxItems(10))
 		}
 		q, err := queue.NewDistributedQueue(c, path, queue.Bytes(), opts...)
-		must(t, err)
-		must(t, q.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, q.Start(ctx))
 		p.LoseNextReply(zktest.OpMulti)
 		_, err = q.Put(ctx, []byte("once"))
 		if !errors.Is(err, queue.ErrOutcomeUnknown) || !errors.Is(err, zk.ErrConnectionClosed) {
@@ -155,16 +155,16 @@ func TestPutLostReplyIsUnknownNeverDuplicated(t *testing.T) {
 			t.Errorf("bounded %v: %d items after a lost reply, want the 1 the server made", bounded, n)
 		}
 		_, err = q.Put(ctx, []byte("again"))
-		must(t, err)
+		zktest.Must(t, err)
 		if n := len(children(t, c, path)); n != 2 {
 			t.Errorf("bounded %v: %d items, want 2", bounded, n)
 		}
-		must(t, q.Close())
+		zktest.Must(t, q.Close())
 	}
 	s, err := queue.NewSimpleDistributedQueue(c, "/lost-simple")
-	must(t, err)
+	zktest.Must(t, err)
 	_, err = s.Offer(ctx, []byte("first"))
-	must(t, err)
+	zktest.Must(t, err)
 	p.LoseNextReply(zktest.OpMulti)
 	if _, err := s.Offer(ctx, []byte("x")); !errors.Is(err, queue.ErrOutcomeUnknown) {
 		t.Errorf("Offer with a lost reply = %v, want ErrOutcomeUnknown", err)
@@ -182,10 +182,10 @@ func TestConsumerLostRepliesNoDuplicate(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	cons := zkclient.New(t, p.Addr())
 	prodc := zkclient.New(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prod, err := queue.NewDistributedQueue(prodc, "/lr", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	var rec recorder
 	var failed atomic.Bool
@@ -197,20 +197,20 @@ func TestConsumerLostRepliesNoDuplicate(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedQueue(cons, "/lr", queue.JSON[string](), queue.WithLockPath("/lr-locks"), queue.WithConsumer(rec.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 
 	p.LoseNextReply(zktest.OpCreate) // the lock node's create
 	_, err = prod.Put(ctx, "lock-lost")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 1, 30*time.Second, &rec)
 	p.LoseNextReply(zktest.OpMulti) // the delete transaction's reply
 	_, err = prod.Put(ctx, "delete-lost")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 2, 30*time.Second, &rec)
 	_, err = prod.Put(ctx, "requeue-me")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 3, 30*time.Second, &rec)
 	awaitEmpty(t, prodc, "/lr", 20*time.Second)
 	awaitEmpty(t, prodc, "/lr-locks", 20*time.Second)

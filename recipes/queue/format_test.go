@@ -29,7 +29,7 @@ func envelope(items ...string) []byte {
 func TestFormatsMatchCurator(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := zkclient.New(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	check := func(path, namePattern string, want []byte) {
 		t.Helper()
 		if !strings.HasPrefix(path, "/") {
@@ -40,7 +40,7 @@ func TestFormatsMatchCurator(t *testing.T) {
 			t.Errorf("node %q does not match %q", name, namePattern)
 		}
 		data, stat, err := c.GetData(ctx, path)
-		must(t, err)
+		zktest.Must(t, err)
 		if stat.EphemeralOwner != 0 {
 			t.Errorf("%s is ephemeral, want PERSISTENT_SEQUENTIAL", path)
 		}
@@ -50,46 +50,46 @@ func TestFormatsMatchCurator(t *testing.T) {
 	}
 
 	dq, err := queue.NewDistributedQueue(c, "/fmt/fifo", queue.Bytes())
-	must(t, err)
-	must(t, dq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, dq.Start(ctx))
 	defer dq.Close()
 	p, err := dq.Put(ctx, []byte("one"))
-	must(t, err)
+	zktest.Must(t, err)
 	check(p, `queue-\d{10}`, envelope("one"))
 	p, err = dq.PutMulti(ctx, [][]byte{[]byte("a"), {}, []byte("ccc")})
-	must(t, err)
+	zktest.Must(t, err)
 	check(p, `queue-\d{10}`, envelope("a", "", "ccc"))
 
 	iq, err := queue.NewDistributedIDQueue(c, "/fmt/id", queue.JSON[string]())
-	must(t, err)
-	must(t, iq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, iq.Start(ctx))
 	defer iq.Close()
 	p, err = iq.Put(ctx, "x", "job/7|b")
-	must(t, err)
+	zktest.Must(t, err)
 	check(p, `queue-\|job_7_b\|\d{10}`, envelope(`"x"`))
 
 	pq, err := queue.NewDistributedPriorityQueue(c, "/fmt/prio", queue.Bytes())
-	must(t, err)
-	must(t, pq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, pq.Start(ctx))
 	defer pq.Close()
 	for prio, pat := range map[int32]string{5: `queue-100000005\d{10}`, -1: `queue-0FFFFFFFF\d{10}`, 0: `queue-100000000\d{10}`} {
 		p, err = pq.Put(ctx, []byte("p"), prio)
-		must(t, err)
+		zktest.Must(t, err)
 		check(p, pat, envelope("p"))
 	}
 
 	yq, err := queue.NewDistributedDelayQueue(c, "/fmt/delay", queue.Bytes())
-	must(t, err)
-	must(t, yq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, yq.Start(ctx))
 	defer yq.Close()
 	until := time.UnixMilli(0x18C2A4B1F00)
 	p, err = yq.Put(ctx, []byte("d"), until)
-	must(t, err)
+	zktest.Must(t, err)
 	check(p, `queue-\|18C2A4B1F00\|\d{10}`, envelope("d"))
 
 	sq, err := queue.NewSimpleDistributedQueue(c, "/fmt/simple")
-	must(t, err)
+	zktest.Must(t, err)
 	p, err = sq.Offer(ctx, []byte("raw"))
-	must(t, err)
+	zktest.Must(t, err)
 	check(p, `qn-\d{10}`, []byte("raw"))
 }

@@ -18,7 +18,7 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, p.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	bad := func(what string, err error, mention string) {
 		t.Helper()
 		if !errors.Is(err, queue.ErrInvalidArgument) || !strings.Contains(err.Error(), mention) {
@@ -51,11 +51,11 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 
 	before := p.RequestTotal()
 	q, err := queue.NewDistributedQueue(c, "/q", queue.Bytes())
-	must(t, err)
+	zktest.Must(t, err)
 	if _, err := q.Put(ctx, []byte("x")); !errors.Is(err, queue.ErrNotStarted) {
 		t.Errorf("Put before Start: %v", err)
 	}
-	must(t, q.Start(ctx))
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	if err := q.Start(ctx); !errors.Is(err, queue.ErrAlreadyStarted) {
 		t.Errorf("second Start: %v", err)
@@ -69,8 +69,8 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	_, err = q.PutMulti(ctx, nil)
 	bad("no items", err, "no items")
 	dq, err := queue.NewDistributedDelayQueue(c, "/dq", queue.Bytes())
-	must(t, err)
-	must(t, dq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, dq.Start(ctx))
 	defer dq.Close()
 	before = p.RequestTotal()
 	_, err = dq.Put(ctx, []byte("x"), time.Time{})
@@ -78,8 +78,8 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	_, err = dq.Put(ctx, []byte("x"), time.UnixMilli(-5))
 	bad("delay before the epoch", err, "delay until")
 	iq, err := queue.NewDistributedIDQueue(c, "/iq", queue.Bytes())
-	must(t, err)
-	must(t, iq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, iq.Start(ctx))
 	defer iq.Close()
 	before = p.RequestTotal()
 	_, err = iq.Put(ctx, []byte("x"), "")
@@ -87,7 +87,7 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	_, err = iq.Put(ctx, []byte("x"), "bad\x00id")
 	bad("id ZooKeeper refuses", err, "item name")
 	s, err := queue.NewSimpleDistributedQueue(c, "/s")
-	must(t, err)
+	zktest.Must(t, err)
 	_, err = s.Offer(ctx, big)
 	bad("simple item over 1 MB", err, "node limit")
 	_, _, err = s.Poll(ctx, -time.Second)
@@ -95,19 +95,19 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	if after := p.RequestTotal(); after != before {
 		t.Errorf("bad input sent %d requests", after-before)
 	}
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 	if _, err := q.Put(ctx, []byte("x")); !errors.Is(err, queue.ErrClosed) {
 		t.Errorf("Put after Close: %v", err)
 	}
-	must(t, q.Close()) // idempotent
+	zktest.Must(t, q.Close()) // idempotent
 }
 
 func TestSimpleDistributedQueue(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	q, err := queue.NewSimpleDistributedQueue(c, "/simple/q")
-	must(t, err)
+	zktest.Must(t, err)
 	if _, ok, err := q.Peek(ctx); err != nil || ok {
 		t.Fatalf("Peek on a missing queue = %v, %v", ok, err)
 	}
@@ -126,7 +126,7 @@ func TestSimpleDistributedQueue(t *testing.T) {
 	}
 	for _, s := range []string{"a", "b", "c"} {
 		_, err := q.Offer(ctx, []byte(s))
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	if d, ok, err := q.Peek(ctx); err != nil || !ok || string(d) != "a" {
 		t.Errorf("Peek = %q, %v, %v", d, ok, err)
@@ -149,7 +149,7 @@ func TestSimpleDistributedQueue(t *testing.T) {
 		got <- d
 	}()
 	_, err = q.Offer(ctx, []byte("late"))
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case d := <-got:
 		if string(d) != "late" {

@@ -17,7 +17,7 @@ import (
 // it to return, and in lock path mode leaves its item and no lock node.
 func TestCloseMidItemLeavesItem(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	in := make(chan struct{})
 	returned := make(chan error, 1)
@@ -28,16 +28,16 @@ func TestCloseMidItemLeavesItem(t *testing.T) {
 			returned <- ctx.Err()
 			return ctx.Err()
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	_, err = q.Put(ctx, "x")
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case <-in:
 	case <-time.After(20 * time.Second):
 		t.Fatal("not consumed")
 	}
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 	select {
 	case err := <-returned:
 		if !errors.Is(err, context.Canceled) {
@@ -50,7 +50,7 @@ func TestCloseMidItemLeavesItem(t *testing.T) {
 		t.Errorf("%d items after Close mid-item, want the item left", n)
 	}
 	awaitEmpty(t, c, "/cl-locks", 10*time.Second)
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 }
 
 // TestConsumerCtxCauseIsItemLost: a cut cancels a lock-path consumer's ctx
@@ -59,7 +59,7 @@ func TestConsumerCtxCauseIsItemLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, p.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	in := make(chan struct{}, 1)
 	cause := make(chan error, 1)
 	first := true
@@ -74,11 +74,11 @@ func TestConsumerCtxCauseIsItemLost(t *testing.T) {
 			cause <- context.Cause(ctx)
 			return ctx.Err()
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "x")
-	must(t, err)
+	zktest.Must(t, err)
 	<-in
 	p.Sever()
 	select {
@@ -97,17 +97,17 @@ func TestConsumerCtxCauseIsItemLost(t *testing.T) {
 // logged and dropped, as Curator does, and the next item is consumed.
 func TestCorruptedItemDropped(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	_, err := c.Create(ctx, "/bad/queue-", []byte("not an envelope"), framework.WithMode(framework.PersistentSequential), framework.CreatingParentsIfNeeded())
-	must(t, err)
+	zktest.Must(t, err)
 	var r recorder
 	q, err := queue.NewDistributedQueue(c, "/bad", queue.JSON[string](), queue.WithLockPath("/bad-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "good")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 1, 20*time.Second, &r)
 	awaitEmpty(t, c, "/bad", 10*time.Second)
 	if got := r.items(); !slices.Equal(got, []string{"good"}) {
@@ -115,9 +115,9 @@ func TestCorruptedItemDropped(t *testing.T) {
 	}
 
 	closed := zkclient.New(t, srv.ConnectString())
-	must(t, closed.Close())
+	zktest.Must(t, closed.Close())
 	q2, err := queue.NewDistributedQueue(closed, "/bad2", queue.Bytes())
-	must(t, err)
+	zktest.Must(t, err)
 	if err := q2.Start(ctx); !errors.Is(err, framework.ErrClosed) {
 		t.Errorf("Start on a closed client: %v", err)
 	}
@@ -128,23 +128,23 @@ func TestCorruptedItemDropped(t *testing.T) {
 // consumed.
 func TestQueueNodeDeletedAndRecreated(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	var r recorder
 	cons, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/gone", queue.JSON[string](), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, cons.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, cons.Start(ctx))
 	defer cons.Close()
 	prod, err := queue.NewDistributedQueue(c, "/gone", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	_, err = prod.Put(ctx, "before")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 1, 20*time.Second, &r)
-	must(t, c.Delete(ctx, "/gone", framework.DeletingChildrenIfNeeded()))
+	zktest.Must(t, c.Delete(ctx, "/gone", framework.DeletingChildrenIfNeeded()))
 	_, err = prod.Put(ctx, "after")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 2, 20*time.Second, &r)
 	exactlyOnce(t, []string{"before", "after"}, &r)
 }
@@ -157,9 +157,9 @@ func TestCloseDuringAFailedStartStaysClosed(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, p.Addr())
 	q, err := queue.NewDistributedQueue(c, "/cs", queue.Bytes())
-	must(t, err)
+	zktest.Must(t, err)
 	p.Pause()
-	startCtx, cancel := context.WithCancel(testCtx(t))
+	startCtx, cancel := context.WithCancel(zktest.Context(t, queueWait))
 	started := make(chan error, 1)
 	go func() { started <- q.Start(startCtx) }()
 	// A put with an ended ctx says ErrNotStarted until Start has begun, and
@@ -170,7 +170,7 @@ func TestCloseDuringAFailedStartStaysClosed(t *testing.T) {
 		_, err := q.Put(gone, []byte("x"))
 		return !errors.Is(err, queue.ErrNotStarted)
 	})
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 	cancel() // the create of the queue node fails
 	select {
 	case err := <-started:
@@ -181,7 +181,7 @@ func TestCloseDuringAFailedStartStaysClosed(t *testing.T) {
 		t.Fatal("Start did not return once its ctx ended")
 	}
 	p.Resume()
-	if err := q.Start(testCtx(t)); !errors.Is(err, queue.ErrClosed) {
+	if err := q.Start(zktest.Context(t, queueWait)); !errors.Is(err, queue.ErrClosed) {
 		t.Fatalf("Start after Close: %v, want ErrClosed", err)
 	}
 }

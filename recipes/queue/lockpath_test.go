@@ -20,7 +20,7 @@ import (
 // afterwards both are gone.
 func TestLockPathOrder(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	observer := zkclient.New(t, srv.ConnectString())
 	type seen struct {
@@ -45,11 +45,11 @@ func TestLockPathOrder(t *testing.T) {
 			seenCh <- s
 			return nil
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "x")
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case s := <-seenCh:
 		if s.lockOwner != c.SessionID() || !s.itemThere {
@@ -66,7 +66,7 @@ func TestLockPathOrder(t *testing.T) {
 // and is taken again; in Delete mode it is deleted anyway.
 func TestErrorModes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	for _, mode := range []queue.ErrorMode{queue.Requeue, queue.Delete} {
 		t.Run(mode.String(), func(t *testing.T) {
@@ -81,11 +81,11 @@ func TestErrorModes(t *testing.T) {
 					done <- item
 					return nil
 				}))
-			must(t, err)
-			must(t, q.Start(ctx))
+			zktest.Must(t, err)
+			zktest.Must(t, q.Start(ctx))
 			defer q.Close()
 			_, err = q.Put(ctx, "job", "id-1")
-			must(t, err)
+			zktest.Must(t, err)
 			if mode == queue.Requeue {
 				select {
 				case got := <-done:
@@ -108,7 +108,7 @@ func TestErrorModes(t *testing.T) {
 // TestRequeueKeepsId: a requeued item keeps its id in its new name.
 func TestRequeueKeepsId(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	release := make(chan struct{})
 	var calls atomic.Int32
@@ -123,11 +123,11 @@ func TestRequeueKeepsId(t *testing.T) {
 			}
 			return ctx.Err()
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	first, err := q.Put(ctx, "v", "keep-me")
-	must(t, err)
+	zktest.Must(t, err)
 	zktest.Eventually(t, 20*time.Second, "the item to be requeued", func() bool { return calls.Load() >= 2 })
 	names := children(t, c, "/rk")
 	if len(names) != 1 || !strings.HasPrefix(names[0], "queue-|keep-me|") || "/rk/"+names[0] == first {
@@ -140,15 +140,15 @@ func TestRequeueKeepsId(t *testing.T) {
 // its ctx, and goes through once a consumer makes room.
 func TestBoundedPutWaits(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	q, err := queue.NewDistributedQueue(c, "/bounded", queue.JSON[int](), queue.WithMaxItems(2))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	for i := range 2 {
 		_, err := q.Put(ctx, i)
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
@@ -159,10 +159,10 @@ func TestBoundedPutWaits(t *testing.T) {
 	go func() { _, err := q.Put(ctx, 2); put <- err }()
 	names := children(t, c, "/bounded")
 	slices.Sort(names)
-	must(t, c.Delete(ctx, "/bounded/"+names[0]))
+	zktest.Must(t, c.Delete(ctx, "/bounded/"+names[0]))
 	select {
 	case err := <-put:
-		must(t, err)
+		zktest.Must(t, err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("Put did not go through after an item was taken")
 	}
@@ -175,13 +175,13 @@ func TestBoundedPutWaits(t *testing.T) {
 // push the queue over maxItems.
 func TestBoundedExactUnderRace(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	const max = 3
 	var qs []*queue.DistributedQueue[int]
 	for range 4 {
 		q, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/race", queue.JSON[int](), queue.WithMaxItems(max))
-		must(t, err)
-		must(t, q.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, q.Start(ctx))
 		defer q.Close()
 		qs = append(qs, q)
 	}
@@ -211,7 +211,7 @@ func TestBoundedExactUnderRace(t *testing.T) {
 // item a consumer is consuming.
 func TestRemoveSkipsAHeldItem(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	in, release := make(chan struct{}), make(chan struct{})
 	var r recorder
@@ -224,14 +224,14 @@ func TestRemoveSkipsAHeldItem(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedIDQueue(c, "/rh", queue.JSON[string](), queue.WithLockPath("/rh-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "held", "a")
-	must(t, err)
+	zktest.Must(t, err)
 	<-in
 	n, err := q.Remove(ctx, "a")
-	must(t, err)
+	zktest.Must(t, err)
 	if n != 0 {
 		t.Errorf("Remove of a held item = %d, want 0", n)
 	}
@@ -245,7 +245,7 @@ func TestRemoveSkipsAHeldItem(t *testing.T) {
 // session) and one lock path take each item exactly once.
 func TestTwoConsumersOnOneClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	var ra, rb recorder
 	slow := func(ctx context.Context, _ string) error {
@@ -258,18 +258,18 @@ func TestTwoConsumersOnOneClient(t *testing.T) {
 	ra.block, rb.block = slow, slow
 	var want []string
 	prod, err := queue.NewDistributedQueue(c, "/two", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	for i := range 30 {
 		want = append(want, fmt.Sprint("item-", i))
 		_, err := prod.Put(ctx, want[i])
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	for _, r := range []*recorder{&ra, &rb} {
 		q, err := queue.NewDistributedQueue(c, "/two", queue.JSON[string](), queue.WithLockPath("/two-locks"), queue.WithConsumer(r.consume))
-		must(t, err)
-		must(t, q.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, q.Start(ctx))
 		defer q.Close()
 	}
 	awaitCount(t, len(want), 30*time.Second, &ra, &rb)

@@ -14,9 +14,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func testCtx(t *testing.T) context.Context { return zktest.Context(t, 90*time.Second) }
-
-func must(t *testing.T, err error) { t.Helper(); zktest.Must(t, err) }
+// queueWait bounds a test's calls: longer than zktest.DefaultWait, for the
+// tests that wait on slow consumers and several items.
+const queueWait = 90 * time.Second
 
 // recorder is a consumer that records what it completed, in order.
 type recorder struct {
@@ -50,8 +50,8 @@ func (r *recorder) items() []string {
 // children lists path's children, failing the test on an error.
 func children(t *testing.T, c *framework.Client, path string) []string {
 	t.Helper()
-	names, _, err := c.Children(testCtx(t), path)
-	must(t, err)
+	names, _, err := c.Children(zktest.Context(t, queueWait), path)
+	zktest.Must(t, err)
 	return names
 }
 

@@ -17,7 +17,7 @@ import (
 // later items only: the first, consumed already, is not delivered again.
 func TestPutMultiRequeueKeepsOnlyTheRest(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	var failed atomic.Bool
 	var r recorder
@@ -28,11 +28,11 @@ func TestPutMultiRequeueKeepsOnlyTheRest(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedQueue(c, "/mr", queue.JSON[string](), queue.WithLockPath("/mr-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.PutMulti(ctx, []string{"a", "b", "c"})
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 3, 20*time.Second, &r)
 	awaitEmpty(t, c, "/mr", 10*time.Second)
 	awaitEmpty(t, c, "/mr-locks", 10*time.Second)
@@ -44,7 +44,7 @@ func TestPutMultiRequeueKeepsOnlyTheRest(t *testing.T) {
 // later items: the next consumer does not get the first again.
 func TestCloseMidPutMultiKeepsOnlyTheRest(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	in := make(chan struct{}, 1)
 	var first, second recorder
@@ -57,19 +57,19 @@ func TestCloseMidPutMultiKeepsOnlyTheRest(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedQueue(c, "/mc", queue.JSON[string](), queue.WithLockPath("/mc-locks"), queue.WithConsumer(first.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	_, err = q.PutMulti(ctx, []string{"a", "b", "c"})
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case <-in:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the consumer did not reach the second item")
 	}
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 	q2, err := queue.NewDistributedQueue(c, "/mc", queue.JSON[string](), queue.WithLockPath("/mc-locks"), queue.WithConsumer(second.consume))
-	must(t, err)
-	must(t, q2.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q2.Start(ctx))
 	defer q2.Close()
 	awaitCount(t, 3, 20*time.Second, &first, &second)
 	awaitEmpty(t, c, "/mc", 10*time.Second)

@@ -14,30 +14,30 @@ import (
 
 func TestFIFOWithPutMulti(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prod, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/fifo", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	var want []string
 	for i := range 10 {
 		if i == 4 {
 			_, err := prod.PutMulti(ctx, []string{"m0", "m1", "m2"})
-			must(t, err)
+			zktest.Must(t, err)
 			want = append(want, "m0", "m1", "m2")
 			continue
 		}
 		_, err := prod.Put(ctx, fmt.Sprint("i", i))
-		must(t, err)
+		zktest.Must(t, err)
 		want = append(want, fmt.Sprint("i", i))
 	}
 	var r recorder
 	cons, err := queue.NewDistributedQueue(zkclient.New(t, srv.ConnectString()), "/fifo", queue.JSON[string](),
 		queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, cons.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, cons.Start(ctx))
 	awaitCount(t, len(want), 30*time.Second, &r)
-	must(t, cons.Close())
+	zktest.Must(t, cons.Close())
 	if got := r.items(); !slices.Equal(got, want) {
 		t.Errorf("consumed %q, want FIFO %q", got, want)
 	}
@@ -45,11 +45,11 @@ func TestFIFOWithPutMulti(t *testing.T) {
 
 func TestPriorityOrder(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	prod, err := queue.NewDistributedPriorityQueue(c, "/prio", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	puts := []struct {
 		item string
@@ -57,15 +57,15 @@ func TestPriorityOrder(t *testing.T) {
 	}{{"p10a", 10}, {"n5", -5}, {"p0", 0}, {"p10b", 10}, {"n1", -1}, {"max", 1<<31 - 1}, {"min", -1 << 31}, {"p3", 3}}
 	for _, p := range puts {
 		_, err := prod.Put(ctx, p.item, p.prio)
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	want := []string{"min", "n5", "n1", "p0", "p3", "p10a", "p10b", "max"}
 	var r recorder
 	cons, err := queue.NewDistributedPriorityQueue(c, "/prio", queue.JSON[string](), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, cons.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, cons.Start(ctx))
 	awaitCount(t, len(want), 30*time.Second, &r)
-	must(t, cons.Close())
+	zktest.Must(t, cons.Close())
 	if got := r.items(); !slices.Equal(got, want) {
 		t.Errorf("consumed %q, want priority order %q", got, want)
 	}
@@ -73,7 +73,7 @@ func TestPriorityOrder(t *testing.T) {
 
 func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	type taken struct {
 		item string
@@ -85,8 +85,8 @@ func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 			got <- taken{item, time.Now()}
 			return nil
 		}))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	now := time.Now()
 	later, soon, past := now.Add(1500*time.Millisecond), now.Add(700*time.Millisecond), now.Add(-time.Hour)
@@ -95,7 +95,7 @@ func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 		at   time.Time
 	}{{"later", later}, {"soon", soon}, {"past", past}} {
 		_, err := q.Put(ctx, p.item, p.at)
-		must(t, err)
+		zktest.Must(t, err)
 	}
 	due := map[string]time.Time{"later": later, "soon": soon, "past": past}
 	var order []string
@@ -117,7 +117,7 @@ func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 
 func TestIdQueueRemove(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	for _, lockPath := range []string{"", "/idq-locks"} {
 		path := "/idq" + lockPath
@@ -126,19 +126,19 @@ func TestIdQueueRemove(t *testing.T) {
 			opts = append(opts, queue.WithLockPath(lockPath))
 		}
 		q, err := queue.NewDistributedIDQueue(c, path, queue.JSON[string](), opts...)
-		must(t, err)
-		must(t, q.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, q.Start(ctx))
 		for i, id := range []string{"a", "b", "a", "c/d"} {
 			_, err := q.Put(ctx, fmt.Sprint("v", i), id)
-			must(t, err)
+			zktest.Must(t, err)
 		}
 		n, err := q.Remove(ctx, "a")
-		must(t, err)
+		zktest.Must(t, err)
 		if n != 2 {
 			t.Errorf("%s: Remove(a) = %d, want 2", path, n)
 		}
 		n, err = q.Remove(ctx, "c/d")
-		must(t, err)
+		zktest.Must(t, err)
 		if n != 1 {
 			t.Errorf("%s: Remove(c/d) = %d, want 1", path, n)
 		}
@@ -148,15 +148,15 @@ func TestIdQueueRemove(t *testing.T) {
 		if lockPath != "" {
 			awaitEmpty(t, c, lockPath, 10*time.Second)
 		}
-		must(t, q.Close())
+		zktest.Must(t, q.Close())
 	}
 	// The remaining item is consumed with its id's siblings gone.
 	var r recorder
 	q, err := queue.NewDistributedIDQueue(c, "/idq", queue.JSON[string](), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	awaitCount(t, 1, 20*time.Second, &r)
-	must(t, q.Close())
+	zktest.Must(t, q.Close())
 	if got := r.items(); !slices.Equal(got, []string{"v1"}) {
 		t.Errorf("consumed %q, want [v1]", got)
 	}

@@ -21,23 +21,23 @@ import (
 func TestNoLockPathLostDeleteNotDelivered(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prodc := zkclient.New(t, srv.ConnectString())
 	prod, err := queue.NewDistributedQueue(prodc, "/nl", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	var r recorder
 	q, err := queue.NewDistributedQueue(zkclient.New(t, p.Addr()), "/nl", queue.JSON[string](), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	p.LoseNextReply(zktest.OpMulti)
 	_, err = prod.Put(ctx, "lost")
-	must(t, err)
+	zktest.Must(t, err)
 	zktest.Eventually(t, 20*time.Second, "the delete's reply to be lost", func() bool { return p.LostReplies() == 1 })
 	_, err = prod.Put(ctx, "next")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 1, 20*time.Second, &r)
 	awaitEmpty(t, prodc, "/nl", 10*time.Second)
 	exactlyOnce(t, []string{"next"}, &r)
@@ -48,11 +48,11 @@ func TestNoLockPathLostDeleteNotDelivered(t *testing.T) {
 func TestSimpleLostRemoveReturnsUnknown(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	q, err := queue.NewSimpleDistributedQueue(zkclient.New(t, p.Addr()), "/sl")
-	must(t, err)
+	zktest.Must(t, err)
 	_, err = q.Offer(ctx, []byte("a"))
-	must(t, err)
+	zktest.Must(t, err)
 	p.LoseNextReply(zktest.OpMulti)
 	d, err := q.Take(ctx)
 	if !errors.Is(err, queue.ErrOutcomeUnknown) || string(d) != "a" {
@@ -68,7 +68,7 @@ func TestSimpleLostRemoveReturnsUnknown(t *testing.T) {
 func TestSessionErrorPolicyKeepsItemAcrossCut(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, p.Addr(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	in, cont := make(chan struct{}), make(chan struct{})
 	var r recorder
@@ -82,11 +82,11 @@ func TestSessionErrorPolicyKeepsItemAcrossCut(t *testing.T) {
 		}
 	}
 	q, err := queue.NewDistributedQueue(c, "/sp", queue.JSON[string](), queue.WithLockPath("/sp-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "x")
-	must(t, err)
+	zktest.Must(t, err)
 	<-in
 	suspended := make(chan struct{}, 1)
 	stop := c.Listen(func(s framework.ConnectionState) {
@@ -115,7 +115,7 @@ func TestSessionErrorPolicyKeepsItemAcrossCut(t *testing.T) {
 // keeps its priority or due time in its new name.
 func TestRequeueKeepsPriorityAndDueTime(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	failOnce := func(calls *atomic.Int32, hold chan struct{}) queue.Consumer[string] {
 		return func(ctx context.Context, _ string) error {
@@ -133,18 +133,18 @@ func TestRequeueKeepsPriorityAndDueTime(t *testing.T) {
 	defer close(hold)
 	var pc, dc atomic.Int32
 	pq, err := queue.NewDistributedPriorityQueue(c, "/rp", queue.JSON[string](), queue.WithLockPath("/rp-locks"), queue.WithConsumer(failOnce(&pc, hold)))
-	must(t, err)
-	must(t, pq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, pq.Start(ctx))
 	defer pq.Close()
 	dq, err := queue.NewDistributedDelayQueue(c, "/rd", queue.JSON[string](), queue.WithLockPath("/rd-locks"), queue.WithConsumer(failOnce(&dc, hold)))
-	must(t, err)
-	must(t, dq.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, dq.Start(ctx))
 	defer dq.Close()
 	_, err = pq.Put(ctx, "p", -7)
-	must(t, err)
+	zktest.Must(t, err)
 	due := time.Now().Add(-time.Minute)
 	_, err = dq.Put(ctx, "d", due)
-	must(t, err)
+	zktest.Must(t, err)
 	zktest.Eventually(t, 20*time.Second, "both items to be requeued and taken again", func() bool { return pc.Load() >= 2 && dc.Load() >= 2 })
 	if names := children(t, c, "/rp"); len(names) != 1 || !strings.HasPrefix(names[0], "queue-0FFFFFFF9") {
 		t.Errorf("requeued priority item: %q, want prefix queue-0FFFFFFF9", names)
@@ -158,15 +158,15 @@ func TestRequeueKeepsPriorityAndDueTime(t *testing.T) {
 // fails within its ctx and is not reported as unknown.
 func TestPutWithoutConnectionIsNotUnknown(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	q, err := queue.NewDistributedQueue(c, "/nc", queue.Bytes())
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	s, err := queue.NewSimpleDistributedQueue(c, "/nc-simple")
-	must(t, err)
-	must(t, srv.Stop())
+	zktest.Must(t, err)
+	zktest.Must(t, srv.Stop())
 	// Until the client has seen its connection go, a put may be written
 	// to the dying connection, and its outcome is then unknown indeed.
 	zktest.Eventually(t, 10*time.Second, "the client to see the server gone", func() bool {

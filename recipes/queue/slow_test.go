@@ -17,7 +17,7 @@ import (
 // again.
 func TestLockPathSlowConsumerCompletesOnce(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	work := c.SessionTimeout() + time.Second
 	var calls atomic.Int32
@@ -31,11 +31,11 @@ func TestLockPathSlowConsumerCompletesOnce(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedQueue(c, "/slow", queue.JSON[string](), queue.WithLockPath("/slow-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "long job")
-	must(t, err)
+	zktest.Must(t, err)
 	awaitCount(t, 1, work+20*time.Second, &r)
 	awaitEmpty(t, c, "/slow", 10*time.Second)
 	awaitEmpty(t, c, "/slow-locks", 10*time.Second)

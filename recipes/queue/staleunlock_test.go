@@ -27,13 +27,13 @@ func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
 	a := zkclient.New(t, proxy.Addr())
 	b := zkclient.New(t, srv.ConnectString())
 	observer := zkclient.New(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prod, err := queue.NewDistributedQueue(observer, "/stale", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	itemPath, err := prod.Put(ctx, "only")
-	must(t, err)
+	zktest.Must(t, err)
 	lockNode := "/stale-locks/" + itemPath[len("/stale/"):]
 
 	var ra, rb recorder
@@ -59,8 +59,8 @@ func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
 	}
 	start := func(c *framework.Client, r *recorder) {
 		q, err := queue.NewDistributedQueue(c, "/stale", queue.JSON[string](), queue.WithLockPath("/stale-locks"), queue.WithConsumer(r.consume))
-		must(t, err)
-		must(t, q.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, q.Start(ctx))
 		t.Cleanup(func() { _ = q.Close() })
 	}
 	start(a, &ra)
@@ -86,7 +86,7 @@ func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
 	proxy.Resume()
 	connected, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	must(t, a.BlockUntilConnected(connected))
+	zktest.Must(t, a.BlockUntilConnected(connected))
 	// Let A's pending background work (guaranteed deletes) run out.
 	resume := testhook.HoldBackground(a)
 	select {
@@ -95,7 +95,7 @@ func TestExpiredConsumerNeverDeletesTheNextHoldersLock(t *testing.T) {
 		t.Fatal("A's background work did not finish")
 	}
 	stat, err := observer.Exists(ctx, lockNode)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != b.SessionID() {
 		t.Errorf("B's lock node %s after A came back: %+v, want B's (session %#x)", lockNode, stat, b.SessionID())
 	}
@@ -119,13 +119,13 @@ func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
 		framework.WithSessionTimeout(10*time.Second), framework.WithConnectionTimeout(5*time.Second))
 	b := zkclient.New(t, srv.ConnectString())
 	observer := zkclient.New(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	prod, err := queue.NewDistributedQueue(observer, "/lu", queue.JSON[string]())
-	must(t, err)
-	must(t, prod.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, prod.Start(ctx))
 	defer prod.Close()
 	itemPath, err := prod.Put(ctx, "only")
-	must(t, err)
+	zktest.Must(t, err)
 	lockNode := "/lu-locks/" + itemPath[len("/lu/"):]
 
 	var ra, rb recorder
@@ -145,8 +145,8 @@ func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
 		return nil
 	}
 	qa, err := queue.NewDistributedQueue(a, "/lu", queue.JSON[string](), queue.WithLockPath("/lu-locks"), queue.WithConsumer(ra.consume))
-	must(t, err)
-	must(t, qa.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, qa.Start(ctx))
 	defer qa.Close()
 	select {
 	case <-aIn:
@@ -154,15 +154,15 @@ func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
 		t.Fatal("A took no item")
 	}
 	qb, err := queue.NewDistributedQueue(b, "/lu", queue.JSON[string](), queue.WithLockPath("/lu-locks"), queue.WithConsumer(rb.consume))
-	must(t, err)
-	must(t, qb.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, qb.Start(ctx))
 	defer qb.Close()
 	zktest.Eventually(t, 10*time.Second, "B to watch A's lock", func() bool {
 		counts, err := srv.WatchCounts(ctx)
 		return err == nil && counts[lockNode] > 0
 	})
 	proxy.LoseNextReply(zktest.OpDelete, zktest.OpMulti) // the lock's deletion
-	must(t, qa.Close())                                  // A's item stays; its lock goes
+	zktest.Must(t, qa.Close())                           // A's item stays; its lock goes
 	if proxy.LostReplies() != 1 {
 		t.Fatalf("%d replies lost, want 1", proxy.LostReplies())
 	}
@@ -172,7 +172,7 @@ func TestLostUnlockReplyNeverDeletesTheNextHoldersLock(t *testing.T) {
 		t.Fatal("B did not take the item")
 	}
 	stat, err := observer.Exists(ctx, lockNode)
-	must(t, err)
+	zktest.Must(t, err)
 	if stat == nil || stat.EphemeralOwner != b.SessionID() {
 		t.Errorf("B's lock node %s after A closed: %+v, want B's (session %#x)", lockNode, stat, b.SessionID())
 	}
@@ -193,7 +193,7 @@ func TestFailedUnlockTriedAgainInTheSameSession(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	c := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(0), framework.WithLogger(zap.New(core)))
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	var r recorder
 	aIn := make(chan struct{}, 1)
 	first := true
@@ -207,22 +207,22 @@ func TestFailedUnlockTriedAgainInTheSameSession(t *testing.T) {
 		return nil
 	}
 	q, err := queue.NewDistributedQueue(c, "/fu", queue.JSON[string](), queue.WithLockPath("/fu-locks"), queue.WithConsumer(r.consume))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "only")
-	must(t, err)
+	zktest.Must(t, err)
 	select {
 	case <-aIn:
 	case <-time.After(20 * time.Second):
 		t.Fatal("no item taken")
 	}
-	must(t, srv.Stop()) // the item's ctx ends; its lock cannot be deleted
+	zktest.Must(t, srv.Stop()) // the item's ctx ends; its lock cannot be deleted
 	zktest.Eventually(t, 30*time.Second, "the lock's deletion to fail", func() bool {
 		return logs.FilterMessageSnippet("tried again while its session lasts").Len() > 0
 	})
 	sid := c.SessionID()
-	must(t, srv.Restart())
+	zktest.Must(t, srv.Restart())
 	awaitCount(t, 1, 30*time.Second, &r)
 	if c.SessionID() != sid {
 		t.Fatalf("the session changed (%#x to %#x): the test needs it to survive", sid, c.SessionID())

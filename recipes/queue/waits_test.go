@@ -17,17 +17,17 @@ import (
 // again when it was deleted, as an unbounded one does.
 func TestBoundedPutAfterQueueNodeDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
 	q, err := queue.NewDistributedQueue(c, "/bgone", queue.JSON[string](), queue.WithMaxItems(5))
-	must(t, err)
-	must(t, q.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
 	_, err = q.Put(ctx, "before")
-	must(t, err)
-	must(t, c.Delete(ctx, "/bgone", framework.DeletingChildrenIfNeeded()))
+	zktest.Must(t, err)
+	zktest.Must(t, c.Delete(ctx, "/bgone", framework.DeletingChildrenIfNeeded()))
 	_, err = q.Put(ctx, "after")
-	must(t, err)
+	zktest.Must(t, err)
 	if n := len(children(t, c, "/bgone")); n != 1 {
 		t.Errorf("%d items after the put, want 1", n)
 	}
@@ -40,7 +40,7 @@ func TestBoundedPutAfterQueueNodeDeleted(t *testing.T) {
 func TestSimpleWaitWithoutConnectionSaysSo(t *testing.T) {
 	c := zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
 	q, err := queue.NewSimpleDistributedQueue(c, "/nowhere")
-	must(t, err)
+	zktest.Must(t, err)
 	const wait = time.Second
 	const slack = 3 * time.Second // a call that ignored its wait takes the 15 s connection timeout
 	failed := func(err error) bool {

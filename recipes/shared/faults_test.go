@@ -16,7 +16,7 @@ import (
 // final count is the successful increments plus some of the unknown ones.
 func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	const clients, each = 3, 30
 	var mu sync.Mutex
 	ok, unknown := 0, 0
@@ -26,8 +26,8 @@ func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 		proxies[i] = zktest.StartProxy(t, srv.ConnectString())
 		proxies[i].LoseNextReply(zktest.OpSetData)
 		s, err := shared.NewSharedCount(zkclient.New(t, proxies[i].Addr()), "/shared/inc", 0)
-		must(t, err)
-		must(t, s.Start(ctx))
+		zktest.Must(t, err)
+		zktest.Must(t, s.Start(ctx))
 		defer s.Close()
 		wg.Add(1)
 		go func() {
@@ -82,8 +82,8 @@ func TestSharedCountIncrementsExactUnderLostReplies(t *testing.T) {
 	<-faults
 
 	s, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/inc", 0)
-	must(t, err)
-	must(t, s.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, s.Start(ctx))
 	defer s.Close()
 	got := int(s.Count())
 	t.Logf("%d ok, %d unknown, final %d", ok, unknown, got)

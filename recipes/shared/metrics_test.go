@@ -17,15 +17,15 @@ import (
 func TestTrySetMetricsCountAScriptedRun(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	rec := metricstest.New()
 	c := zkclient.New(t, p.Addr(), framework.WithMetrics(rec))
 	count, err := shared.NewSharedCount(c, "/metrics/count", 0)
-	must(t, err)
-	must(t, count.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, count.Start(ctx))
 	value, err := shared.NewSharedValue(c, "/metrics/value", nil)
-	must(t, err)
-	must(t, value.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, value.Start(ctx))
 	defer value.Close()
 
 	if ok, err := count.TrySet(ctx, 1, count.VersionedValue().Version); !ok || err != nil {
@@ -46,7 +46,7 @@ func TestTrySetMetricsCountAScriptedRun(t *testing.T) {
 	if ok, err := value.TrySet(ctx, []byte("v"), value.Value().Version); !ok || err != nil {
 		t.Fatalf("SharedValue.TrySet on the current version = %v, %v", ok, err)
 	}
-	must(t, count.Close())
+	zktest.Must(t, count.Close())
 	if _, err := count.TrySet(ctx, 5, 0); !errors.Is(err, shared.ErrClosed) {
 		t.Fatalf("TrySet after Close: %v, want ErrClosed", err)
 	}

@@ -17,28 +17,28 @@ import (
 // Start writes the seed in Curator's encoding only when the node is missing.
 func TestSharedCountSeedAndBytes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	a, err := shared.NewSharedCount(c, "/shared/seed", 258)
-	must(t, err)
-	must(t, a.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, a.Start(ctx))
 	defer a.Close()
 	if err := a.Start(ctx); !errors.Is(err, shared.ErrAlreadyStarted) {
 		t.Fatalf("second Start: %v, want ErrAlreadyStarted", err)
 	}
 	data, _, err := c.GetData(ctx, "/shared/seed")
-	must(t, err)
+	zktest.Must(t, err)
 	if !bytes.Equal(data, []byte{0, 0, 1, 2}) {
 		t.Fatalf("node data %x, want 00000102", data)
 	}
 	b, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/seed", 7)
-	must(t, err)
-	must(t, b.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, b.Start(ctx))
 	defer b.Close()
 	if got := b.VersionedValue(); got.Value != 258 || got.Version != 0 {
 		t.Fatalf("second count = %+v, want 258 at version 0", got)
 	}
-	must(t, b.Set(ctx, -1))
+	zktest.Must(t, b.Set(ctx, -1))
 	if !bytes.Equal(mustData(t, c, "/shared/seed"), []byte{0xff, 0xff, 0xff, 0xff}) {
 		t.Fatal("Set(-1) did not write ffffffff")
 	}
@@ -50,8 +50,8 @@ func TestSharedCountSeedAndBytes(t *testing.T) {
 
 func mustData(t *testing.T, c *framework.Client, path string) []byte {
 	t.Helper()
-	data, _, err := c.GetData(testCtx(t), path)
-	must(t, err)
+	data, _, err := c.GetData(zktest.TestContext(t), path)
+	zktest.Must(t, err)
 	return data
 }
 
@@ -59,14 +59,14 @@ func mustData(t *testing.T, c *framework.Client, path string) []byte {
 // refreshing the value.
 func TestSharedCountTrySet(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	a, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/tryset", 0)
-	must(t, err)
-	must(t, a.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, a.Start(ctx))
 	defer a.Close()
 	b, err := shared.NewSharedCount(zkclient.New(t, srv.ConnectString()), "/shared/tryset", 0)
-	must(t, err)
-	must(t, b.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, b.Start(ctx))
 	defer b.Close()
 
 	stale := b.VersionedValue()
@@ -91,14 +91,14 @@ func TestSharedCountTrySet(t *testing.T) {
 // although nobody read Changes while they were written.
 func TestSharedValueChangesOrderedNeverDropped(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	s, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/changes", []byte("seed"))
-	must(t, err)
-	must(t, s.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, s.Start(ctx))
 	defer s.Close()
 	const n = 40
 	for i := 1; i <= n; i++ {
-		must(t, s.Set(ctx, []byte(fmt.Sprint(i))))
+		zktest.Must(t, s.Set(ctx, []byte(fmt.Sprint(i))))
 	}
 	for i := 1; i <= n; i++ {
 		select {
@@ -115,7 +115,7 @@ func TestSharedValueChangesOrderedNeverDropped(t *testing.T) {
 		t.Fatalf("unexpected change %+v", v)
 	default:
 	}
-	must(t, s.Close())
+	zktest.Must(t, s.Close())
 	if _, open := <-s.Changes(); open {
 		t.Fatal("Changes still open after Close")
 	}
@@ -125,18 +125,18 @@ func TestSharedValueChangesOrderedNeverDropped(t *testing.T) {
 // with the last write.
 func TestSharedValueSeesOtherWriters(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	w, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/others", nil)
-	must(t, err)
-	must(t, w.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, w.Start(ctx))
 	defer w.Close()
 	r, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/others", nil)
-	must(t, err)
-	must(t, r.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, r.Start(ctx))
 	defer r.Close()
 	const n = 30
 	for i := 1; i <= n; i++ {
-		must(t, w.Set(ctx, []byte(fmt.Sprint(i))))
+		zktest.Must(t, w.Set(ctx, []byte(fmt.Sprint(i))))
 	}
 	last := int32(0)
 	assertReaches(t, r, &last, n)
@@ -165,7 +165,7 @@ func assertReaches(t *testing.T, s *shared.SharedValue, last *int32, want int32)
 
 func TestSharedBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	if _, err := shared.NewSharedCount(nil, "/x", 0); !errors.Is(err, shared.ErrInvalidArgument) || !strings.Contains(err.Error(), "nil client") {
 		t.Errorf("nil client: %v", err)
@@ -178,16 +178,16 @@ func TestSharedBadInput(t *testing.T) {
 		t.Errorf("the root as the path: %v", err)
 	}
 	_, err := c.Create(ctx, "/shared-bad", []byte{1, 2, 3})
-	must(t, err)
+	zktest.Must(t, err)
 	s, err := shared.NewSharedCount(c, "/shared-bad", 0)
-	must(t, err)
+	zktest.Must(t, err)
 	if ok, err := s.TrySet(ctx, 1, 0); ok || !errors.Is(err, shared.ErrNotStarted) {
 		t.Errorf("TrySet before Start: %v, %v", ok, err)
 	}
 	if err := s.Start(ctx); !errors.Is(err, shared.ErrBadValue) || !strings.Contains(err.Error(), "3 bytes") {
 		t.Errorf("Start on 3 bytes: %v", err)
 	}
-	must(t, s.Close())
+	zktest.Must(t, s.Close())
 	if err := s.Close(); err != nil {
 		t.Errorf("a second Close: %v, want nil", err)
 	}
@@ -200,10 +200,10 @@ func TestSharedBadInput(t *testing.T) {
 func TestSharedCountTrySetLostReply(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	s, err := shared.NewSharedCount(zkclient.New(t, proxy.Addr()), "/shared/lost", 10)
-	must(t, err)
-	must(t, s.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, s.Start(ctx))
 	defer s.Close()
 	proxy.LoseNextReply(zktest.OpSetData)
 	ok, err := s.TrySet(ctx, 11, s.VersionedValue().Version)
@@ -212,7 +212,7 @@ func TestSharedCountTrySetLostReply(t *testing.T) {
 	}
 	c := zkclient.New(t, srv.ConnectString())
 	_, stat, err := c.GetData(ctx, "/shared/lost")
-	must(t, err)
+	zktest.Must(t, err)
 	if stat.Version != 1 || !bytes.Equal(mustData(t, c, "/shared/lost"), []byte{0, 0, 0, 11}) {
 		t.Fatalf("node at version %d with %x, want version 1 holding 11", stat.Version, mustData(t, c, "/shared/lost"))
 	}
@@ -223,24 +223,24 @@ func TestSharedCountTrySetLostReply(t *testing.T) {
 func TestSharedValueAcrossSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	w, err := shared.NewSharedValue(zkclient.New(t, srv.ConnectString()), "/shared/expiry", nil)
-	must(t, err)
-	must(t, w.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, w.Start(ctx))
 	defer w.Close()
 	rc := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(1200*time.Millisecond))
 	r, err := shared.NewSharedValue(rc, "/shared/expiry", nil)
-	must(t, err)
-	must(t, r.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, r.Start(ctx))
 	defer r.Close()
-	must(t, w.Set(ctx, []byte("before")))
+	zktest.Must(t, w.Set(ctx, []byte("before")))
 	last := int32(0)
 	assertReaches(t, r, &last, 1)
 
 	session := rc.SessionID()
 	proxy.Pause()
 	for i := 0; i < 5; i++ {
-		must(t, w.Set(ctx, []byte(fmt.Sprint("during ", i))))
+		zktest.Must(t, w.Set(ctx, []byte(fmt.Sprint("during ", i))))
 	}
 	zktest.Eventually(t, 10*time.Second, "the client gives up its session", func() bool {
 		return rc.State() == framework.Lost
@@ -253,6 +253,6 @@ func TestSharedValueAcrossSessionExpiry(t *testing.T) {
 	if got := string(r.Value().Value); got != "during 4" {
 		t.Fatalf("value %q, want the last write", got)
 	}
-	must(t, w.Set(ctx, []byte("after")))
+	zktest.Must(t, w.Set(ctx, []byte("after")))
 	assertReaches(t, r, &last, 7)
 }

@@ -65,13 +65,13 @@ func prefixOnce(t *testing.T, what string, err error) {
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 	c := unreachableClient(t)
 	v, err := shared.NewSharedValue(c, "/waits/value", nil)
-	must(t, err)
+	zktest.Must(t, err)
 	within(t, "SharedValue.Start", 1500*time.Millisecond, "create /waits/value", false, v.Start)
 	n, err := shared.NewSharedCount(c, "/waits/count", 0)
-	must(t, err)
+	zktest.Must(t, err)
 	within(t, "SharedCount.Start", 1500*time.Millisecond, "create /waits/count", false, n.Start)
-	must(t, v.Close())
-	must(t, n.Close())
+	zktest.Must(t, v.Close())
+	zktest.Must(t, n.Close())
 }
 
 // In a partition, Set, TrySet (whose write is then unknown) and the Start
@@ -79,14 +79,14 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 func TestWaitsAreBoundedInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	n, err := shared.NewSharedCount(c, "/waits/count", 1)
-	must(t, err)
-	must(t, n.Start(ctx))
+	zktest.Must(t, err)
+	zktest.Must(t, n.Start(ctx))
 	defer n.Close()
 	other, err := shared.NewSharedValue(c, "/waits/other", nil)
-	must(t, err)
+	zktest.Must(t, err)
 	defer other.Close()
 
 	proxy.Pause()
@@ -105,19 +105,19 @@ func TestWaitsAreBoundedInAPartition(t *testing.T) {
 // the same way; Close returns nil however often it is called.
 func TestSharedOnAClosedClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
 	started, err := shared.NewSharedCount(c, "/closed/started", 1)
-	must(t, err)
-	must(t, started.Start(ctx))
-	must(t, c.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, started.Start(ctx))
+	zktest.Must(t, c.Close())
 	proxy.ResetCounts()
 
 	v, err := shared.NewSharedValue(c, "/closed/value", []byte("seed"))
-	must(t, err)
+	zktest.Must(t, err)
 	n, err := shared.NewSharedCount(c, "/closed/count", 0)
-	must(t, err)
+	zktest.Must(t, err)
 	errs := []error{v.Start(ctx), n.Start(ctx), started.Set(ctx, 2)}
 	_, err = started.TrySet(ctx, 3, started.VersionedValue().Version)
 	errs = append(errs, err)
@@ -143,13 +143,13 @@ func TestSharedOnAClosedClient(t *testing.T) {
 // goroutine of it outlives the client's Close.
 func TestFollowingEndsWithTheClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	before := goleak.IgnoreCurrent()
 	c := zkclient.New(t, srv.ConnectString())
 	v, err := shared.NewSharedValue(c, "/closed/following", []byte("x"))
-	must(t, err)
-	must(t, v.Start(ctx))
-	must(t, c.Close())
+	zktest.Must(t, err)
+	zktest.Must(t, v.Start(ctx))
+	zktest.Must(t, c.Close())
 	var left error
 	for range 3 { // goleak.Find itself retries for a while
 		if left = goleak.Find(before); left == nil {
@@ -159,5 +159,5 @@ func TestFollowingEndsWithTheClient(t *testing.T) {
 	if left != nil {
 		t.Fatalf("goroutines left after the client's Close: %v", left)
 	}
-	must(t, v.Close())
+	zktest.Must(t, v.Close())
 }

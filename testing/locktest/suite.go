@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // RunDriverSuite runs the checks every LockInternalsDriver must pass against
@@ -66,10 +67,10 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 
 	t.Run("HandOver", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		a := newMutex(t, newClient(t), path, opt())
 		b := newMutex(t, newClient(t), path, opt())
-		must(t, a.Acquire(ctx))
+		zktest.Must(t, a.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- b.Acquire(ctx) }()
 		waitContenders(t, a, 2)
@@ -78,26 +79,26 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 			t.Fatalf("second session acquired while the first held (err %v)", err)
 		default:
 		}
-		must(t, a.Release(ctx))
-		must(t, <-got)
+		zktest.Must(t, a.Release(ctx))
+		zktest.Must(t, <-got)
 		if !b.IsAcquiredInThisProcess() || a.IsAcquiredInThisProcess() {
 			t.Fatalf("after hand-over: a held %v, b held %v", a.IsAcquiredInThisProcess(), b.IsAcquiredInThisProcess())
 		}
-		must(t, b.Release(ctx))
+		zktest.Must(t, b.Release(ctx))
 		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("Reentrancy", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		c := newClient(t)
 		m := newMutex(t, c, path, opt())
 		other := newMutex(t, c, path, opt())
 		for i := 0; i < 3; i++ {
-			must(t, m.Acquire(ctx))
+			zktest.Must(t, m.Acquire(ctx))
 		}
 		nodes, err := m.ParticipantNodes(ctx)
-		must(t, err)
+		zktest.Must(t, err)
 		if len(nodes) != 1 || nodes[0] != m.LockPath() {
 			t.Fatalf("3-deep hold: participants %v, our node %q", nodes, m.LockPath())
 		}
@@ -105,12 +106,12 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 			t.Fatalf("another handle's TryAcquire during a reentrant hold = %v, %v; want false, nil", ok, err)
 		}
 		for i := 0; i < 2; i++ {
-			must(t, m.Release(ctx))
+			zktest.Must(t, m.Release(ctx))
 			if !m.IsAcquiredInThisProcess() {
 				t.Fatalf("released after %d of 3 releases", i+1)
 			}
 		}
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 			t.Fatalf("fourth Release = %v, want ErrNotOwner", err)
 		}
@@ -119,10 +120,10 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 
 	t.Run("CancelledWaiterLeavesNoNode", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		holder := newMutex(t, newClient(t), path, opt())
 		waiter := newMutex(t, newClient(t), path, opt())
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		wctx, cancel := context.WithCancel(ctx)
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(wctx) }()
@@ -132,16 +133,16 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 			t.Fatalf("cancelled Acquire = %v, want context.Canceled", err)
 		}
 		waitContenders(t, holder, 1)
-		must(t, holder.Release(ctx))
+		zktest.Must(t, holder.Release(ctx))
 		assertNoContenders(t, newClient, path, opt)
 	})
 
 	t.Run("TryAcquireTimesOutWithoutNode", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		holder := newMutex(t, newClient(t), path, opt())
 		waiter := newMutex(t, newClient(t), path, opt())
-		must(t, holder.Acquire(ctx))
+		zktest.Must(t, holder.Acquire(ctx))
 		ok, err := waiter.TryAcquire(ctx, 150*time.Millisecond)
 		if ok || err != nil {
 			t.Fatalf("TryAcquire while held = %v, %v; want false, nil", ok, err)
@@ -150,11 +151,11 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 			t.Fatalf("TryAcquire(0) while held = %v, %v; want false, nil", ok, err)
 		}
 		waitContenders(t, holder, 1)
-		must(t, holder.Release(ctx))
+		zktest.Must(t, holder.Release(ctx))
 		if ok, err := waiter.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("TryAcquire(0) when free = %v, %v; want true, nil", ok, err)
 		}
-		must(t, waiter.Release(ctx))
+		zktest.Must(t, waiter.Release(ctx))
 		assertNoContenders(t, newClient, path, opt)
 	})
 
@@ -175,7 +176,7 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 	t.Run("FencingTokensIncrease", func(t *testing.T) {
 		const rounds = 3
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		handles := []*locks.InterProcessMutex{
 			newMutex(t, newClient(t), path, opt()),
 			newMutex(t, newClient(t), path, opt()),
@@ -183,7 +184,7 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 		var last int64
 		for r := 0; r < rounds; r++ {
 			for i, m := range handles {
-				must(t, m.Acquire(ctx))
+				zktest.Must(t, m.Acquire(ctx))
 				token := m.FencingToken()
 				if token <= last {
 					t.Fatalf("round %d, handle %d: fencing token %d after %d; want a larger one", r, i, token, last)
@@ -192,7 +193,7 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 					t.Fatalf("fencing token changed during one hold: %d then %d", token, again)
 				}
 				last = token
-				must(t, m.Release(ctx))
+				zktest.Must(t, m.Release(ctx))
 				if got := m.FencingToken(); got != 0 {
 					t.Fatalf("fencing token after release = %d, want 0", got)
 				}
@@ -203,16 +204,16 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 
 	t.Run("LostClosesOnRelease", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		m := newMutex(t, newClient(t), path, opt())
-		must(t, m.Acquire(ctx))
+		zktest.Must(t, m.Acquire(ctx))
 		lost := m.Lost()
 		select {
 		case <-lost:
 			t.Fatal("Lost closed while the lock is held on a healthy connection")
 		default:
 		}
-		must(t, m.Release(ctx))
+		zktest.Must(t, m.Release(ctx))
 		select {
 		case <-lost:
 		case <-time.After(5 * time.Second):
@@ -223,20 +224,20 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 
 	t.Run("StaleReleaseLeavesTheNextHoldAlone", func(t *testing.T) {
 		path := lockPath()
-		ctx := testContext(t)
+		ctx := zktest.Context(t, suiteWait)
 		c := newClient(t)
 		stale := newMutex(t, c, path, opt())
 		next := newMutex(t, c, path, opt()) // same client, same session
-		must(t, stale.Acquire(ctx))
+		zktest.Must(t, stale.Acquire(ctx))
 		// Someone removes the holder's nodes; its hold is stale, and the
 		// next contender takes the lock.
 		admin := newClient(t)
 		children, _, err := admin.Children(ctx, path)
-		must(t, err)
+		zktest.Must(t, err)
 		for _, child := range children {
-			must(t, admin.Delete(ctx, path+"/"+child, framework.Quietly()))
+			zktest.Must(t, admin.Delete(ctx, path+"/"+child, framework.Quietly()))
 		}
-		must(t, next.Acquire(ctx))
+		zktest.Must(t, next.Acquire(ctx))
 		_ = stale.Release(ctx) // it may report the loss; it must touch nothing of next's
 
 		other := newMutex(t, newClient(t), path, opt())
@@ -251,7 +252,7 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 		if stat, err := admin.Exists(ctx, next.LockPath()); err != nil || stat == nil {
 			t.Fatalf("Exists(%s), the next holder's node, after the stale release = %v, %v", next.LockPath(), stat, err)
 		}
-		must(t, next.Release(ctx))
+		zktest.Must(t, next.Release(ctx))
 		assertNoContenders(t, newClient, path, opt)
 	})
 
@@ -306,18 +307,8 @@ func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Opt
 	})
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// suiteWait bounds each of the suite's calls.
+const suiteWait = 30 * time.Second
 
 // waitContenders waits until the lock of m has n contenders.
 func waitContenders(t *testing.T, m *locks.InterProcessMutex, n int) {

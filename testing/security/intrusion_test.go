@@ -58,12 +58,6 @@ func identities(t *testing.T) map[string][2]identity {
 	}
 }
 
-func ctxFor(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // refused fails the test unless err is ZooKeeper's NoAuth.
 func refused(t *testing.T, what string, err error) {
 	t.Helper()
@@ -117,7 +111,7 @@ func TestIntruderCannotTouchRecipeNodes(t *testing.T) {
 	for kind, pair := range identities(t) {
 		t.Run(kind, func(t *testing.T) {
 			owner, intruder := pair[0].client(t), pair[1].client(t)
-			ctx := ctxFor(t)
+			ctx := zktest.Context(t, 30*time.Second)
 			root := "/guarded-" + kind
 
 			// Lock.

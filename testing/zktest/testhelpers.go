@@ -6,6 +6,13 @@ import (
 	"time"
 )
 
+// DefaultWait bounds a test's calls when the test names no bound of its own.
+const DefaultWait = time.Minute
+
+// TestContext returns a context that ends after DefaultWait or when the test
+// ends: Context(tb, DefaultWait).
+func TestContext(tb testing.TB) context.Context { return Context(tb, DefaultWait) }
+
 // Context returns a context that ends after d or when the test ends, for
 // bounding a test's calls.
 func Context(tb testing.TB, d time.Duration) context.Context {

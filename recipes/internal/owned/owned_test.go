@@ -13,8 +13,6 @@ import (
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
-func testCtx(t *testing.T) context.Context { return zktest.Context(t, 60*time.Second) }
-
 // createEphemeral returns a create function that makes an ephemeral node at
 // nodePath through c and then runs after, before it reports the node.
 func createEphemeral(c *framework.Client, nodePath string, after func()) func(context.Context) (string, error) {
@@ -63,7 +61,7 @@ func TestCreateInTheCurrentSessionCostsNoRequest(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := locktest.NewClient(t, proxy.Addr())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-current", func() {}))
 	if err != nil || p != "/owned-current" {
@@ -83,7 +81,7 @@ func TestCreateAcrossASessionChangeReportsTheOldOwner(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := newGivingUpClient(t, proxy)
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	old := c.SessionID()
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-old", func() { giveUpSession(t, proxy, c) }))
 	if err != nil || p != "/owned-old" {
@@ -104,7 +102,7 @@ func TestCreateOfANodeFoundGoneReportsNoOwner(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := newGivingUpClient(t, proxy)
 	admin := locktest.NewClient(t, srv.ConnectString())
-	ctx := testCtx(t)
+	ctx := zktest.TestContext(t)
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-gone", func() {
 		giveUpSession(t, proxy, c)
 		if err := admin.Delete(ctx, "/owned-gone"); err != nil {
@@ -124,7 +122,7 @@ func TestCreateReportsTheCreateError(t *testing.T) {
 	srv := zktest.StartServer(t)
 	c := locktest.NewClient(t, srv.ConnectString())
 	failed := errors.New("create failed")
-	p, owner, err := owned.Create(testCtx(t), c, func(context.Context) (string, error) { return "", failed })
+	p, owner, err := owned.Create(zktest.TestContext(t), c, func(context.Context) (string, error) { return "", failed })
 	if !errors.Is(err, failed) || p != "" || owner != 0 {
 		t.Errorf("Create = %q, %d, %v; want no node and the create's error", p, owner, err)
 	}
