@@ -13,9 +13,9 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	zkotel "github.com/zkcurator/zkcurator/metrics/otel"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -75,8 +75,8 @@ func TestCollectAfterAScriptedRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
-	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
+	a := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
+	b := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(m)), "/collected"))
 	metricstest.HandOff(t, ctx, srv, a, b)
 	if err := b.Release(ctx); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	zkprom "github.com/zkcurator/zkcurator/metrics/prometheus"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // BenchmarkLockCycle measures an uncontended acquire and release with the
@@ -28,8 +28,8 @@ func BenchmarkLockCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	nop := built(locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString()), "/bench/nop"))
-	metered := built(locks.NewInterProcessMutex(locktest.NewClient(b, srv.ConnectString(), framework.WithMetrics(m)), "/bench/prometheus"))
+	nop := built(locks.NewInterProcessMutex(zkclient.New(b, srv.ConnectString()), "/bench/nop"))
+	metered := built(locks.NewInterProcessMutex(zkclient.New(b, srv.ConnectString(), framework.WithMetrics(m)), "/bench/prometheus"))
 	cycle := func(l *locks.InterProcessMutex) {
 		if err := l.Acquire(ctx); err != nil {
 			b.Fatal(err)

@@ -12,9 +12,9 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	zkprom "github.com/zkcurator/zkcurator/metrics/prometheus"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -73,13 +73,13 @@ func TestScrapeAfterAScriptedRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const path = "/scraped"
-	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(m)), path))
-	bClient := locktest.NewClient(t, p.Addr(), framework.WithMetrics(m), framework.WithSessionTimeout(4*time.Second))
+	a := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(m)), path))
+	bClient := zkclient.New(t, p.Addr(), framework.WithMetrics(m), framework.WithSessionTimeout(4*time.Second))
 	b := built(locks.NewInterProcessMutex(bClient, path))
 
 	metricstest.HandOff(t, ctx, srv, a, b)
 	p.Pause() // b's session: SUSPENDED, then LOST by the simulated expiry
-	locktest.Eventually(t, 20*time.Second, "b's client to declare its session lost", func() bool {
+	zktest.Eventually(t, 20*time.Second, "b's client to declare its session lost", func() bool {
 		return scrape(t, reg, framework.MetricConnectionStates, map[string]string{"state": "LOST"}) == 1
 	})
 	p.Resume()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -58,13 +57,13 @@ func TestRegistrationSurvivesSessionExpiryOnce(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no reconnect after the expiry")
 	}
-	locktest.Eventually(t, 20*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
+	zktest.Eventually(t, 20*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
 	now, err := admin.Exists(ctx, "/services/api/x")
 	zktest.Must(t, err)
 	if now == nil || now.Czxid == first.Czxid || now.EphemeralOwner != c.SessionID() {
 		t.Fatalf("node after the expiry %+v, first %+v, session %x", now, first, c.SessionID())
 	}
-	locktest.Eventually(t, 10*time.Second, "the observer saw removal and re-creation", func() bool { return changes.Load() >= 2 })
+	zktest.Eventually(t, 10*time.Second, "the observer saw removal and re-creation", func() bool { return changes.Load() >= 2 })
 
 	// A reconnect within the session changes nothing.
 	session := c.SessionID()
@@ -120,7 +119,7 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 	// reported, the provider's cache has applied it too or picks only live
 	// instances.
 	zktest.Must(t, admin.Delete(ctx, "/services/api/b"))
-	locktest.Eventually(t, 10*time.Second, "the provider drops b", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the provider drops b", func() bool {
 		for _, i := range p.AllInstances() {
 			if i.ID == "b" {
 				return false
@@ -155,7 +154,7 @@ func TestProviderNeverReturnsARemovedInstance(t *testing.T) {
 	cInst := instance("api", "c", 3)
 	cInst.Enabled = &off
 	zktest.Must(t, d.UpdateService(ctx, cInst))
-	locktest.Eventually(t, 10*time.Second, "disabled c left out", func() bool { return len(p.AllInstances()) == 0 })
+	zktest.Eventually(t, 10*time.Second, "disabled c left out", func() bool { return len(p.AllInstances()) == 0 })
 	if _, ok := p.Instance(); ok {
 		t.Fatal("an instance from an empty provider")
 	}
@@ -187,5 +186,5 @@ func TestCloseLeavesNoWatch(t *testing.T) {
 	zktest.Must(t, admin.Delete(ctx, "/services/api/z"))
 	_, err = admin.SetData(ctx, "/services/api", []byte("x"), -1)
 	zktest.Must(t, err)
-	locktest.Eventually(t, 10*time.Second, "no watch left", func() bool { return len(watchedPaths(t, srv.ConnectString(), "/services")) == 0 })
+	zktest.Eventually(t, 10*time.Second, "no watch left", func() bool { return len(watchedPaths(t, srv.ConnectString(), "/services")) == 0 })
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A ServiceDiscovery queries before Start; a Start on a closed client is
@@ -34,7 +34,7 @@ func TestServiceDiscoveryStartAndClose(t *testing.T) {
 		t.Errorf("QueryForNames after Close: %v, want ErrClosed", err)
 	}
 
-	gone := locktest.NewClient(t, srv.ConnectString())
+	gone := zkclient.New(t, srv.ConnectString())
 	d, err = discovery.NewServiceDiscovery[meta](gone, "/services")
 	zktest.Must(t, err)
 	zktest.Must(t, gone.Close())

@@ -12,8 +12,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -27,7 +27,7 @@ type meta struct {
 func serve(t *testing.T) (srv *zktest.Server, c, admin *framework.Client) {
 	t.Helper()
 	srv = zktest.StartServer(t)
-	return srv, locktest.NewClient(t, srv.ConnectString()), locktest.NewClient(t, srv.ConnectString())
+	return srv, zkclient.New(t, srv.ConnectString()), zkclient.New(t, srv.ConnectString())
 }
 
 // proxied starts a server with an admin client on it, and c, built with
@@ -36,7 +36,7 @@ func proxied(t *testing.T, opts ...framework.Option) (admin *framework.Client, p
 	t.Helper()
 	srv := zktest.StartServer(t)
 	p = zktest.StartProxy(t, srv.ConnectString())
-	return locktest.NewClient(t, srv.ConnectString()), p, locktest.NewClient(t, p.Addr(), opts...)
+	return zkclient.New(t, srv.ConnectString()), p, zkclient.New(t, p.Addr(), opts...)
 }
 
 // started returns a started ServiceDiscovery closed with the test.

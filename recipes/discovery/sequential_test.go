@@ -12,8 +12,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // nodesOf lists the nodes of instance id under the service dir.
@@ -38,11 +38,11 @@ func nodesOf(t *testing.T, admin *framework.Client, dir, id string) []string {
 // create or the keeper did after the reconnect; and Close leaves none.
 func TestSequentialRegistrationLostCreateReplyMakesOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	for n, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
+	for n, policy := range []retry.Policy{zkclient.TestRetryPolicy, retry.NTimes{N: 0}} {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
-		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy)
+		c := zkclient.NewWithPolicy(t, proxy.Addr(), policy)
 		d, err := discovery.NewServiceDiscovery[meta](c, "/services", discovery.WithRetryEvery(50*time.Millisecond))
 		zktest.Must(t, err)
 		zktest.Must(t, d.Start())

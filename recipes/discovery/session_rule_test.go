@@ -9,7 +9,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -73,13 +72,13 @@ func TestGivenUpSessionNodeIsNotARegistration(t *testing.T) {
 		t.Fatalf("the given-up session's node is not on the server (%+v): the test proves nothing", stat)
 	}
 	p.Resume()
-	locktest.Eventually(t, 20*time.Second, "registered in the new session", func() bool { return d.IsRegistered("x") })
+	zktest.Eventually(t, 20*time.Second, "registered in the new session", func() bool { return d.IsRegistered("x") })
 	now, err := admin.Exists(ctx, "/services/api/x")
 	zktest.Must(t, err)
 	if now == nil || now.EphemeralOwner == old || now.EphemeralOwner != c.SessionID() || now.Czxid == stat.Czxid {
 		t.Fatalf("after the new session: node %+v, old owner %x, session %x", now, old, c.SessionID())
 	}
-	locktest.Eventually(t, 10*time.Second, "the cache reports the reconnect", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the cache reports the reconnect", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Contains(states, framework.Reconnected)

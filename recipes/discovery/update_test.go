@@ -10,7 +10,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/discovery"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -58,9 +57,9 @@ func port(t *testing.T, admin *framework.Client, name, id string) (int, bool) {
 // with what it replaced (as Curator keeps the updated instance first).
 func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
+	c := zkclient.NewWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
 	ctx := zktest.TestContext(t)
 	d := started(t, c, discovery.WithRetryEvery(50*time.Millisecond))
 	zktest.Must(t, d.RegisterService(ctx, instance("api", "x", 1)))
@@ -77,7 +76,7 @@ func TestUpdateSurvivesALostReplyAndASessionExpiry(t *testing.T) {
 	}
 
 	expireSession(t, proxy, c, nil)
-	locktest.Eventually(t, 30*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
+	zktest.Eventually(t, 30*time.Second, "registered again in the new session", func() bool { return d.IsRegistered("x") })
 	if p, ok := port(t, admin, "api", "x"); !ok || p != 2 {
 		t.Fatalf("registered again with port %d (%v), want the update's 2", p, ok)
 	}
@@ -127,7 +126,7 @@ func TestFailedRegistrationIsMadeWithoutAReconnect(t *testing.T) {
 	if id == "" {
 		t.Fatal("in 10 rounds no RegisterService reached its create")
 	}
-	locktest.Eventually(t, 30*time.Second, id+" registered", func() bool { return d.IsRegistered(id) })
+	zktest.Eventually(t, 30*time.Second, id+" registered", func() bool { return d.IsRegistered(id) })
 	if p, ok := port(t, admin, "api", id); !ok || p != 2 {
 		t.Fatalf("%s's node holds port %d (%v)", id, p, ok)
 	}

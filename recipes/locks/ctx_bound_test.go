@@ -9,8 +9,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A caller's ctx bounds the whole call: a clean-up that must outlive the
@@ -25,8 +25,8 @@ func TestReleaseIsBoundedByItsCancelledContext(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const lockPath = "/ctx-bound/release"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	slow := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
+	first := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
+	slow := built(locks.NewInterProcessMutex(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
 
 	// A hold that waited behind another one releases with its signals
 	// (engine_engine_release_signal.go), the clean-up that outlives a cancelled caller.
@@ -77,8 +77,8 @@ func TestDowngradeIsBoundedByItsWait(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const lockPath = "/ctx-bound/downgrade"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
-	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	rw := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), lockPath))
+	other := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath))
 	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 
 	const oneWay = 2 * time.Second
@@ -115,8 +115,8 @@ func TestMultiLockRollbackIsBoundedByItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
-	other := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	other := zkclient.New(t, srv.ConnectString())
 	paths := []string{"/ctx-bound/multi/a", "/ctx-bound/multi/b", "/ctx-bound/multi/c"}
 	held := unfairMutexes(c, paths...)
 	const blockedPath = "/ctx-bound/multi/blocked"
@@ -163,8 +163,8 @@ func TestMultiLockReleaseIsBoundedByItsContext(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
-	admin := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
 	paths := []string{"/ctx-bound/release-multi/a", "/ctx-bound/release-multi/b", "/ctx-bound/release-multi/c"}
 	multi := built(locks.NewInterProcessMultiLock(unfairMutexes(c, paths...)...))
 	zktest.Must(t, multi.Acquire(ctx))
@@ -221,8 +221,8 @@ func TestSemaphoreCleanupIsBoundedByItsWait(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const semPath = "/ctx-bound/sem"
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), semPath, 1))
-	other := locktest.NewClient(t, srv.ConnectString())
+	sem := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second)), semPath, 1))
+	other := zkclient.New(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(other, semPath, 1)).Acquire(ctx)
 	zktest.Must(t, err)
 	defer func() { _ = lease.Close(ctx) }()

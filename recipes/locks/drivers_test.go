@@ -11,6 +11,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // holderIdentityDriver is a driver as a user of the package writes it: the
@@ -72,10 +73,10 @@ func TestUserDriverNodesNameTheirHolder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const path = "/drivers/identity"
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(c, path,
 		locks.WithDriver(holderIdentityDriver{identity: "host-a/pid-1"}), locks.WithLockData([]byte("ignored"))))
-	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path,
+	waiter := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path,
 		locks.WithDriver(holderIdentityDriver{identity: "host-b/pid-2"})))
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestUserDriverNodesNameTheirHolder(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
 	var nodes []string
-	locktest.Eventually(t, 10*time.Second, "two contenders", func() bool {
+	zktest.Eventually(t, 10*time.Second, "two contenders", func() bool {
 		var err error
 		nodes, err = holder.ParticipantNodes(ctx)
 		return err == nil && len(nodes) == 2

@@ -9,8 +9,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Every sentinel error of the package says where it comes from.
@@ -27,7 +27,7 @@ func TestSentinelErrorsCarryThePackagePrefix(t *testing.T) {
 func TestRootIsRefusedAsALockPath(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	for name, build := range map[string]func() error{
@@ -55,7 +55,7 @@ func TestRootIsRefusedAsALockPath(t *testing.T) {
 // Bad input to any lock matches ErrInvalidArgument.
 func TestBadInputMatchesErrInvalidArgument(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := context.Background()
 	second := func(_ any, err error) error { return err }
 	ttl := func(ttl time.Duration, opts ...locks.TTLDriverOption) error {
@@ -101,12 +101,12 @@ func assertPrefixOnce(tb testing.TB, err error) {
 func TestErrorsCarryThePrefixOnce(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	closed := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	closed := zkclient.New(t, srv.ConnectString())
 	zktest.Must(t, closed.Close())
 	errs := map[string]error{}
 
-	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/prefix/rw"))
+	rw := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/prefix/rw"))
 	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 	zktest.Must(t, admin.Delete(ctx, rw.WriteLock().LockPath()))
 	errs["downgrade of a deleted write node"] = rw.ReadLock().Acquire(ctx)
@@ -126,7 +126,7 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 
 	// An unfair release's error names the node once (Release names it; the
 	// failed request names the holder node it read).
-	closing := locktest.NewClient(t, srv.ConnectString())
+	closing := zkclient.New(t, srv.ConnectString())
 	unfair := built(locks.NewInterProcessMutex(closing, "/prefix/unfair-release", locks.WithDriver(locks.UnfairLockInternalsDriver{})))
 	zktest.Must(t, unfair.Acquire(ctx))
 	node := unfair.LockPath()

@@ -9,8 +9,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A cancelled acquisition of a semaphore or a multi-lock returns promptly in
@@ -50,10 +50,10 @@ func TestCancelledSemaphoreAcquireReturnsPromptlyDuringAPartition(t *testing.T) 
 	ctx := zktest.TestContext(t)
 	const semPath = "/partition/semaphore"
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	held, err := built(locks.NewInterProcessSemaphoreV2(admin, semPath, 2)).Acquire(ctx)
 	zktest.Must(t, err)
-	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), semPath, 2))
+	waiter := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), semPath, 2))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	got := make(chan error, 1)
@@ -78,10 +78,10 @@ func TestCancelledMultiLockAcquireReturnsPromptlyDuringAPartition(t *testing.T) 
 	ctx := zktest.TestContext(t)
 	const first, second = "/partition/multi/a", "/partition/multi/b"
 	p := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(admin, second))
 	zktest.Must(t, holder.Acquire(ctx))
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession))
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(partitionSession))
 	ml := built(locks.NewInterProcessMultiLock(built(locks.NewInterProcessMutex(c, first)), built(locks.NewInterProcessMutex(c, second))))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

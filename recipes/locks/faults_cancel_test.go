@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Cancelled contexts: an acquisition given up returns the context's error,
@@ -22,7 +22,7 @@ import (
 // hold behind, and does not disturb the holders or the waiters around it.
 func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
-	observer := locktest.NewClient(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 
 	// cancelWaiting starts acquire with a context it cancels once waiting()
 	// holds, and checks that acquire returns context.Canceled.
@@ -32,7 +32,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 		defer cancel()
 		got := make(chan error, 1)
 		go func() { got <- acquire(wctx) }()
-		locktest.Eventually(t, 10*time.Second, "the acquirer waits", waiting)
+		zktest.Eventually(t, 10*time.Second, "the acquirer waits", waiting)
 		assertPending(t, got, "acquisition before the cancellation")
 		cancel()
 		if err := receive(t, got, "cancelled acquisition"); !errors.Is(err, context.Canceled) {
@@ -49,7 +49,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("writer waiting for a reader", func(t *testing.T) {
 		const lockPath = "/rw-cancel-writer"
 		ctx := zktest.TestContext(t)
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		zktest.Must(t, reader.Acquire(ctx))
@@ -71,7 +71,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("reader waiting for a writer", func(t *testing.T) {
 		const lockPath = "/rw-cancel-reader"
 		ctx := zktest.TestContext(t)
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		zktest.Must(t, writer.Acquire(ctx))
@@ -89,7 +89,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("semaphore acquirer queued on the internal lock", func(t *testing.T) {
 		const semPath = "/sem-cancel-queued"
 		ctx := zktest.TestContext(t)
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		sem := built(locks.NewInterProcessSemaphoreV2(c, semPath, 1))
 		var g gauge
 		held, err := sem.Acquire(ctx)
@@ -121,8 +121,8 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("semaphore mutex waiting for a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-cancel"
 		ctx := zktest.TestContext(t)
-		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
-		waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
+		holder := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), mutexPath))
+		waiter := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), mutexPath))
 		zktest.Must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		cancelWaiting(t, ctx, hasChildren(mutexPath+"/leases", 2), waiter.Acquire)
@@ -145,7 +145,7 @@ func TestLockRecipesCancelledAcquireLeavesNoNodes(t *testing.T) {
 	t.Run("context already cancelled", func(t *testing.T) {
 		const base = "/cancelled-before"
 		ctx := zktest.TestContext(t)
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		done, cancel := context.WithCancel(ctx)
 		cancel()
 		rw := built(locks.NewInterProcessReadWriteLock(c, base+"/rw"))
@@ -187,7 +187,7 @@ func TestCancelledDowngradeWithLostReplyLeavesNoReadNode(t *testing.T) {
 	defer cancel()
 	got := make(chan error, 1)
 	go func() { got <- pair.ReadLock().Acquire(rctx) }()
-	locktest.Eventually(t, 10*time.Second, "the downgrade's reply lost", func() bool { return p.LostReplies() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the downgrade's reply lost", func() bool { return p.LostReplies() == 1 })
 	p.Pause()
 	cancel()
 	if err := receive(t, got, "the cancelled downgrade"); err == nil {
@@ -235,7 +235,7 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	const lockPath = "/review/signals-cancelled"
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	q := queueOfThree(t, srv, lockPath)
 	holder, nodes := q.holder, q.nodes
 	cancelMiddle, mgot, cancelWaiter, got := q.cancelMiddle, q.middleDone, q.cancelWaiter, q.waiterDone
@@ -246,7 +246,7 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 	}
 	waitParticipants(t, holder, 2)
 	zktest.Must(t, admin.Delete(ctx, nodes[2])) // an operator deletes the waiter's node
-	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
 		ps, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == 2 && ps[1] != nodes[2]
 	})
@@ -259,7 +259,7 @@ func TestNoSignalWatchOutlivesACancelledAcquisition(t *testing.T) {
 
 	// The signal is fired in the background once no contender sorts before
 	// its predecessor, here as soon as the holder is gone.
-	locktest.Eventually(t, 10*time.Second, "no release-signal watch left on "+lockPath, func() bool {
+	zktest.Eventually(t, 10*time.Second, "no release-signal watch left on "+lockPath, func() bool {
 		for p := range perfWatchesByPath(t, srv) {
 			if strings.HasSuffix(p, ".released") && path.Dir(p) == lockPath {
 				return false
@@ -279,8 +279,8 @@ func TestCancelledAcquireReturnsPromptlyDuringAPartition(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const lockPath = "/review/cancel-partition"
 	p := zktest.StartProxy(t, srv.ConnectString())
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath))
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
+	waiter := built(locks.NewInterProcessMutex(zkclient.New(t, p.Addr(), framework.WithSessionTimeout(partitionSession)), lockPath))
 	zktest.Must(t, holder.Acquire(ctx))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -335,7 +335,7 @@ func queueOfThree(t *testing.T, srv *zktest.Server, lockPath string) threeInLine
 	t.Helper()
 	ctx := zktest.TestContext(t)
 	mutex := func() *locks.InterProcessMutex {
-		return built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+		return built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
 	}
 	q := threeInLine{holder: mutex(), middleDone: make(chan error, 1), waiterDone: make(chan error, 1)}
 	middle, waiter := mutex(), mutex()
@@ -350,7 +350,7 @@ func queueOfThree(t *testing.T, srv *zktest.Server, lockPath string) threeInLine
 	go func() { q.waiterDone <- waiter.Acquire(wctx) }()
 	q.nodes = waitParticipants(t, q.holder, 3)
 	q.signal = q.nodes[1] + ".released"
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+q.signal, func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter watching "+q.signal, func() bool {
 		return perfWatchesByPath(t, srv)[q.signal] > 0
 	})
 	return q

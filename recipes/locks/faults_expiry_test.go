@@ -9,6 +9,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Session expiry: a holder's or a waiter's session expires on the server
@@ -22,8 +23,8 @@ func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/waiter-expiry"))
-	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/waiter-expiry"))
+	waiterClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	waiter := built(locks.NewInterProcessMutex(waiterClient, "/waiter-expiry"))
 	zktest.Must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
@@ -35,7 +36,7 @@ func TestMutexWaiterSurvivesItsOwnSessionExpiry(t *testing.T) {
 	// The server expires the waiter's session; its node goes.
 	waitParticipants(t, holder, 1)
 	proxy.Resume()
-	locktest.Eventually(t, 10*time.Second, "waiter on a new session with a new node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "waiter on a new session with a new node", func() bool {
 		nodes, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(nodes) == 2 && nodes[1] != first && waiterClient.SessionID() != oldSession
 	})
@@ -57,9 +58,9 @@ func TestMutexWaiterAcquiresAfterHolderSessionExpires(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	holderClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	holderClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	holder := built(locks.NewInterProcessMutex(holderClient, "/expiry"))
-	waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/expiry"))
+	waiter := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/expiry"))
 	zktest.Must(t, holder.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
@@ -97,9 +98,9 @@ func TestReadWriteLockWriterSessionExpiryLetsReadersIn(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	writer := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath))
-	readersClient := locktest.NewClient(t, srv.ConnectString())
-	observer := locktest.NewClient(t, srv.ConnectString())
+	writer := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), lockPath))
+	readersClient := zkclient.New(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 
 	var check locktest.Checker
 	zktest.Must(t, writer.WriteLock().Acquire(ctx))
@@ -180,11 +181,11 @@ func TestSemaphoreLeaseHolderSessionExpiryFreesItsLease(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	staleClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := built(locks.NewInterProcessSemaphoreV2(staleClient, semPath, maxLeases))
-	other := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
-	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
-	observer := locktest.NewClient(t, srv.ConnectString())
+	other := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), semPath, maxLeases))
+	waiter := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), semPath, maxLeases))
+	observer := zkclient.New(t, srv.ConnectString())
 
 	var g gauge
 	staleLease, err := stale.Acquire(ctx)
@@ -230,10 +231,10 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	holder := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
-	partitioned := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases))
-	queued := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, maxLeases))
-	observer := locktest.NewClient(t, srv.ConnectString())
+	holder := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), semPath, maxLeases))
+	partitioned := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession)), semPath, maxLeases))
+	queued := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), semPath, maxLeases))
+	observer := zkclient.New(t, srv.ConnectString())
 
 	var g gauge
 	first, err := holder.Acquire(ctx)
@@ -254,7 +255,7 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 		}
 	}
 	awaitGone(t, observer, semPath+"/locks/"+oldLock[0])
-	locktest.Eventually(t, 10*time.Second, "the queued acquirer waits for a lease", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the queued acquirer waits for a lease", func() bool {
 		leases, err := childNames(ctx, observer, semPath+"/leases")
 		lockNodes, lerr := childNames(ctx, observer, semPath+"/locks")
 		return err == nil && lerr == nil && len(leases) == 2 && len(lockNodes) == 1
@@ -267,7 +268,7 @@ func TestSemaphoreInternalLockHolderSessionExpiryUnblocksQueue(t *testing.T) {
 	zktest.Must(t, rq.err)
 	// The partitioned acquirer is back on a new session with new nodes,
 	// waiting for the only lease.
-	locktest.Eventually(t, 10*time.Second, "the partitioned acquirer waits again with new nodes", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the partitioned acquirer waits again with new nodes", func() bool {
 		leases, err := childNames(ctx, observer, semPath+"/leases")
 		lockNodes, lerr := childNames(ctx, observer, semPath+"/locks")
 		return err == nil && lerr == nil && len(leases) == 2 && len(lockNodes) == 1 && lockNodes[0] != oldLock[0]
@@ -295,10 +296,10 @@ func TestSemaphoreMutexHolderSessionExpiryLetsWaiterIn(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	staleClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	staleClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	stale := built(locks.NewInterProcessSemaphoreMutex(staleClient, mutexPath))
-	waiter := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
-	observer := locktest.NewClient(t, srv.ConnectString())
+	waiter := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), mutexPath))
+	observer := zkclient.New(t, srv.ConnectString())
 
 	var check locktest.Checker
 	zktest.Must(t, stale.Acquire(ctx))

@@ -15,8 +15,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Helpers of the fault tests (faults_*_test.go): awaiting nodes and results
@@ -72,7 +72,7 @@ func awaitChildren(t *testing.T, c *framework.Client, p string, want ...string) 
 func awaitCount(t *testing.T, c *framework.Client, p string, n int) []string {
 	t.Helper()
 	var got []string
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children of %s", n, p), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d children of %s", n, p), func() bool {
 		var err error
 		got, err = childNames(context.Background(), c, p)
 		return err == nil && len(got) == n
@@ -91,7 +91,7 @@ func awaitCount(t *testing.T, c *framework.Client, p string, n int) []string {
 // awaitGone waits until the node at p no longer exists.
 func awaitGone(t *testing.T, c *framework.Client, p string) {
 	t.Helper()
-	locktest.Eventually(t, 10*time.Second, p+" deleted", func() bool {
+	zktest.Eventually(t, 10*time.Second, p+" deleted", func() bool {
 		stat, err := c.Exists(context.Background(), p)
 		return err == nil && stat == nil
 	})
@@ -152,9 +152,9 @@ func assertMaxLeases(t *testing.T, g *gauge, n int) {
 func proxiedPair(t *testing.T, lockPath string) (*zktest.Proxy, *framework.Client, *framework.Client, *locks.InterProcessReadWriteLock, *locks.InterProcessMutex) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	pairClient := locktest.NewClient(t, p.Addr())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	pairClient := zkclient.New(t, p.Addr())
+	admin := zkclient.New(t, srv.ConnectString())
 	pair := built(locks.NewInterProcessReadWriteLock(pairClient, lockPath))
-	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).WriteLock()
+	foreign := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath)).WriteLock()
 	return p, pairClient, admin, pair, foreign
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // An unfair contender whose holder-node claim applied but whose reply was
@@ -40,10 +40,10 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 		client func(connect string) *framework.Client
 	}{
 		{"caller cancels", true, func(connect string) *framework.Client {
-			return locktest.NewClient(t, connect)
+			return zkclient.New(t, connect)
 		}},
 		{"retry policy gives up", false, func(connect string) *framework.Client {
-			return locktest.NewClientWithPolicy(t, connect, retry.OneTime{Sleep: 50 * time.Millisecond},
+			return zkclient.NewWithPolicy(t, connect, retry.OneTime{Sleep: 50 * time.Millisecond},
 				framework.WithSessionTimeout(6*time.Second), framework.WithConnectionTimeout(200*time.Millisecond))
 		}},
 	} {
@@ -52,7 +52,7 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			ctx := zktest.TestContext(t)
 			lockPath := "/review2/orphan-claim/" + tc.name
 			ca := tc.client(p.Addr())
-			cb := locktest.NewClient(t, srv.ConnectString())
+			cb := zkclient.New(t, srv.ConnectString())
 			a := built(locks.NewInterProcessMutex(ca, lockPath, locks.WithDriver(locks.UnfairLockInternalsDriver{})))
 			b := built(locks.NewInterProcessMutex(cb, lockPath, locks.WithDriver(locks.StandardLockInternalsDriver{})))
 
@@ -77,7 +77,7 @@ func TestMixedClaimWithLostReplyLeavesNoOrphanHolder(t *testing.T) {
 			zktest.Must(t, ca.BlockUntilConnected(ctx))
 
 			// Wait until A's contender node is gone (its guaranteed delete ran).
-			locktest.Eventually(t, 10*time.Second, "A's contender node deleted", func() bool {
+			zktest.Eventually(t, 10*time.Second, "A's contender node deleted", func() bool {
 				names, _, err := cb.Children(ctx, lockPath)
 				return err == nil && !slices.ContainsFunc(names, func(n string) bool {
 					return n != locks.UnfairHolderNodeName
@@ -135,21 +135,21 @@ func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const lockPath = "/review2/give-back"
 	holderPath := path.Join(lockPath, locks.UnfairHolderNodeName)
-	obs := locktest.NewClient(t, srv.ConnectString())
-	cu1 := locktest.NewClient(t, p.Addr())
+	obs := zkclient.New(t, srv.ConnectString())
+	cu1 := zkclient.New(t, p.Addr())
 	u1 := built(locks.NewInterProcessMutex(cu1, lockPath, locks.WithDriver(fixedUnfair{suffix: "9000000000"})))
-	u2 := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath,
+	u2 := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath,
 		locks.WithDriver(fixedUnfair{suffix: "1000000000"})))
 	fair := locks.WithDriver(locks.StandardLockInternalsDriver{})
-	f := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair))
-	f2 := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath, fair))
+	f := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath, fair))
+	f2 := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath, fair))
 
 	p.SetLatency(150 * time.Millisecond)
 	u1Got := make(chan error, 1)
 	u1ctx, cancelU1 := context.WithCancel(ctx)
 	defer cancelU1()
 	go func() { u1Got <- u1.Acquire(u1ctx) }()
-	locktest.Eventually(t, 10*time.Second, "U1's claim of the holder node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "U1's claim of the holder node", func() bool {
 		_, _, err := obs.GetData(ctx, holderPath)
 		return err == nil
 	})
@@ -157,7 +157,7 @@ func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	fGot := make(chan error, 1)
 	go func() { fGot <- f.Acquire(ctx) }()
 	awaitResult(t, fGot, "F once U1 gave the holder node back")
-	locktest.Eventually(t, 5*time.Second, "U1's give-back reply lost", func() bool { return p.LostReplies() == 1 })
+	zktest.Eventually(t, 5*time.Second, "U1's give-back reply lost", func() bool { return p.LostReplies() == 1 })
 	zktest.Must(t, f.Release(ctx))
 	held, err := u2.TryAcquire(ctx, 5*time.Second)
 	zktest.Must(t, err)
@@ -166,7 +166,7 @@ func TestMixedGiveBackRetryLeavesAnotherHoldersNodeAlone(t *testing.T) {
 	}
 	// The lost reply's sever reaches U1 only now (the proxy's latency): U1
 	// reconnects and looks at the holder node again.
-	locktest.Eventually(t, 10*time.Second, "U1 reconnected after its lost reply", func() bool {
+	zktest.Eventually(t, 10*time.Second, "U1 reconnected after its lost reply", func() bool {
 		return cu1.ConnectionLosses() > 0 && cu1.State().IsConnected()
 	})
 	p.SetLatency(0)

@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Lost replies: the server applies a request but its reply is lost and the
@@ -23,9 +24,9 @@ func TestMutexCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := built(locks.NewInterProcessMutex(c, "/lost-reply"))
-	observer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/lost-reply"))
+	observer := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/lost-reply"))
 	// Create the parent first so the armed create is the lock node's own.
 	zktest.Must(t, m.Acquire(ctx))
 	zktest.Must(t, m.Release(ctx))
@@ -47,10 +48,10 @@ func TestMutexCreateReplyLost(t *testing.T) {
 // with exactly one node of ours, and contenders still exclude each other.
 func TestLockRecipesCreateReplyLost(t *testing.T) {
 	srv := zktest.StartServer(t)
-	observer := locktest.NewClient(t, srv.ConnectString())
+	observer := zkclient.New(t, srv.ConnectString())
 	newProxied := func(t *testing.T) (*zktest.Proxy, *framework.Client) {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
-		return proxy, locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(restartSession))
+		return proxy, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(restartSession))
 	}
 	assertLostOne := func(t *testing.T, proxy *zktest.Proxy) {
 		t.Helper()
@@ -63,7 +64,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		const lockPath = "/rw-lost-write"
 		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
-		reader := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
+		reader := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath)).ReadLock()
 		writer := built(locks.NewInterProcessReadWriteLock(c, lockPath)).WriteLock()
 		var check locktest.Checker
 		zktest.Must(t, reader.Acquire(ctx))
@@ -71,7 +72,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 
 		proxy.LoseNextReply(createOps...)
 		got, exits := acquireEntering(ctx, writer, check.Enter)
-		locktest.Eventually(t, 10*time.Second, "the create's reply lost", func() bool { return proxy.LostReplies() == 1 })
+		zktest.Eventually(t, 10*time.Second, "the create's reply lost", func() bool { return proxy.LostReplies() == 1 })
 		awaitCount(t, observer, lockPath, 2)
 		assertPending(t, got, "writer's Acquire while a reader holds")
 
@@ -92,7 +93,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		const lockPath = "/rw-lost-read"
 		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
-		other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).ReadLock()
+		other := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath)).ReadLock()
 		reader := built(locks.NewInterProcessReadWriteLock(c, lockPath)).ReadLock()
 		zktest.Must(t, other.Acquire(ctx))
 
@@ -132,7 +133,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		t.Helper()
 		ctx := zktest.TestContext(t)
 		proxy, c := newProxied(t)
-		gate := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), semPath+"/locks"))
+		gate := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), semPath+"/locks"))
 		zktest.Must(t, gate.Acquire(ctx))
 		if loseLockCreate {
 			proxy.LoseNextReply(createOps...)
@@ -141,7 +142,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 		go func() { got <- acquire(ctx, c) }()
 		awaitCount(t, observer, semPath+"/locks", 2)
 		if loseLockCreate {
-			locktest.Eventually(t, 10*time.Second, "the lock node's create reply lost", func() bool { return proxy.LostReplies() == 1 })
+			zktest.Eventually(t, 10*time.Second, "the lock node's create reply lost", func() bool { return proxy.LostReplies() == 1 })
 		} else {
 			proxy.LoseNextReply(createOps...)
 		}
@@ -158,7 +159,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	t.Run("semaphore lease node", func(t *testing.T) {
 		const semPath = "/sem-lost-lease"
 		ctx := zktest.TestContext(t)
-		other, err := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), semPath, 2)).Acquire(ctx)
+		other, err := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), semPath, 2)).Acquire(ctx)
 		zktest.Must(t, err)
 		var ours *locks.Lease
 		gated(t, semPath, false, func(ctx context.Context, c *framework.Client) (err error) {
@@ -187,7 +188,7 @@ func TestLockRecipesCreateReplyLost(t *testing.T) {
 	t.Run("semaphore mutex lease node behind a holder", func(t *testing.T) {
 		const mutexPath = "/semmutex-lost"
 		ctx := zktest.TestContext(t)
-		holder := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), mutexPath))
+		holder := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), mutexPath))
 		zktest.Must(t, holder.Acquire(ctx))
 		held := awaitCount(t, observer, mutexPath+"/leases", 1)
 		var check locktest.Checker
@@ -260,10 +261,10 @@ func TestDowngradeLostReplyRacingTheWriteReleaseNeitherDeadlocksNorOrphans(t *te
 	defer cancelRead()
 	rgot := make(chan error, 1)
 	go func() { rgot <- pair.ReadLock().Acquire(rctx) }()
-	locktest.Eventually(t, 5*time.Second, "the downgrade multi sent", func() bool { return p.RequestCount(zktest.OpMulti) == 1 })
+	zktest.Eventually(t, 5*time.Second, "the downgrade multi sent", func() bool { return p.RequestCount(zktest.OpMulti) == 1 })
 	wgot := make(chan error, 1)
 	go func() { wgot <- pair.WriteLock().Release(ctx) }()
-	locktest.Eventually(t, 5*time.Second, "the write node's delete sent", func() bool { return p.RequestCount(zktest.OpDelete) == 1 })
+	zktest.Eventually(t, 5*time.Second, "the write node's delete sent", func() bool { return p.RequestCount(zktest.OpDelete) == 1 })
 	p.Resume()
 	awaitResult(t, wgot, "the write release")
 	if p.LostReplies() != 1 {

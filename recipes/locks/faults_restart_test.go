@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Server restarts within the session: holders keep their nodes and waiters
@@ -80,7 +81,7 @@ func assertNodeOfSession(t *testing.T, c *framework.Client, p string) {
 func TestMutexHolderSurvivesServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	c := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := built(locks.NewInterProcessMutex(c, "/restart"))
 	zktest.Must(t, m.Acquire(ctx))
 	ourNode := m.LockPath()
@@ -110,9 +111,9 @@ func TestLockRecipesSurviveServerRestart(t *testing.T) {
 	// Each subtest restarts the server, so the slowest start so far (and with
 	// it the session) grows with the load the restarts meet.
 	newClient := func() *framework.Client {
-		return locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+		return zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	}
-	observer := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)))
+	observer := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(srv.SessionOutlastingRestart(restartSession)))
 
 	// rwCase: one pair holds one side of a read/write lock (the write side when
 	// holdWrite) while another pair waits for the other side.

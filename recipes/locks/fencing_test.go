@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Fencing tokens strictly increase from one hold of a lock to the next, across
@@ -21,8 +21,8 @@ func TestMutexFencingTokensIncreaseAcrossHandOffs(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	for _, driver := range []locks.LockInternalsDriver{locks.StandardLockInternalsDriver{}, locks.UnfairLockInternalsDriver{}} {
 		handles := []*locks.InterProcessMutex{
-			built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
-			built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
+			built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
+			built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/fence", locks.WithDriver(driver))),
 		}
 		var last int64
 		for i := 0; i < 100; i++ {
@@ -53,8 +53,8 @@ func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	const lockPath = "/review/rw-tokens"
-	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), lockPath)).WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath))
+	foreign := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), lockPath)).WriteLock()
 
 	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	writeToken := pair.WriteLock().FencingToken()
@@ -81,7 +81,7 @@ func TestReadWriteTokensNeverGoBackAcrossADowngrade(t *testing.T) {
 func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ttl, err := locks.NewPersistentTTLLockInternalsDriver(time.Minute)
 	zktest.Must(t, err)
 	for name, tc := range map[string]struct {
@@ -95,7 +95,7 @@ func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 		}},
 	} {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
-		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, proxy.Addr()), "/fence-taken/"+name, locks.WithDriver(tc.driver)))
+		m := built(locks.NewInterProcessMutex(zkclient.New(t, proxy.Addr()), "/fence-taken/"+name, locks.WithDriver(tc.driver)))
 		zktest.Must(t, m.Acquire(ctx))
 		_, stat, err := admin.GetData(ctx, tc.fence(m))
 		zktest.Must(t, err)
@@ -117,10 +117,10 @@ func TestFencingTokenIsReadWhenTheLockIsTaken(t *testing.T) {
 func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	sems := []*locks.InterProcessSemaphoreV2{
-		built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/fence-lease", 1)),
-		built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/fence-lease", 1)),
+		built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), "/fence-lease", 1)),
+		built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), "/fence-lease", 1)),
 	}
 	var last int64
 	for i := range 10 {
@@ -147,7 +147,7 @@ func TestLeaseFencingTokensGrowFromHolderToHolder(t *testing.T) {
 // ErrInvalidArgument and names it, rather than a panic.
 func TestNilOptionIsRefused(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for name, build := range map[string]func() error{
 		"mutex": func() error { _, err := locks.NewInterProcessMutex(c, "/nil-option", nil); return err },
 		"read/write lock": func() error {

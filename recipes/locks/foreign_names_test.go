@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // kazooHex is the uuid4().hex Kazoo puts before its marker.
@@ -74,7 +74,7 @@ func TestSortedContendersQueuesKazooByItsSequence(t *testing.T) {
 // lockPath, and returns the client that owns it and its path.
 func kazooNode(t *testing.T, ctx context.Context, connect, lockPath, marker string) (*framework.Client, string) {
 	t.Helper()
-	c := locktest.NewClient(t, connect)
+	c := zkclient.New(t, connect)
 	p, err := c.Create(ctx, framework.JoinPath(lockPath, kazooHex+marker), nil,
 		framework.WithMode(framework.EphemeralSequential), framework.CreatingParentContainersIfNeeded())
 	zktest.Must(t, err)
@@ -86,7 +86,7 @@ func kazooNode(t *testing.T, ctx context.Context, connect, lockPath, marker stri
 func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 
 	t.Run("KazooFirst", func(t *testing.T) {
 		const lockPath = "/foreign/kazoo-first"
@@ -126,7 +126,7 @@ func TestMutexQueuesWithKazooNamedNodes(t *testing.T) {
 func TestReadWriteLockReadsKazooReadersAndWriters(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 
 	t.Run("KazooReader", func(t *testing.T) {
 		const lockPath = "/foreign/rw-reader"

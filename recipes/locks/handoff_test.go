@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A waiter holds on its predecessor's release signal only: when the
@@ -29,7 +29,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 	}{
 		{"cancelled", func(t *testing.T, cancel context.CancelFunc, _ string, _ *zktest.Proxy) { cancel() }},
 		{"deleted", func(t *testing.T, _ context.CancelFunc, node string, _ *zktest.Proxy) {
-			zktest.Must(t, locktest.NewClient(t, srv.ConnectString()).Delete(zktest.TestContext(t), node))
+			zktest.Must(t, zkclient.New(t, srv.ConnectString()).Delete(zktest.TestContext(t), node))
 		}},
 		{"expired", func(t *testing.T, _ context.CancelFunc, _ string, proxy *zktest.Proxy) { proxy.Pause() }},
 	}
@@ -37,11 +37,11 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := zktest.TestContext(t)
 			path := "/signal-" + tc.name
-			holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path))
+			holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path))
 			zktest.Must(t, holder.Acquire(ctx))
 
 			middleProxy := zktest.StartProxy(t, srv.ConnectString())
-			middleClient := locktest.NewClient(t, middleProxy.Addr(), framework.WithSessionTimeout(shortSession))
+			middleClient := zkclient.New(t, middleProxy.Addr(), framework.WithSessionTimeout(shortSession))
 			middle := built(locks.NewInterProcessMutex(middleClient, path))
 			middleCtx, cancelMiddle := context.WithCancel(ctx)
 			defer cancelMiddle()
@@ -50,20 +50,20 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 			middleNode := waitParticipants(t, holder, 2)[1]
 
 			waiterProxy := zktest.StartProxy(t, srv.ConnectString())
-			waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, waiterProxy.Addr()), path))
+			waiter := built(locks.NewInterProcessMutex(zkclient.New(t, waiterProxy.Addr()), path))
 			waiterProxy.ResetCounts() // only the lock's requests
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
 			waitParticipants(t, holder, 3)
 			// It watches its own node (getData), the middle node (getData)
 			// and the middle node's release signal (exists).
-			locktest.Eventually(t, 10*time.Second, "the waiter watching the middle node and its signal", func() bool {
+			zktest.Eventually(t, 10*time.Second, "the waiter watching the middle node and its signal", func() bool {
 				return waiterProxy.RequestCount(zktest.OpGetData) == 2 && waiterProxy.RequestCount(zktest.OpExists) == 1
 			})
 
 			tc.end(t, cancelMiddle, middleNode, middleProxy)
 			// The waiter lists again and watches the holder's node.
-			locktest.Eventually(t, 30*time.Second, "the waiter watching the holder", func() bool {
+			zktest.Eventually(t, 30*time.Second, "the waiter watching the holder", func() bool {
 				return waiterProxy.RequestCount(zktest.OpGetData) == 3
 			})
 			if n := waiterProxy.RequestCount(zktest.OpGetChildren2); n != 2 {
@@ -92,7 +92,7 @@ func TestMutexWaiterHoldsOnlyOnAReleaseSignal(t *testing.T) {
 				// new node and gets the lock once everyone has gone.
 				zktest.Must(t, middle.Release(ctx))
 			}
-			locktest.Eventually(t, 10*time.Second, "no contender and no watch left", func() bool {
+			zktest.Eventually(t, 10*time.Second, "no contender and no watch left", func() bool {
 				nodes, err := holder.ParticipantNodes(ctx)
 				return err == nil && len(nodes) == 0 && perfWatches(t, srv) == 0
 			})
@@ -112,7 +112,7 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
 			ctx := zktest.TestContext(t)
 			path := fmt.Sprintf("/deleted-waiter-%d", ahead)
-			direct := locktest.NewClient(t, srv.ConnectString())
+			direct := zkclient.New(t, srv.ConnectString())
 			holder := built(locks.NewInterProcessMutex(direct, path))
 			zktest.Must(t, holder.Acquire(ctx))
 			var queued []*locks.InterProcessMutex
@@ -123,10 +123,10 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 				go func() { done <- m.Acquire(ctx) }()
 				waitParticipants(t, holder, i+1)
 			}
-			waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path))
+			waiter := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path))
 			go func() { done <- waiter.Acquire(ctx) }()
 			old := waitParticipants(t, holder, ahead+1)[ahead]
-			locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool {
+			zktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool {
 				// Each waiter watches its predecessor and its own node; all
 				// but the first also watch a release signal. (A deletion
 				// before the last of them is armed is noticed all the same.)
@@ -135,7 +135,7 @@ func TestMutexWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 
 			zktest.Must(t, direct.Delete(ctx, old))
 			var requeued string
-			locktest.Eventually(t, 20*time.Second, "the waiter queueing again with a new node", func() bool {
+			zktest.Eventually(t, 20*time.Second, "the waiter queueing again with a new node", func() bool {
 				nodes, err := holder.ParticipantNodes(ctx)
 				if err != nil || len(nodes) != ahead+1 || nodes[ahead] == old {
 					return false
@@ -184,7 +184,7 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	const path = "/signal-embedded"
-	direct := locktest.NewClient(t, srv.ConnectString())
+	direct := zkclient.New(t, srv.ConnectString())
 	newMutex := func(c *framework.Client) *locks.InterProcessMutex {
 		return built(locks.NewInterProcessMutex(c, path, locks.WithDriver(lowestWatcher{})))
 	}
@@ -197,22 +197,22 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 	go func() { done <- third.Acquire(ctx) }()
 	waitParticipants(t, first, 3)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	last := newMutex(locktest.NewClient(t, proxy.Addr()))
+	last := newMutex(zkclient.New(t, proxy.Addr()))
 	proxy.ResetCounts() // only the lock's requests
 	go func() { done <- last.Acquire(ctx) }()
-	locktest.Eventually(t, 10*time.Second, "the last waiter watching the first", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the last waiter watching the first", func() bool {
 		return proxy.RequestCount(zktest.OpGetData) >= 1
 	})
 
 	// The second holds after waiting, so its release fires its signal.
 	zktest.Must(t, first.Release(ctx))
 	zktest.Must(t, <-done)
-	locktest.Eventually(t, 10*time.Second, "the last waiter watching the second", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the last waiter watching the second", func() bool {
 		return proxy.RequestCount(zktest.OpGetChildren2) == 2 && proxy.RequestCount(zktest.OpGetData) >= 2
 	})
 	zktest.Must(t, second.Release(ctx))
 	zktest.Must(t, <-done)
-	locktest.Eventually(t, 10*time.Second, "the last waiter acting on the second's release", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the last waiter acting on the second's release", func() bool {
 		return last.IsAcquiredInThisProcess() || proxy.RequestCount(zktest.OpGetChildren2) == 3
 	})
 	if last.IsAcquiredInThisProcess() {
@@ -237,9 +237,9 @@ func TestMutexEmbeddingDriverIgnoresReleaseSignals(t *testing.T) {
 // it certain (framework's TestConnectionLossesCountedBeforeWatchesComeBack).
 func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 	srv := zktest.StartServer(t)
-	direct := locktest.NewClient(t, srv.ConnectString())
+	direct := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	waiterClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	const rounds = 2
 	for round := range rounds {
 		ctx := zktest.TestContext(t)
@@ -251,7 +251,7 @@ func TestMutexWaiterCutOffWhileItsNodeIsDeletedQueuesAgain(t *testing.T) {
 		go func() { acquired <- waiter.Acquire(ctx) }()
 		old := waitParticipants(t, holder, 2)[1]
 		// The holder watches its own node since it took the lock.
-		locktest.Eventually(t, 10*time.Second, "the waiter watching the holder and its own node", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the waiter watching the holder and its own node", func() bool {
 			return perfWatches(t, srv) == 3
 		})
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // Helpers of every test file in this package.
@@ -20,7 +20,7 @@ const shortSession = 1500 * time.Millisecond
 func waitParticipants(tb testing.TB, m *locks.InterProcessMutex, n int) []string {
 	tb.Helper()
 	var nodes []string
-	locktest.Eventually(tb, 10*time.Second, fmt.Sprintf("%d participants", n), func() bool {
+	zktest.Eventually(tb, 10*time.Second, fmt.Sprintf("%d participants", n), func() bool {
 		var err error
 		nodes, err = m.ParticipantNodes(context.Background())
 		return err == nil && len(nodes) == n

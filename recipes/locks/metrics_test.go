@@ -8,9 +8,9 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A scripted run reports exact counts: an uncontended acquisition, one that
@@ -22,9 +22,9 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	rec := metricstest.New()
 	ctx := zktest.TestContext(t)
 	const path = "/metrics/mutex"
-	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
-	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path))
-	c := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
+	a := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
+	b := built(locks.NewInterProcessMutex(zkclient.New(t, p.Addr(), framework.WithMetrics(rec), framework.WithSessionTimeout(10*time.Second)), path))
+	c := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec)), path))
 
 	metricstest.HandOff(t, ctx, srv, a, b)
 	if ok, err := c.TryAcquire(ctx, 0); ok || err != nil {
@@ -41,7 +41,7 @@ func TestLockMetricsCountAScriptedRun(t *testing.T) {
 	}
 	zktest.Must(t, b.Release(ctx))
 
-	sem := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2))
+	sem := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec)), "/metrics/sem", 2))
 	leases, err := sem.AcquireN(ctx, 2)
 	zktest.Must(t, err)
 	if v := rec.Value(locks.MetricLeasesHeld); v != 2 {

@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Fair and unfair contenders on one path, as during a rolling switch from
@@ -28,8 +29,8 @@ func TestFairAndUnfairDriversOnOnePathExcludeEachOther(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := zktest.TestContext(t)
 			path := "/mixed/" + tc.name
-			first := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.first))
-			second := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, tc.second))
+			first := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path, tc.first))
+			second := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path, tc.second))
 			zktest.Must(t, first.Acquire(ctx))
 			assertWaits(t, ctx, second, "the second driver's contender, while the first one's holds")
 			got := make(chan error, 1)
@@ -65,7 +66,7 @@ func TestFairAndUnfairDriversUnderContention(t *testing.T) {
 		if i%2 == 1 {
 			driver = locks.UnfairLockInternalsDriver{}
 		}
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		mutexes = append(mutexes, built(locks.NewInterProcessMutex(c, "/mixed/contention", locks.WithDriver(driver))))
 	}
 	var check locktest.Checker
@@ -95,9 +96,9 @@ func (d seqDriver) CreatesTheLock(ctx context.Context, c *framework.Client, path
 func TestContenderPastTheSequenceWrapQueuesBehindTheHolder(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/mixed/wrap",
 		locks.WithDriver(seqDriver{seq: 2147483647})))
-	newcomer := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/mixed/wrap",
+	newcomer := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/mixed/wrap",
 		locks.WithDriver(seqDriver{seq: -2147483648})))
 	zktest.Must(t, holder.Acquire(ctx))
 	assertWaits(t, ctx, newcomer, "a contender past the sequence wrap")

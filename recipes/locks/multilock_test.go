@@ -12,8 +12,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // journal records the order in which recordingLocks are acquired and released.
@@ -68,7 +68,7 @@ func (r recordingLock) Release(ctx context.Context) error {
 func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	var j journal
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/multi-order/rw"))
 	ml := built(locks.NewInterProcessMultiLock(
@@ -80,7 +80,7 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 	if !ml.IsAcquiredInThisProcess() {
 		t.Fatal("IsAcquiredInThisProcess false after Acquire")
 	}
-	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/multi-order/rw"))
+	other := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/multi-order/rw"))
 	if ok, err := other.ReadLock().TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("a reader while the multi-lock holds the write lock: TryAcquire(0) = %v, %v; want false", ok, err)
 	}
@@ -103,9 +103,9 @@ func TestMultiLockAcquiresInOrderReleasesInReverse(t *testing.T) {
 func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	var j journal
-	closed := locktest.NewClient(t, srv.ConnectString())
+	closed := zkclient.New(t, srv.ConnectString())
 	zktest.Must(t, closed.Close())
 	first := built(locks.NewInterProcessMutex(c, "/multi-fail/a"))
 	broken := built(locks.NewInterProcessMutex(closed, "/multi-fail/c")) // its client is closed
@@ -132,8 +132,8 @@ func TestMultiLockRollsBackWhenOneLockFails(t *testing.T) {
 func TestMultiLockRollsBackOnTimeoutAndCancel(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/multi-busy/b"))
+	c := zkclient.New(t, srv.ConnectString())
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/multi-busy/b"))
 	zktest.Must(t, holder.Acquire(ctx))
 	a := built(locks.NewInterProcessMutex(c, "/multi-busy/a"))
 	ml := built(locks.NewInterProcessMultiLock(a, built(locks.NewInterProcessMutex(c, "/multi-busy/b"))))
@@ -179,7 +179,7 @@ func TestMultiLockRollsBackOnTimeoutAndCancel(t *testing.T) {
 func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	a := built(locks.NewInterProcessMutex(c, "/multi-release/a"))
 	b := built(locks.NewInterProcessMutex(c, "/multi-release/b"))
 	d := built(locks.NewInterProcessSemaphoreMutex(c, "/multi-release/d"))
@@ -205,7 +205,7 @@ func TestMultiLockReleaseReportsEveryFailure(t *testing.T) {
 
 func TestMultiLockBadInput(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	var nilMutex *locks.InterProcessMutex
 	for i, l := range [][]locks.Lock{

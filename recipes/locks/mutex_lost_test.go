@@ -6,8 +6,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Each way a mutex hold's Lost channel closes, and each way it stays open.
@@ -16,7 +16,7 @@ func TestMutexLostOnSuspendUnderStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	m := built(locks.NewInterProcessMutex(c, "/lost-standard"))
 	zktest.Must(t, m.Acquire(ctx))
 	lost := m.Lost()
@@ -51,7 +51,7 @@ func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	// go-zookeeper waits a second before redialing a lone server, so the
 	// session must comfortably outlast a reconnect for Sever to stay a suspension.
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy))
 	m := built(locks.NewInterProcessMutex(c, "/lost-session"))
 	zktest.Must(t, m.Acquire(ctx))
 
@@ -93,7 +93,7 @@ func TestMutexLostOnlyOnSessionLossUnderSessionPolicy(t *testing.T) {
 
 func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/deleted-under-us"))
 	zktest.Must(t, m.Acquire(ctx))
@@ -113,7 +113,7 @@ func TestMutexLostWhenNodeFoundDeleted(t *testing.T) {
 func TestLostClosesWhenTheClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	m := built(locks.NewInterProcessMutex(c, "/lost-client-closed"))
 	zktest.Must(t, m.Acquire(ctx))
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lost-client-closed-sem", 1)).Acquire(ctx)

@@ -12,11 +12,12 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	mutexes := make([]*locks.InterProcessMutex, 10)
 	for i := range mutexes {
@@ -31,7 +32,7 @@ func TestMutexGoroutinesWithOwnHandlesOnOneClientExclude(t *testing.T) {
 
 func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/shared-handle"))
 	var wg sync.WaitGroup
@@ -60,7 +61,7 @@ func TestMutexConcurrentFirstAcquisitionsThroughOneHandleCreateOneNode(t *testin
 func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	for _, tc := range []struct {
@@ -97,12 +98,12 @@ func TestMutexBadInputFailsWithoutTraffic(t *testing.T) {
 
 func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithContainerCheckInterval(100*time.Millisecond))
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/containers/deep/lock"))
 	zktest.Must(t, m.Acquire(ctx))
 	zktest.Must(t, m.Release(ctx))
-	locktest.Eventually(t, 10*time.Second, "container parents reaped", func() bool {
+	zktest.Eventually(t, 10*time.Second, "container parents reaped", func() bool {
 		stat, err := c.Exists(ctx, "/containers")
 		return err == nil && stat == nil
 	})
@@ -113,14 +114,14 @@ func TestMutexContainerParentDisappearsAfterRelease(t *testing.T) {
 
 func TestMutexUnderNamespace(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithNamespace("tenant"))
+	c := zkclient.New(t, srv.ConnectString(), framework.WithNamespace("tenant"))
 	ctx := zktest.TestContext(t)
 	m := built(locks.NewInterProcessMutex(c, "/jobs"))
 	zktest.Must(t, m.Acquire(ctx))
 	if !strings.HasPrefix(m.LockPath(), "/jobs/_c_") {
 		t.Fatalf("LockPath() = %q, want it relative to the namespace", m.LockPath())
 	}
-	raw := locktest.NewClient(t, srv.ConnectString())
+	raw := zkclient.New(t, srv.ConnectString())
 	children, _, err := raw.Children(ctx, "/tenant/jobs")
 	zktest.Must(t, err)
 	if len(children) != 1 || "/jobs/"+children[0] != m.LockPath() {
@@ -138,7 +139,7 @@ func TestMutexUnderNamespace(t *testing.T) {
 func TestMutexRevocation(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	holderClient := locktest.NewClient(t, srv.ConnectString())
+	holderClient := zkclient.New(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessMutex(holderClient, "/revocable"))
 	revoked := make(chan struct{}, 2)
 	holder.MakeRevocable(func() {
@@ -146,7 +147,7 @@ func TestMutexRevocation(t *testing.T) {
 		_ = holder.Release(context.Background())
 	})
 	zktest.Must(t, holder.Acquire(ctx))
-	other := locktest.NewClient(t, srv.ConnectString())
+	other := zkclient.New(t, srv.ConnectString())
 	waiter := built(locks.NewInterProcessMutex(other, "/revocable"))
 	nodes := waitParticipants(t, waiter, 1)
 	zktest.Must(t, locks.AttemptRevoke(ctx, other, nodes[0]))
@@ -173,9 +174,9 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/herd"))
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/herd"))
 	zktest.Must(t, holder.Acquire(ctx))
-	waitersClient := locktest.NewClient(t, proxy.Addr())
+	waitersClient := zkclient.New(t, proxy.Addr())
 	const waiters = 50
 	handles := make([]*locks.InterProcessMutex, waiters)
 	acquired := make(chan int, waiters)
@@ -195,7 +196,7 @@ func TestMutexReleaseWakesOneWaiter(t *testing.T) {
 	// watched are the waiters+1 lock nodes and waiters-1 signals.
 	const armed = 2 * waiters
 	watches := func() int { return perfWatchedPaths(t, srv) }
-	locktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool { return watches() == armed })
+	zktest.Eventually(t, 10*time.Second, "every waiter watching", func() bool { return watches() == armed })
 	proxy.ResetCounts()
 	zktest.Must(t, holder.Release(ctx))
 	next := <-acquired

@@ -16,8 +16,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // perfOps are every opcode a Proxy names, pings excepted: a request of any
@@ -62,7 +62,7 @@ const perfSession = 30 * time.Second
 // perfClient is locktest.NewClient with a perfSession session.
 func perfClient(tb testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	tb.Helper()
-	return locktest.NewClient(tb, connect, append([]framework.Option{framework.WithSessionTimeout(perfSession)}, opts...)...)
+	return zkclient.New(tb, connect, append([]framework.Option{framework.WithSessionTimeout(perfSession)}, opts...)...)
 }
 
 func perfProxy(tb testing.TB, target string) *zktest.Proxy {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -90,7 +89,7 @@ func TestMutexHandOffFromTheLowestCostsTheWaiterNoListing(t *testing.T) {
 	go func() { acquired <- waiter.Acquire(ctx) }()
 	// The holder watches its own node (set beside its listing); the waiter
 	// its own node and the holder's.
-	locktest.Eventually(t, 10*time.Second, "the waiter watching the holder's node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter watching the holder's node", func() bool {
 		return perfWatches(t, srv) == 3
 	})
 	select {
@@ -155,7 +154,7 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			// Every waiter watches its own node and its predecessor; all but
 			// the first also watch a release signal: every lock node, and
 			// the signals of all but the last.
-			locktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
+			zktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
 				return perfWatchedPaths(t, srv) == 2*ahead
 			})
 			waiting := perfCounts(proxy)

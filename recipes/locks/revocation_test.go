@@ -12,8 +12,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Revocation: once per hold, the callback registered when the request comes,
@@ -26,7 +26,7 @@ const revocationWatcher = "(*hold).watchRevocation"
 // seen the request and called its callback, or it has stopped.
 func awaitNoRevocationWatcher(t *testing.T, why string) {
 	t.Helper()
-	locktest.Eventually(t, 10*time.Second, why, func() bool { return !goroutinesRunning(revocationWatcher) })
+	zktest.Eventually(t, 10*time.Second, why, func() bool { return !goroutinesRunning(revocationWatcher) })
 }
 
 // A callback replaced during a hold is never called, and neither is one
@@ -35,8 +35,8 @@ func awaitNoRevocationWatcher(t *testing.T, why string) {
 func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/revoke/current"))
+	admin := zkclient.New(t, srv.ConnectString())
+	m := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/revoke/current"))
 	var first, second atomic.Int32
 	secondCalled := make(chan struct{}, 1)
 
@@ -74,12 +74,12 @@ func TestRevocationCallsOnlyTheCurrentCallback(t *testing.T) {
 func TestRevocationWatcherEndsWithItsClient(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	m := built(locks.NewInterProcessMutex(c, "/revoke/closed"))
 	m.MakeRevocable(func() { t.Error("revocation callback called without a request") })
 	zktest.Must(t, m.Acquire(ctx))
 	node := m.LockPath()
-	locktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
 		return perfWatchesByPath(t, srv)[node] == 1
 	})
 	zktest.Must(t, c.Close())
@@ -92,11 +92,11 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 	srv := zktest.StartServer(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, p.Addr()), "/revoke/idle"))
+	m := built(locks.NewInterProcessMutex(zkclient.New(t, p.Addr()), "/revoke/idle"))
 	m.MakeRevocable(func() {})
 	zktest.Must(t, m.Acquire(ctx))
 	node := m.LockPath()
-	locktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the revocation watch set", func() bool {
 		return perfWatchesByPath(t, srv)[node] == 1
 	})
 	p.ResetCounts()
@@ -120,9 +120,9 @@ func TestIdleRevocableHoldSendsNoRequests(t *testing.T) {
 func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	const base = "/revoke/refuse"
-	held := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/lock"))
+	held := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), base+"/lock"))
 	held.MakeRevocable(func() { t.Error("a refused revocation reached the holder") })
 	zktest.Must(t, held.Acquire(ctx))
 	contenderName := protection.Name(protection.NewID(), "lease-0000000001")
@@ -162,7 +162,7 @@ func TestAttemptRevokeRefusesWhatIsNotAContender(t *testing.T) {
 		"unfair":   {locks.WithDriver(locks.UnfairLockInternalsDriver{})},
 		"TTL":      {locks.WithDriver(ttl)},
 	} {
-		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), base+"/"+name, opts...))
+		m := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), base+"/"+name, opts...))
 		revoked := make(chan struct{}, 1)
 		m.MakeRevocable(func() { revoked <- struct{}{} })
 		zktest.Must(t, m.Acquire(ctx))

@@ -15,13 +15,14 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestReadWriteLockParticipantNodes(t *testing.T) {
 	const readers, writers = 20, 8
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	clients := []*framework.Client{locktest.NewClient(t, srv.ConnectString()), locktest.NewClient(t, srv.ConnectString())}
+	clients := []*framework.Client{zkclient.New(t, srv.ConnectString()), zkclient.New(t, srv.ConnectString())}
 	newLock := func(i int) *locks.InterProcessReadWriteLock {
 		return built(locks.NewInterProcessReadWriteLock(clients[i%len(clients)], "/rw-participants"))
 	}
@@ -45,7 +46,7 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 		wg.Add(1)
 		go hold(newLock(i).ReadLock(), check.EnterShared)
 	}
-	locktest.Eventually(t, 15*time.Second, "every reader holds", func() bool { return check.Entries() == readers })
+	zktest.Eventually(t, 15*time.Second, "every reader holds", func() bool { return check.Entries() == readers })
 	for i := 0; i < writers; i++ {
 		wg.Add(1)
 		go hold(newLock(i).WriteLock(), check.Enter)
@@ -84,7 +85,7 @@ func TestReadWriteLockParticipantNodes(t *testing.T) {
 func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-upgrade"))
 	zktest.Must(t, rw.ReadLock().Acquire(ctx))
 	start := time.Now()
@@ -104,7 +105,7 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 		t.Fatal("refused write lock reports held")
 	}
 	// Another pair's writer waits for our reader.
-	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-upgrade"))
+	other := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/rw-upgrade"))
 	if ok, err := other.WriteLock().TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
 		t.Fatalf("another writer's TryAcquire during a read hold = %v, %v; want false, nil", ok, err)
 	}
@@ -116,9 +117,9 @@ func TestReadWriteLockRefusesUpgrade(t *testing.T) {
 func TestReadWriteLockDowngrade(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	rw := built(locks.NewInterProcessReadWriteLock(c, "/rw-downgrade"))
-	other := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-downgrade"))
+	other := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/rw-downgrade"))
 
 	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 	writeNode := rw.WriteLock().LockPath()
@@ -164,21 +165,21 @@ func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	a := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-contending"))
-	b := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, proxy.Addr()), "/rw-contending"))
+	a := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/rw-contending"))
+	b := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, proxy.Addr()), "/rw-contending"))
 
 	zktest.Must(t, a.WriteLock().Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.WriteLock().Acquire(ctx) }()
 	waitParticipants(t, a.WriteLock(), 2)
-	locktest.Eventually(t, 10*time.Second, "the queued writer watches our write node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the queued writer watches our write node", func() bool {
 		return proxy.RequestCount(zktest.OpGetData) > 0
 	})
 
 	zktest.Must(t, a.ReadLock().Acquire(ctx))
 	proxy.ResetCounts()
 	zktest.Must(t, a.WriteLock().Release(ctx))
-	locktest.Eventually(t, 10*time.Second, "the queued writer reacts to the write release", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the queued writer reacts to the write release", func() bool {
 		return len(got) > 0 || proxy.RequestCount(zktest.OpGetData) > 0
 	})
 	assertPending(t, got, "queued writer's Acquire after the downgrade")
@@ -196,7 +197,7 @@ func TestReadWriteLockContendingDowngradeKeepsWriterOut(t *testing.T) {
 func TestReadWriteLockWriterNotStarvedByLaterReaders(t *testing.T) {
 	const lateReaders = 5
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	newLock := func() *locks.InterProcessReadWriteLock {
 		return built(locks.NewInterProcessReadWriteLock(c, "/rw-starve"))
 	}
@@ -278,7 +279,7 @@ func TestReadWriteLockManyClients(t *testing.T) {
 	var reads, writes int
 	var wg sync.WaitGroup
 	for i := 0; i < clients; i++ {
-		rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-basic"))
+		rw := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/rw-basic"))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -326,9 +327,9 @@ func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
-	readerClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	readerClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	reader := built(locks.NewInterProcessReadWriteLock(readerClient, "/rw-expiry"))
-	writerClient := locktest.NewClient(t, srv.ConnectString())
+	writerClient := zkclient.New(t, srv.ConnectString())
 	writer := built(locks.NewInterProcessReadWriteLock(writerClient, "/rw-expiry"))
 
 	zktest.Must(t, reader.ReadLock().Acquire(ctx))
@@ -361,7 +362,7 @@ func TestReadWriteLockReaderSessionExpiryLetsWriterIn(t *testing.T) {
 func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	proxy.ResetCounts()
 	for _, tc := range []struct {
 		name string
@@ -392,7 +393,7 @@ func TestReadWriteLockBadInputFailsWithoutTraffic(t *testing.T) {
 func TestReadWriteLockHoldsHaveFencingTokens(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	rw := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/rw-fence"))
+	rw := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/rw-fence"))
 	zktest.Must(t, rw.WriteLock().Acquire(ctx))
 	zktest.Must(t, rw.ReadLock().Acquire(ctx))
 	w, r := rw.WriteLock().FencingToken(), rw.ReadLock().FencingToken()

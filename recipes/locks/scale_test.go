@@ -73,7 +73,7 @@ func runWaiterScale(tb testing.TB, srv *zktest.Server, path string) scaleResult 
 	// Each waiter watches its own node and its predecessor and, but for the
 	// first one, whose predecessor is the holder, its predecessor's release
 	// signal: every lock node and every signal but the last waiter's.
-	locktest.Eventually(tb, 2*time.Minute, fmt.Sprintf("all %d waiters watching", scaleWaiters), func() bool {
+	zktest.Eventually(tb, 2*time.Minute, fmt.Sprintf("all %d waiters watching", scaleWaiters), func() bool {
 		return perfWatchedPaths(tb, srv) == 2*scaleWaiters
 	})
 	// A waiter's request goroutines end just after their replies: allow

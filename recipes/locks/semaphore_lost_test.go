@@ -8,9 +8,9 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/metricstest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Each way a lease's Lost channel closes, and each way it stays open.
@@ -29,7 +29,7 @@ func TestLeaseLostOnSuspendedUnderTheStandardPolicy(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/suspended", 2)).Acquire(ctx)
 	zktest.Must(t, err)
 	assertNotLost(t, lease, "a fresh lease")
@@ -49,7 +49,7 @@ func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	opts := append(givenUpSessionOptions(), framework.WithErrorPolicy(framework.SessionErrorPolicy))
-	c := locktest.NewClient(t, p.Addr(), opts...)
+	c := zkclient.New(t, p.Addr(), opts...)
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/session", 2)).Acquire(ctx)
 	zktest.Must(t, err)
 
@@ -70,8 +70,8 @@ func TestLeaseLostOnlyWithTheSessionUnderTheSessionPolicy(t *testing.T) {
 func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/deleted", 1)).Acquire(ctx)
 	zktest.Must(t, err)
 
@@ -85,7 +85,7 @@ func TestLeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 func TestLeaseLostOnClose(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/close", 1))
 	lease, err := sem.Acquire(ctx)
 	zktest.Must(t, err)
@@ -107,7 +107,7 @@ func TestLeaseLostOnClose(t *testing.T) {
 func TestLeaseLostWhenItsClientCloses(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/client-close", 1)).Acquire(ctx)
 	zktest.Must(t, err)
 
@@ -132,7 +132,7 @@ func TestNilLeaseIsSane(t *testing.T) {
 func TestLeaseCloseRejectsANilContext(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	lease, err := built(locks.NewInterProcessSemaphoreV2(c, "/lease-lost/nil-ctx", 1)).Acquire(ctx)
 	zktest.Must(t, err)
 	//nolint:staticcheck // a nil context is the bad input under test
@@ -148,8 +148,8 @@ func TestLeaseCloseRejectsANilContext(t *testing.T) {
 func TestSemaphoreMutexLost(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/lease-lost/mutex"))
+	admin := zkclient.New(t, srv.ConnectString())
+	m := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), "/lease-lost/mutex"))
 	assertClosed(t, m.Lost(), "Lost before Acquire")
 
 	zktest.Must(t, m.Acquire(ctx))
@@ -180,8 +180,8 @@ func TestSemaphoreMutexClosesItsLostLeaseOnTheNextAcquire(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	const mutexPath = "/lease-lost/again"
 	rec := metricstest.New()
-	m := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath))
-	admin := locktest.NewClient(t, srv.ConnectString())
+	m := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec)), mutexPath))
+	admin := zkclient.New(t, srv.ConnectString())
 	zktest.Must(t, m.Acquire(ctx))
 	lost := m.Lost()
 	nodes := awaitCount(t, admin, mutexPath+"/leases", 1)

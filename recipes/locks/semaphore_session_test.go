@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Leases and the session rule: a lease node counts only while the session
@@ -30,9 +30,9 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 	const semPath = "/sem-session/given-up"
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	holderClient := locktest.NewClient(t, srv.ConnectString())
+	holderClient := zkclient.New(t, srv.ConnectString())
 	p := zktest.StartProxy(t, srv.ConnectString())
-	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
+	waiterClient := zkclient.New(t, p.Addr(), givenUpSessionOptions()...)
 
 	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1))
 	waiter := built(locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1))
@@ -62,7 +62,7 @@ func TestSemaphoreWaiterNeverGrantedThroughAGivenUpSessionsNode(t *testing.T) {
 		t.Fatalf("the waiter was granted through %s, a node of the session it gave up", old)
 	}
 	assertNodeOfSession(t, waiterClient, r.lease.Path())
-	locktest.Eventually(t, 10*time.Second, "the given-up lease node deleted", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the given-up lease node deleted", func() bool {
 		stat, err := holderClient.Exists(ctx, old)
 		return err == nil && stat == nil
 	})
@@ -114,9 +114,9 @@ func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	holderClient := locktest.NewClient(t, srv.ConnectString())
-	waiterClient := locktest.NewClient(t, p.Addr(), givenUpSessionOptions()...)
-	thirdClient := locktest.NewClient(t, srv.ConnectString())
+	holderClient := zkclient.New(t, srv.ConnectString())
+	waiterClient := zkclient.New(t, p.Addr(), givenUpSessionOptions()...)
+	thirdClient := zkclient.New(t, srv.ConnectString())
 	sems := map[string]*locks.InterProcessSemaphoreV2{
 		"holder": built(locks.NewInterProcessSemaphoreV2(holderClient, semPath, 1)),
 		"waiter": built(locks.NewInterProcessSemaphoreV2(waiterClient, semPath, 1)),
@@ -146,7 +146,7 @@ func TestSemaphoreNeverOverGrantsAcrossAGivenUpSession(t *testing.T) {
 		acquire("third")
 		close(first)
 	})
-	locktest.Eventually(t, 20*time.Second, "the given-up session's lease node gone", func() bool {
+	zktest.Eventually(t, 20*time.Second, "the given-up session's lease node gone", func() bool {
 		stat, err := holderClient.Exists(ctx, old)
 		return err == nil && stat == nil
 	})

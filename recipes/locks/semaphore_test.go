@@ -16,8 +16,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // leaseChildren lists the lease nodes under a semaphore's path.
@@ -32,7 +32,7 @@ func leaseChildren(t *testing.T, c *framework.Client, semPath string) []string {
 func waitLeases(t *testing.T, s *locks.InterProcessSemaphoreV2, n int) []string {
 	t.Helper()
 	var nodes []string
-	locktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d lease nodes", n), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d lease nodes", n), func() bool {
 		var err error
 		nodes, err = s.ParticipantNodes(context.Background())
 		return err == nil && len(nodes) == n
@@ -65,7 +65,7 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 	ctx := zktest.TestContext(t)
 	sems := make([]*locks.InterProcessSemaphoreV2, clients)
 	for i := range sems {
-		sems[i] = built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-max", maxLeases))
+		sems[i] = built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), "/sem-max", maxLeases))
 	}
 	var g gauge
 	var wg sync.WaitGroup
@@ -103,7 +103,7 @@ func TestSemaphoreMaxNeverExceeded(t *testing.T) {
 func TestSemaphoreReleaseInChunks(t *testing.T) {
 	const maxLeases, goroutines = 11, 60
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-chunks", maxLeases))
 	var g gauge
 	var finished sync.WaitGroup
@@ -141,7 +141,7 @@ func TestSemaphoreReleaseInChunks(t *testing.T) {
 	released := 0
 	for released < goroutines {
 		want := min(maxLeases, goroutines-released)
-		locktest.Eventually(t, 15*time.Second, fmt.Sprintf("%d leases held after %d returned", want, released), func() bool {
+		zktest.Eventually(t, 15*time.Second, fmt.Sprintf("%d leases held after %d returned", want, released), func() bool {
 			doneMu.Lock()
 			defer doneMu.Unlock()
 			cur, _ := g.read()
@@ -164,9 +164,9 @@ func TestSemaphoreReleaseInChunks(t *testing.T) {
 func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	holderClient := locktest.NewClient(t, srv.ConnectString())
+	holderClient := zkclient.New(t, srv.ConnectString())
 	holder := built(locks.NewInterProcessSemaphoreV2(holderClient, "/sem-close", 3))
-	waiter := built(locks.NewInterProcessSemaphoreV2(locktest.NewClient(t, srv.ConnectString()), "/sem-close", 3))
+	waiter := built(locks.NewInterProcessSemaphoreV2(zkclient.New(t, srv.ConnectString()), "/sem-close", 3))
 	leases, err := holder.AcquireN(ctx, 3)
 	zktest.Must(t, err)
 	if len(leases) != 3 {
@@ -204,7 +204,7 @@ func TestSemaphoreClientCloseFreesLeases(t *testing.T) {
 func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-orphan", 1))
 	first, err := sem.Acquire(ctx)
 	zktest.Must(t, err)
@@ -227,7 +227,7 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 	waiting := nodes[1]
 	zktest.Must(t, c.Delete(ctx, waiting))
 	// The waiter notices and comes back with a node of its own.
-	locktest.Eventually(t, 10*time.Second, "a new waiting lease node", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a new waiting lease node", func() bool {
 		n, err := sem.ParticipantNodes(ctx)
 		return err == nil && len(n) == 2 && n[1] != waiting
 	})
@@ -258,7 +258,7 @@ func TestSemaphoreLeaseDeletedWhileWaitingIsRetried(t *testing.T) {
 func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-cancel", 3))
 	held, err := sem.Acquire(ctx)
 	zktest.Must(t, err)
@@ -301,7 +301,7 @@ func TestSemaphoreCancelledAcquireNLeavesNoLease(t *testing.T) {
 func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	sem := built(locks.NewInterProcessSemaphoreV2(c, "/sem-try", 2))
 	held, err := sem.AcquireN(ctx, 2)
 	zktest.Must(t, err)
@@ -327,7 +327,7 @@ func TestSemaphoreTryAcquireTimesOutWithoutNodes(t *testing.T) {
 func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	newSem := func() *locks.InterProcessSemaphoreV2 {
 		return built(locks.NewInterProcessSemaphoreV2(c, "/sem-shared", 1, locks.WithSharedCount("/config/sem-max")))
 	}
@@ -368,7 +368,7 @@ func TestSemaphoreSharedCountRiseWakesWaiter(t *testing.T) {
 func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	good := built(locks.NewInterProcessSemaphoreV2(c, "/sem-bad", 3))
@@ -406,7 +406,7 @@ func TestSemaphoreBadInputFailsWithoutTraffic(t *testing.T) {
 func TestSemaphoreMutex(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	m := built(locks.NewInterProcessSemaphoreMutex(c, "/sem-mutex"))
 	if err := m.Release(ctx); !errors.Is(err, locks.ErrNotOwner) {
 		t.Fatalf("Release before Acquire = %v, want ErrNotOwner", err)
@@ -419,7 +419,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	if ok, err := m.TryAcquire(ctx, 100*time.Millisecond); ok || err != nil {
 		t.Fatalf("second TryAcquire through the holding handle = %v, %v; want false, nil", ok, err)
 	}
-	other := built(locks.NewInterProcessSemaphoreMutex(locktest.NewClient(t, srv.ConnectString()), "/sem-mutex"))
+	other := built(locks.NewInterProcessSemaphoreMutex(zkclient.New(t, srv.ConnectString()), "/sem-mutex"))
 	if ok, err := other.TryAcquire(ctx, 0); ok || err != nil {
 		t.Fatalf("another handle's TryAcquire(0) while held = %v, %v; want false, nil", ok, err)
 	}

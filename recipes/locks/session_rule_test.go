@@ -15,6 +15,7 @@ import (
 	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Tests of the session rule and of the holes an outside review found in it:
@@ -64,9 +65,9 @@ func givenUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client, between 
 func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	holderClient := locktest.NewClient(t, srv.ConnectString())
+	holderClient := zkclient.New(t, srv.ConnectString())
 	p := zktest.StartProxy(t, srv.ConnectString())
-	waiterClient := locktest.NewClient(t, p.Addr(),
+	waiterClient := zkclient.New(t, p.Addr(),
 		framework.WithSessionTimeout(8*time.Second), framework.WithSimulatedSessionExpirationPercent(15))
 
 	holder := built(locks.NewInterProcessMutex(holderClient, "/session-rule/mutex"))
@@ -88,7 +89,7 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 		t.Fatalf("the waiter holds through %s, a node of the session it gave up", old)
 	}
 	assertNodeOfSession(t, waiterClient, waiter.LockPath())
-	locktest.Eventually(t, 10*time.Second, "the given-up node deleted", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the given-up node deleted", func() bool {
 		stat, err := holderClient.Exists(ctx, old)
 		return err == nil && stat == nil
 	})
@@ -105,9 +106,9 @@ func TestWaiterNeverHoldsThroughANodeOfAGivenUpSession(t *testing.T) {
 func TestDowngradeNeverLandsAheadOfAForeignWriter(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw"))
-	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/rw")).WriteLock()
+	admin := zkclient.New(t, srv.ConnectString())
+	pair := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/session-rule/rw"))
+	foreign := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/session-rule/rw")).WriteLock()
 
 	zktest.Must(t, pair.WriteLock().Acquire(ctx))
 	written := pair.WriteLock().LockPath()
@@ -141,8 +142,8 @@ func TestDowngradeRacingTheWriteReleaseStaysExclusive(t *testing.T) {
 	const rounds = 8
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	pair := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race"))
-	foreign := built(locks.NewInterProcessReadWriteLock(locktest.NewClient(t, srv.ConnectString()), "/session-rule/race")).WriteLock()
+	pair := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/session-rule/race"))
+	foreign := built(locks.NewInterProcessReadWriteLock(zkclient.New(t, srv.ConnectString()), "/session-rule/race")).WriteLock()
 	var check locktest.Checker
 	for range rounds {
 		zktest.Must(t, pair.WriteLock().Acquire(ctx))
@@ -181,10 +182,10 @@ func TestStaleUnfairHolderNeverGetsTheSuccessorsToken(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
-	staleClient := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(shortSession))
+	staleClient := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(shortSession))
 	driver := locks.WithDriver(locks.UnfairLockInternalsDriver{})
 	stale := built(locks.NewInterProcessMutex(staleClient, "/session-rule/unfair", driver))
-	next := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/unfair", driver))
+	next := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/session-rule/unfair", driver))
 
 	zktest.Must(t, stale.Acquire(ctx))
 	p.Pause()
@@ -229,7 +230,7 @@ func (d vanishingDriver) GetsTheLock(ctx context.Context, c *framework.Client, c
 func TestCancelledAcquireWhoseNodeVanishedReportsTheCancellation(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx, cancel := context.WithCancel(zktest.TestContext(t))
-	m := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/session-rule/cancel",
+	m := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/session-rule/cancel",
 		locks.WithDriver(vanishingDriver{cancel: cancel})))
 	err := m.Acquire(ctx)
 	if !errors.Is(err, context.Canceled) {
@@ -250,7 +251,7 @@ type signalChain struct {
 }
 
 func startSignalChain(t *testing.T, lockPath string) *signalChain {
-	return startSignalChainWith(t, lockPath, locktest.TestRetryPolicy)
+	return startSignalChainWith(t, lockPath, zkclient.TestRetryPolicy)
 }
 
 // startSignalChainWith is startSignalChain with the waiter's client under
@@ -258,12 +259,12 @@ func startSignalChain(t *testing.T, lockPath string) *signalChain {
 func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *signalChain {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
-	c := &signalChain{srv: srv, admin: locktest.NewClient(t, srv.ConnectString()),
-		waiterClient: locktest.NewClientWithPolicy(t, srv.ConnectString(), policy,
+	c := &signalChain{srv: srv, admin: zkclient.New(t, srv.ConnectString()),
+		waiterClient: zkclient.NewWithPolicy(t, srv.ConnectString(), policy,
 			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second)),
 		middleGot: make(chan error, 1), waiterGot: make(chan error, 1)}
-	c.holder = built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	c.middle = built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
+	c.holder = built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
+	c.middle = built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
 	c.waiter = built(locks.NewInterProcessMutex(c.waiterClient, lockPath))
 
 	zktest.Must(t, c.holder.Acquire(ctx))
@@ -276,7 +277,7 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 	go func() { c.waiterGot <- c.waiter.Acquire(wctx) }()
 	c.nodes = waitParticipants(t, c.holder, 3)
 	signal := c.nodes[1] + ".released"
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
 		return perfWatchesByPath(t, srv)[signal] > 0
 	})
 	return c
@@ -287,7 +288,7 @@ func startSignalChainWith(t *testing.T, lockPath string, policy retry.Policy) *s
 func (c *signalChain) deleteWaiterNode(t *testing.T, want int) {
 	ctx := zktest.TestContext(t)
 	zktest.Must(t, c.admin.Delete(ctx, c.nodes[2]))
-	locktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter queued again", func() bool {
 		ps, err := c.holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == want && ps[want-1] != c.nodes[2]
 	})
@@ -334,11 +335,11 @@ func TestStaleSignalFiringEndsWithItsClient(t *testing.T) {
 		t.Fatalf("waiter Acquire: %v; want context.Canceled", err)
 	}
 	const firing = "releaseSignals.fireLater"
-	locktest.Eventually(t, 10*time.Second, "the stale signal waiting to be fired", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the stale signal waiting to be fired", func() bool {
 		return goroutinesRunning(firing)
 	})
 	c.waiterClient.Close()
-	locktest.Eventually(t, 10*time.Second, "no stale signal firing after Close", func() bool {
+	zktest.Eventually(t, 10*time.Second, "no stale signal firing after Close", func() bool {
 		return !goroutinesRunning(firing)
 	})
 

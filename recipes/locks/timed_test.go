@@ -11,8 +11,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A wait means the whole wait: every timed acquisition returns within its
@@ -119,7 +119,7 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	const base = "/timed/partition"
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	holders := []locks.Lock{
 		built(locks.NewInterProcessMutex(admin, base+"/mutex")),
 		built(locks.NewInterProcessSemaphoreMutex(admin, base+"/semmutex")),
@@ -129,7 +129,7 @@ func TestTimedAcquireDuringAPartitionReturnsWithinItsWait(t *testing.T) {
 		zktest.Must(t, h.Acquire(ctx))
 	}
 	p := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(8*time.Second))
 	waiters := map[string]func(context.Context, time.Duration) (bool, error){
 		"mutex":           built(locks.NewInterProcessMutex(c, base+"/mutex")).TryAcquire,
 		"semaphore mutex": built(locks.NewInterProcessSemaphoreMutex(c, base+"/semmutex")).TryAcquire,

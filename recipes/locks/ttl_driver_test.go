@@ -12,8 +12,8 @@ import (
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // reapInterval is how often the test server deletes expired TTL nodes.
@@ -77,7 +77,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		proxy, err := zktest.NewProxy(connect)
 		zktest.Must(t, err)
 		t.Cleanup(func() { _ = proxy.Close() })
-		c := locktest.NewClient(t, proxy.Addr())
+		c := zkclient.New(t, proxy.Addr())
 		proxy.ResetCounts()
 		m := built(locks.NewInterProcessMutex(c, "/ttl/zero", locks.WithDriver(&locks.PersistentTTLLockInternalsDriver{})))
 		err = m.Acquire(zktest.TestContext(t))
@@ -100,7 +100,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		ctx := zktest.TestContext(t)
 		id := protection.NewID()
 
-		c1 := locktest.NewClient(t, connect)
+		c1 := zkclient.New(t, connect)
 		first := built(locks.NewInterProcessMutex(c1, path,
 			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-1"))))
 		zktest.Must(t, first.Acquire(ctx))
@@ -108,13 +108,13 @@ func TestPersistentTTLLock(t *testing.T) {
 		firstLost := first.Lost()
 		zktest.Must(t, c1.Close()) // the holder's process goes away without releasing
 
-		admin := locktest.NewClient(t, connect)
+		admin := zkclient.New(t, connect)
 		other := built(locks.NewInterProcessMutex(admin, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		if ok, err := other.TryAcquire(ctx, 200*time.Millisecond); ok || err != nil {
 			t.Fatalf("another client's TryAcquire after the holder's Close = %v, %v; want false, nil", ok, err)
 		}
 
-		again := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
+		again := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path,
 			locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(id))), locks.WithLockData([]byte("incarnation-2"))))
 		if ok, err := again.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("restarted holder's TryAcquire(0) = %v, %v; want true, nil", ok, err)
@@ -149,14 +149,14 @@ func TestPersistentTTLLock(t *testing.T) {
 		const ttl = time.Second
 		const path = "/ttl/crash"
 		ctx := zktest.TestContext(t)
-		c1 := locktest.NewClient(t, connect)
+		c1 := zkclient.New(t, connect)
 		crashed := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		zktest.Must(t, crashed.Acquire(ctx))
 		node, lost := crashed.LockPath(), crashed.Lost()
 		zktest.Must(t, c1.Close())
 		closed := time.Now()
 
-		c2 := locktest.NewClient(t, connect)
+		c2 := zkclient.New(t, connect)
 		next := built(locks.NewInterProcessMutex(c2, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		if ok, err := next.TryAcquire(ctx, 0); ok || err != nil {
 			t.Fatalf("TryAcquire(0) right after the holder's Close = %v, %v; want false, nil", ok, err)
@@ -182,14 +182,14 @@ func TestPersistentTTLLock(t *testing.T) {
 		const ttl = time.Second
 		const path = "/ttl/refresh"
 		ctx := zktest.TestContext(t)
-		admin := locktest.NewClient(t, connect)
-		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
-		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		admin := zkclient.New(t, connect)
+		holder := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		waiter := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		zktest.Must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
-		locktest.Eventually(t, 10*time.Second, "the waiter queued", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the waiter queued", func() bool {
 			var err error
 			nodes, err = holder.ParticipantNodes(ctx)
 			return err == nil && len(nodes) == 2
@@ -224,21 +224,21 @@ func TestPersistentTTLLock(t *testing.T) {
 		const ttl = 900 * time.Millisecond // a refresh every 300 ms finds the deletion
 		const path = "/ttl/deleted"
 		ctx := zktest.TestContext(t)
-		admin := locktest.NewClient(t, connect)
-		holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
-		waiter := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		admin := zkclient.New(t, connect)
+		holder := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		waiter := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		zktest.Must(t, holder.Acquire(ctx))
 		got := make(chan error, 1)
 		go func() { got <- waiter.Acquire(ctx) }()
 		var nodes []string
-		locktest.Eventually(t, 10*time.Second, "the waiter queued", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the waiter queued", func() bool {
 			var err error
 			nodes, err = holder.ParticipantNodes(ctx)
 			return err == nil && len(nodes) == 2
 		})
 
 		zktest.Must(t, admin.Delete(ctx, nodes[1])) // the waiter's node
-		locktest.Eventually(t, 5*time.Second, "the waiter queued again with a new node", func() bool {
+		zktest.Eventually(t, 5*time.Second, "the waiter queued again with a new node", func() bool {
 			now, err := holder.ParticipantNodes(ctx)
 			return err == nil && len(now) == 2 && now[0] == nodes[0] && now[1] != nodes[1]
 		})
@@ -269,7 +269,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		// Under the session error policy a short partition does not end the
 		// hold by itself: only the lease, a TTL without a refresh, does.
 		holder := built(locks.NewInterProcessMutex(
-			locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy)),
+			zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second), framework.WithErrorPolicy(framework.SessionErrorPolicy)),
 			path, locks.WithDriver(newTTLDriver(t, ttl))))
 		zktest.Must(t, holder.Acquire(ctx))
 		lost := holder.Lost()
@@ -285,7 +285,7 @@ func TestPersistentTTLLock(t *testing.T) {
 			proxy.Resume()
 			t.Fatalf("Lost closed %v into the partition, before the lease could have run out", since)
 		}
-		other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
+		other := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, ttl))))
 		ok, err := other.TryAcquire(ctx, 5*time.Second)
 		proxy.Resume()
 		if !ok || err != nil {
@@ -305,8 +305,8 @@ func TestPersistentTTLLock(t *testing.T) {
 		const ttl = 600 * time.Millisecond // a refresh every 200 ms
 		const path = "/ttl/revoke"
 		ctx := zktest.TestContext(t)
-		admin := locktest.NewClient(t, connect)
-		m := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path,
+		admin := zkclient.New(t, connect)
+		m := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path,
 			locks.WithDriver(newTTLDriver(t, ttl)), locks.WithLockData([]byte("worker-7"))))
 		revoked := make(chan struct{})
 		m.MakeRevocable(func() { close(revoked) })
@@ -319,7 +319,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		if !closedWithin(revoked, 5*time.Second) {
 			t.Fatal("revocation listener not called")
 		}
-		locktest.Eventually(t, 5*time.Second, "a refresh after the revocation request", func() bool {
+		zktest.Eventually(t, 5*time.Second, "a refresh after the revocation request", func() bool {
 			_, stat, err := admin.GetData(ctx, node)
 			return err == nil && stat.Version > revokedAt+1
 		})
@@ -335,7 +335,7 @@ func TestPersistentTTLLock(t *testing.T) {
 		t.Parallel()
 		const path = "/ttl/one-id"
 		ctx := zktest.TestContext(t)
-		c := locktest.NewClient(t, connect)
+		c := zkclient.New(t, connect)
 		d := newTTLDriver(t, 2*time.Second, locks.WithProtectedID(protection.NewID()))
 		a := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
 		b := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))

@@ -11,8 +11,8 @@ import (
 	"github.com/zkcurator/zkcurator/internal/testhook"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // TestTTLLockOrderings plays the orderings in which a persistent TTL lock
@@ -30,7 +30,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		const path = "/ttl-orderings/stale-release"
 		ctx := zktest.TestContext(t)
 		proxy := zktest.StartProxy(t, connect)
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
+		c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
 		d := newTTLDriver(t, ttl, locks.WithProtectedID(protection.NewID()))
 		first := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(d)))
@@ -43,7 +43,7 @@ func TestTTLLockOrderings(t *testing.T) {
 			t.Fatal("the lease of a holder cut off for longer than its TTL was not given up")
 		}
 		paused := time.Now()
-		locktest.Eventually(t, 5*time.Second, "a TTL passed in the partition", func() bool { return time.Since(paused) > ttl })
+		zktest.Eventually(t, 5*time.Second, "a TTL passed in the partition", func() bool { return time.Since(paused) > ttl })
 		proxy.Resume()
 		zktest.Must(t, c.BlockUntilConnected(ctx))
 
@@ -68,7 +68,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		const path = "/ttl-orderings/failed-create"
 		const latency = 300 * time.Millisecond // one way: the create is in flight for a while
 		ctx := zktest.TestContext(t)
-		admin := locktest.NewClient(t, connect)
+		admin := zkclient.New(t, connect)
 		_, err := admin.Create(ctx, path, nil, framework.CreatingParentsIfNeeded())
 		zktest.Must(t, err)
 		proxy, _, m, resume := heldQueueTTLMutex(t, connect, path)
@@ -78,14 +78,14 @@ func TestTTLLockOrderings(t *testing.T) {
 		actx, cancel := context.WithCancel(ctx)
 		got := make(chan error, 1)
 		go func() { got <- m.Acquire(actx) }()
-		locktest.Eventually(t, 10*time.Second, "the create on the wire", func() bool { return proxy.RequestCount(zktest.OpCreateTTL) > 0 })
+		zktest.Eventually(t, 10*time.Second, "the create on the wire", func() bool { return proxy.RequestCount(zktest.OpCreateTTL) > 0 })
 		cancel()
 		if err := <-got; !errors.Is(err, context.Canceled) {
 			t.Fatalf("Acquire cancelled during its create = %v; want context.Canceled", err)
 		}
 		proxy.SetLatency(0)
 		var late []string
-		locktest.Eventually(t, 10*time.Second, "the cancelled create's node", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the cancelled create's node", func() bool {
 			late, _, err = admin.Children(ctx, path)
 			return err == nil && len(late) == 1
 		})
@@ -142,7 +142,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		proxy := zktest.StartProxy(t, connect)
 		// Under the session policy a partition shorter than the session
 		// leaves the lease as the holder's only signal.
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
 			framework.WithErrorPolicy(framework.SessionErrorPolicy))
 		m := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl))))
 		zktest.Must(t, m.Acquire(ctx))
@@ -155,7 +155,7 @@ func TestTTLLockOrderings(t *testing.T) {
 		lostAt := time.Now()
 		proxy.Sever() // what the partition held, refreshes included, never arrives
 		proxy.Resume()
-		_, stat, err := locktest.NewClient(t, connect).GetData(ctx, node)
+		_, stat, err := zkclient.New(t, connect).GetData(ctx, node)
 		zktest.Must(t, err)
 		// The server may delete the node a TTL after the last write it
 		// applied; the holder must know well before (the server runs on
@@ -172,13 +172,13 @@ func TestTTLLockOrderings(t *testing.T) {
 		const path = "/ttl-orderings/closed-claim"
 		ctx := zktest.TestContext(t)
 		d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID())) // refreshes every 10 s
-		c1 := locktest.NewClient(t, connect)
+		c1 := zkclient.New(t, connect)
 		first := built(locks.NewInterProcessMutex(c1, path, locks.WithDriver(d)))
 		zktest.Must(t, first.Acquire(ctx))
 		node := first.LockPath()
 		zktest.Must(t, c1.Close())
 
-		again := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(d)))
+		again := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(d)))
 		if ok, err := again.TryAcquire(ctx, 0); !ok || err != nil {
 			t.Fatalf("a new client's TryAcquire(0) through the driver right after the old client's Close = %v, %v; want true, nil", ok, err)
 		}
@@ -199,7 +199,7 @@ func TestTTLLockOrderings(t *testing.T) {
 // resume.
 func heldQueueTTLMutex(t *testing.T, connect, path string) (*zktest.Proxy, *framework.Client, *locks.InterProcessMutex, func() <-chan struct{}) {
 	proxy := zktest.StartProxy(t, connect)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second))
 	resume := testhook.HoldBackground(c)
 	t.Cleanup(func() { resume() })
 	d := newTTLDriver(t, 30*time.Second, locks.WithProtectedID(protection.NewID()))
@@ -213,7 +213,7 @@ func assertSoleTTLHolder(t *testing.T, connect, path string, holder *locks.Inter
 	t.Helper()
 	ctx := zktest.TestContext(t)
 	node := holder.LockPath()
-	other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path, locks.WithDriver(newTTLDriver(t, 30*time.Second))))
+	other := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path, locks.WithDriver(newTTLDriver(t, 30*time.Second))))
 	ok, err := other.TryAcquire(ctx, 500*time.Millisecond)
 	if ok {
 		_ = other.Release(ctx)

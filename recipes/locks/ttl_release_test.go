@@ -8,8 +8,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A release of a persistent TTL lock cut short after one of its refreshes
@@ -35,7 +35,7 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 		const path = "/ttl-release/mutex"
 		ctx := zktest.TestContext(t)
 		proxy := zktest.StartProxy(t, connect)
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(session))
+		c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session))
 		m := built(locks.NewInterProcessMutex(c, path, locks.WithDriver(newTTLDriver(t, ttl, locks.WithProtectedID(protection.NewID())))))
 		zktest.Must(t, m.Acquire(ctx))
 		node := m.LockPath()
@@ -57,10 +57,10 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 		ctx := zktest.TestContext(t)
 		// The multi-lock's second lock is held elsewhere, so its wait ends
 		// and the rollback releases the first, a TTL lock.
-		other := built(locks.NewInterProcessMutex(locktest.NewClient(t, connect), path+"/b"))
+		other := built(locks.NewInterProcessMutex(zkclient.New(t, connect), path+"/b"))
 		zktest.Must(t, other.Acquire(ctx))
 		proxy := zktest.StartProxy(t, connect)
-		c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(session))
+		c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(session))
 		a := built(locks.NewInterProcessMutex(c, path+"/a", locks.WithDriver(newTTLDriver(t, ttl))))
 		ml := built(locks.NewInterProcessMultiLock(a, built(locks.NewInterProcessMutex(c, path+"/b"))))
 
@@ -77,11 +77,11 @@ func TestTTLReleaseCutShortAfterALandedRefreshLeavesNoNode(t *testing.T) {
 			ok, err := ml.TryAcquire(ctx, 6500*time.Millisecond)
 			got <- timedResult{"multi-lock", ok, err, time.Since(start)}
 		}()
-		locktest.Eventually(t, 10*time.Second, "the TTL lock's refresh on the wire", func() bool {
+		zktest.Eventually(t, 10*time.Second, "the TTL lock's refresh on the wire", func() bool {
 			return proxy.RequestCount(zktest.OpSetData) > 0
 		})
 		proxy.Pause()
-		nodes := awaitCount(t, locktest.NewClient(t, connect), path+"/a", 1)
+		nodes := awaitCount(t, zkclient.New(t, connect), path+"/a", 1)
 		r := receive(t, got, "the multi-lock's TryAcquire")
 		if r.ok {
 			t.Fatal("the multi-lock took a lock held elsewhere")
@@ -99,7 +99,7 @@ func cutNextRefresh(t *testing.T, proxy *zktest.Proxy) {
 	t.Helper()
 	sent := proxy.RequestCount(zktest.OpSetData)
 	proxy.LoseNextReply(zktest.OpSetData)
-	locktest.Eventually(t, 10*time.Second, "a refresh on the wire", func() bool {
+	zktest.Eventually(t, 10*time.Second, "a refresh on the wire", func() bool {
 		return proxy.RequestCount(zktest.OpSetData) > sent
 	})
 	proxy.Pause()
@@ -111,10 +111,10 @@ func awaitNodeGoneAfterReconnect(t *testing.T, proxy *zktest.Proxy, c *framework
 	t.Helper()
 	ctx := zktest.TestContext(t)
 	proxy.Resume()
-	locktest.Eventually(t, 10*time.Second, "the refresh's reply lost", func() bool { return proxy.LostReplies() == 1 })
+	zktest.Eventually(t, 10*time.Second, "the refresh's reply lost", func() bool { return proxy.LostReplies() == 1 })
 	zktest.Must(t, c.BlockUntilConnected(ctx))
-	admin := locktest.NewClient(t, connect)
-	locktest.Eventually(t, 5*time.Second, "the released node "+node+" gone", func() bool {
+	admin := zkclient.New(t, connect)
+	zktest.Eventually(t, 5*time.Second, "the released node "+node+" gone", func() bool {
 		stat, err := admin.Exists(ctx, node)
 		return err == nil && stat == nil
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // naiveDriver is the random-suffix driver people write for Curator: ephemeral
@@ -43,8 +44,8 @@ func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	schedule := func(path string, high, low locks.LockInternalsDriver) (bOverlapped bool) {
-		a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(high)))
-		b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), path, locks.WithDriver(low)))
+		a := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path, locks.WithDriver(high)))
+		b := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), path, locks.WithDriver(low)))
 		zktest.Must(t, a.Acquire(ctx))
 		ok, err := b.TryAcquire(ctx, 500*time.Millisecond)
 		zktest.Must(t, err)
@@ -61,8 +62,8 @@ func TestUnfairDriverKeepsExclusionWhereNaiveDriverBreaksIt(t *testing.T) {
 		t.Fatal("our unfair driver let a newcomer with a lower suffix in while the lock was held")
 	}
 	// And B does get the lock once A releases.
-	a := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "9000000000"})))
-	b := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "1000000000"})))
+	a := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "9000000000"})))
+	b := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), "/unfair2", locks.WithDriver(fixedUnfairDriver{suffix: "1000000000"})))
 	zktest.Must(t, a.Acquire(ctx))
 	got := make(chan error, 1)
 	go func() { got <- b.Acquire(ctx) }()
@@ -78,7 +79,7 @@ func TestUnfairDriverExcludesUnderContention(t *testing.T) {
 	const clients, perClient, rounds = 4, 4, 50
 	var mutexes []*locks.InterProcessMutex
 	for i := 0; i < clients; i++ {
-		c := locktest.NewClient(t, srv.ConnectString())
+		c := zkclient.New(t, srv.ConnectString())
 		for j := 0; j < perClient; j++ {
 			mutexes = append(mutexes, built(locks.NewInterProcessMutex(c, "/unfair-contention", locks.WithDriver(locks.UnfairLockInternalsDriver{SuffixDigits: 6}))))
 		}
@@ -101,7 +102,7 @@ func TestAcquisitionOrderFairVersusUnfair(t *testing.T) {
 	const waiters, rounds = 6, 5
 	clients := make([]*framework.Client, waiters+1)
 	for i := range clients {
-		clients[i] = locktest.NewClient(t, srv.ConnectString())
+		clients[i] = zkclient.New(t, srv.ConnectString())
 	}
 	round := func(path string, driver locks.LockInternalsDriver) []int {
 		holder := built(locks.NewInterProcessMutex(clients[waiters], path, locks.WithDriver(driver)))

@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A wait is the bound of a timed acquisition: while the client has no
@@ -105,18 +105,18 @@ func TestTimedAcquireOfACutOffClientReturnsAtItsWait(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	// A session long enough to outlast the test's waits, so that the
 	// client's clean-up after the pause runs in the same session.
-	c := locktest.NewClient(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(20*time.Second))
 	ctx := zktest.TestContext(t)
 	zktest.Must(t, c.CreateContainers(ctx, "/wait-bound/cut"))
 	p.Pause()
-	locktest.Eventually(t, 20*time.Second, "the client noticing it has no connection", func() bool {
+	zktest.Eventually(t, 20*time.Second, "the client noticing it has no connection", func() bool {
 		return !c.State().IsConnected()
 	})
 	runWaitBound(t, c, "/wait-bound/cut")
 	p.Resume()
 	zktest.Must(t, c.BlockUntilConnected(ctx))
-	admin := locktest.NewClient(t, srv.ConnectString())
-	locktest.Eventually(t, 20*time.Second, "no lock or lease node left", func() bool {
+	admin := zkclient.New(t, srv.ConnectString())
+	zktest.Eventually(t, 20*time.Second, "no lock or lease node left", func() bool {
 		return countNodes(ctx, admin, "/wait-bound/cut") == 0
 	})
 }

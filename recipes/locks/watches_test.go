@@ -11,8 +11,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // watchedBy returns the paths that session watches on srv (its "wchc"
@@ -50,7 +50,7 @@ func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 	c.deleteWaiterNode(t, 3)
 	session := c.waiterClient.SessionID()
 	again := waitParticipants(t, c.holder, 3)[2]
-	locktest.Eventually(t, 10*time.Second, "the waiter waiting again", func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter waiting again", func() bool {
 		return slices.Contains(watchedBy(t, c.srv, session), again) // its own node's watch
 	})
 	c.cancelWaiter()
@@ -79,7 +79,7 @@ func TestWaiterWhoseNodeWasDeletedLeavesNoWatchWhenItGivesUp(t *testing.T) {
 	zktest.Must(t, c.holder.Release(ctx))
 	awaitResult(t, c.middleGot, "the middle's Acquire")
 	zktest.Must(t, c.middle.Release(ctx))
-	locktest.Eventually(t, 10*time.Second, "no watch of the waiter's session left", func() bool {
+	zktest.Eventually(t, 10*time.Second, "no watch of the waiter's session left", func() bool {
 		w := watchedBy(t, c.srv, session)
 		return len(w) == 0 || len(w) == 1 && w[0] == "/zookeeper"
 	})
@@ -96,9 +96,9 @@ func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	holder := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	middle := built(locks.NewInterProcessMutex(locktest.NewClient(t, srv.ConnectString()), lockPath))
-	waiterClient := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	holder := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
+	middle := built(locks.NewInterProcessMutex(zkclient.New(t, srv.ConnectString()), lockPath))
+	waiterClient := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 	waiter := built(locks.NewInterProcessMutex(waiterClient, lockPath))
 
 	zktest.Must(t, holder.Acquire(ctx))
@@ -111,7 +111,7 @@ func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	nodes := waitParticipants(t, holder, 3)
 	signal := nodes[1] + ".released"
 	session := waiterClient.SessionID()
-	locktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
+	zktest.Eventually(t, 10*time.Second, "the waiter watching "+signal, func() bool {
 		return slices.Contains(watchedBy(t, srv, session), signal)
 	})
 	cancelMiddle() // the middle gives up: no signal
@@ -135,11 +135,11 @@ func TestNoSignalWatchOutlivesAReleaseCutOffMidTransaction(t *testing.T) {
 	proxy.Sever()
 	proxy.Resume()
 	zktest.Must(t, waiterClient.BlockUntilConnected(ctx))
-	locktest.Eventually(t, 15*time.Second, "the released node gone", func() bool {
+	zktest.Eventually(t, 15*time.Second, "the released node gone", func() bool {
 		ps, err := holder.ParticipantNodes(ctx)
 		return err == nil && len(ps) == 0
 	})
-	locktest.Eventually(t, 15*time.Second, "no watch on "+signal+" left", func() bool {
+	zktest.Eventually(t, 15*time.Second, "no watch on "+signal+" left", func() bool {
 		return !slices.Contains(watchedBy(t, srv, session), signal)
 	})
 }

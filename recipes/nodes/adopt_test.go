@@ -15,26 +15,26 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // A persistent node that stands at the path already is taken over, as in
 // Curator: the initial create completes and the node gets our data.
 func TestPersistentNodeAdoptsAStandingPersistentNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	_, err := admin.Create(zktest.TestContext(t), "/adopt/n", []byte("old"), framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)
-	takenOver(t, admin, locktest.NewClient(t, srv.ConnectString()), "/adopt/n", framework.Persistent)
+	takenOver(t, admin, zkclient.New(t, srv.ConnectString()), "/adopt/n", framework.Persistent)
 }
 
 // An ephemeral node of another session at the path never counts as ours:
 // the initial create waits until it is gone, then makes our own.
 func TestPersistentNodeWaitsOutAnotherSessionsEphemeral(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/other/n", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)
@@ -91,8 +91,8 @@ func takenOver(t *testing.T, admin, c *framework.Client, path string, mode frame
 // and Close deletes it.
 func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct {
 		mode framework.CreateMode
 		opts []framework.CreateOption
@@ -119,9 +119,9 @@ func TestPersistentNodeEphemeralTakesOverAStandingPersistentNode(t *testing.T) {
 // persistent node.
 func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	other := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	other := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	_, err := other.Create(ctx, "/theirs/a", []byte("theirs"), framework.WithMode(framework.Ephemeral), framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)
@@ -149,8 +149,8 @@ func TestPersistentNodePersistentTakesOverAnotherSessionsEphemeral(t *testing.T)
 // TestPersistentNodeWaitsOutAnotherSessionsEphemeral.)
 func TestPersistentNodeTakesOverANodeOfItsMode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/same/p", []byte("old"), framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)
@@ -207,9 +207,9 @@ func TestPersistentNodeTakenOverNodeGoneBeforeItsDataIsNotTheInitialCreate(t *te
 // persistent, with our data, and Path reports it; Close deletes it.
 func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/every/n", []byte("old"), framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)
@@ -231,10 +231,10 @@ func TestPersistentNodeTakenOverPersistentNodeStandsInEverySession(t *testing.T)
 // it again.
 func TestPersistentNodeWarnsOnceOfANodeNotOfItsMode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	core, logs := observer.New(zap.WarnLevel)
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithLogger(zap.New(core)))
+	c := zkclient.New(t, proxy.Addr(), framework.WithLogger(zap.New(core)))
 	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/warned/n", nil, framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)

@@ -9,7 +9,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -68,9 +67,9 @@ func TestPersistentNodeClosedDuringItsCreateLeavesNoNode(t *testing.T) {
 // Close.
 func TestPersistentNodeClosedWhileReadingItsOwnerLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.UntilElapsed{MaxElapsed: 30 * time.Second, Sleep: 20 * time.Millisecond},
+	c := zkclient.NewWithPolicy(t, proxy.Addr(), retry.UntilElapsed{MaxElapsed: 30 * time.Second, Sleep: 20 * time.Millisecond},
 		framework.WithSessionTimeout(8*time.Second), framework.WithConnectionTimeout(5*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(15))
 	ctx := zktest.TestContext(t)
@@ -134,8 +133,8 @@ func TestPersistentNodeClosedWhileReadingItsOwnerLeavesNoNode(t *testing.T) {
 // node taken over in an ephemeral mode.
 func TestPersistentNodeClosedWhileTheServerIsDownLeavesNoNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
+	admin := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
+	c := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(30*time.Second))
 	ctx := zktest.TestContext(t)
 	_, err := admin.Create(ctx, "/down/taken/n", nil, framework.CreatingParentsIfNeeded())
 	zktest.Must(t, err)

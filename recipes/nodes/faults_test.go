@@ -8,17 +8,17 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // After the server expires the session, the ephemeral node is back once,
 // owned by the new session, at the same protected name.
 func TestPersistentNodeBackOnceAfterSessionExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	n := keptNode(t, c, "/expiry/member-", framework.EphemeralSequential, []byte("x"), nodes.WithProtection())
 	first := awaitStanding(t, admin, c, n, "/expiry", true)
 	before := c.SessionID()
@@ -45,10 +45,10 @@ func TestPersistentNodeBackOnceAfterSessionExpiry(t *testing.T) {
 // (Without protection the no-retry client is left with two nodes.)
 func TestPersistentNodeProtectedLostCreateReplyMakesOneNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	for _, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
+	admin := zkclient.New(t, srv.ConnectString())
+	for _, policy := range []retry.Policy{zkclient.TestRetryPolicy, retry.NTimes{N: 0}} {
 		proxy := zktest.StartProxy(t, srv.ConnectString())
-		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy,
+		c := zkclient.NewWithPolicy(t, proxy.Addr(), policy,
 			framework.WithSessionTimeout(2*time.Second), framework.WithConnectionTimeout(5*time.Second))
 		for _, mode := range []framework.CreateMode{framework.EphemeralSequential, framework.PersistentSequential} {
 			parent := fmt.Sprintf("/lost/%T/%v", policy, mode)
@@ -73,8 +73,8 @@ func TestPersistentNodeProtectedLostCreateReplyMakesOneNode(t *testing.T) {
 // where it was.
 func TestPersistentNodeBackOnceAfterServerRestart(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second))
-	admin := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(4*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
 	eph, err := nodes.NewPersistentNode(c, "/restart/e/n", framework.Ephemeral, []byte("e"))
 	zktest.Must(t, err)
 	per, err := nodes.NewPersistentNode(c, "/restart/p/n-", framework.PersistentSequential, []byte("p"))
@@ -93,9 +93,9 @@ func TestPersistentNodeBackOnceAfterServerRestart(t *testing.T) {
 // still holds it) is replaced by one of the current session.
 func TestPersistentNodeReplacesTheNodeOfAGivenUpSession(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(6*time.Second),
 		framework.WithSimulatedSessionExpirationPercent(30))
 	n := keptNode(t, c, "/givenup/n", framework.Ephemeral, nil)
 	before := c.SessionID()

@@ -12,13 +12,13 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestNewGroupMemberRejectsBadArguments(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct{ path, id, want string }{
 		{"/g", "", `""`},
 		{"/g", "a/b", `"a/b"`},
@@ -79,12 +79,12 @@ func awaitView(t *testing.T, admin *framework.Client, m *nodes.GroupMember, grou
 // the others see it go, and a data change is seen by all.
 func TestGroupMembersSeeEachOther(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	clients := make([]*framework.Client, 3)
 	members := make([]*nodes.GroupMember, 3)
 	for i := range members {
-		clients[i] = locktest.NewClient(t, srv.ConnectString())
+		clients[i] = zkclient.New(t, srv.ConnectString())
 		m, err := nodes.NewGroupMember(clients[i], "/group", fmt.Sprintf("m%d", i), []byte(fmt.Sprintf("data%d", i)))
 		zktest.Must(t, err)
 		zktest.Must(t, m.Start(ctx))
@@ -110,11 +110,11 @@ func TestGroupMembersSeeEachOther(t *testing.T) {
 // restart) every member's view equals the server's.
 func TestGroupMemberViewEqualsServerAfterFaults(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	flaky := locktest.NewClient(t, proxy.Addr())
-	steady := locktest.NewClient(t, srv.ConnectString(), framework.WithSessionTimeout(6*time.Second))
+	flaky := zkclient.New(t, proxy.Addr())
+	steady := zkclient.New(t, srv.ConnectString(), framework.WithSessionTimeout(6*time.Second))
 	a, err := nodes.NewGroupMember(flaky, "/faults", "a", []byte("a"))
 	zktest.Must(t, err)
 	b, err := nodes.NewGroupMember(steady, "/faults", "b", []byte("b"))
@@ -146,7 +146,7 @@ func TestGroupMemberViewEqualsServerAfterFaults(t *testing.T) {
 
 func TestGroupMemberLifecycle(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	m, err := nodes.NewGroupMember(c, "/life-group", "a", nil)
 	zktest.Must(t, err)

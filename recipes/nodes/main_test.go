@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -25,7 +24,7 @@ func proxied(t *testing.T) (admin *framework.Client, proxy *zktest.Proxy, c *fra
 	t.Helper()
 	srv := zktest.StartServer(t)
 	proxy = zktest.StartProxy(t, srv.ConnectString())
-	return locktest.NewClient(t, srv.ConnectString()), proxy, locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	return zkclient.New(t, srv.ConnectString()), proxy, zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 }
 
 // startNode starts n, waits for its first create and closes it when the

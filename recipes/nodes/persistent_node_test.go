@@ -12,13 +12,13 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestNewPersistentNodeRejectsBadArguments(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	cases := []struct {
 		name string
 		c    *framework.Client
@@ -49,8 +49,8 @@ func TestNewPersistentNodeRejectsBadArguments(t *testing.T) {
 // the data SetData gave it.
 func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	modes := []framework.CreateMode{framework.Ephemeral, framework.EphemeralSequential, framework.Persistent, framework.PersistentSequential}
 	for _, mode := range modes {
@@ -72,7 +72,7 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 				}
 				zktest.Must(t, n.SetData(ctx, []byte("v2")))
 				zktest.Must(t, admin.Delete(ctx, first))
-				locktest.Eventually(t, 30*time.Second, "the node is made again", func() bool {
+				zktest.Eventually(t, 30*time.Second, "the node is made again", func() bool {
 					ch, _, err := admin.Children(ctx, parent)
 					return err == nil && len(ch) == 1
 				})
@@ -99,7 +99,7 @@ func TestPersistentNodeEveryModeComesBackAfterDelete(t *testing.T) {
 
 func TestPersistentNodeSetDataAppliesNow(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/set/a", framework.Ephemeral, []byte("one"))
 	zktest.Must(t, n.SetData(ctx, []byte("two")))
@@ -112,7 +112,7 @@ func TestPersistentNodeSetDataAppliesNow(t *testing.T) {
 
 func TestPersistentNodeLifecycleErrors(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentNode(c, "/life/a", framework.Ephemeral, nil)
 	zktest.Must(t, err)
@@ -136,7 +136,7 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 		t.Fatalf("wait after Close: %v", err)
 	}
 
-	closedClient := locktest.NewClient(t, srv.ConnectString())
+	closedClient := zkclient.New(t, srv.ConnectString())
 	m, err := nodes.NewPersistentNode(closedClient, "/life/b", framework.Persistent, nil)
 	zktest.Must(t, err)
 	zktest.Must(t, closedClient.Close())
@@ -152,7 +152,7 @@ func TestPersistentNodeLifecycleErrors(t *testing.T) {
 // its own (goleak in TestMain checks that no goroutine is left).
 func TestPersistentNodeEndsWithItsClient(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	n, err := nodes.NewPersistentNode(c, "/ends/a", framework.Ephemeral, nil)
 	zktest.Must(t, err)
 	zktest.Must(t, n.Start())

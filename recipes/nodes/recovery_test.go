@@ -8,8 +8,8 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/retry"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // expire pauses p until c reports its session lost (the server expires it
@@ -26,9 +26,9 @@ func expire(t *testing.T, p *zktest.Proxy, c *framework.Client) {
 // expiry: the node is made again with it, never with older data.
 func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClientWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
+	c := zkclient.NewWithPolicy(t, proxy.Addr(), retry.NTimes{N: 0}, framework.WithSessionTimeout(4*time.Second))
 	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/setlost/n", framework.Ephemeral, []byte("one"))
 	proxy.LoseNextReply(zktest.OpSetData)
@@ -50,12 +50,12 @@ func TestPersistentNodeLastSetDataSurvivesALostReplyAndAnExpiry(t *testing.T) {
 // for it, with none.
 func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	zktest.Must(t, admin.CreateContainers(ctx, "/lostgroup/other"))
-	for _, policy := range []retry.Policy{locktest.TestRetryPolicy, retry.NTimes{N: 0}} {
-		c := locktest.NewClientWithPolicy(t, proxy.Addr(), policy)
+	for _, policy := range []retry.Policy{zkclient.TestRetryPolicy, retry.NTimes{N: 0}} {
+		c := zkclient.NewWithPolicy(t, proxy.Addr(), policy)
 		m, err := nodes.NewGroupMember(c, "/lostgroup", "me", []byte("d"))
 		zktest.Must(t, err)
 		lostBefore := proxy.LostReplies()
@@ -86,9 +86,9 @@ func TestGroupMemberLostCreateReplyLeavesOneMemberNode(t *testing.T) {
 // guaranteed).
 func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
 	ctx := zktest.TestContext(t)
 	pn := keptNode(t, c, "/part/p/n", framework.Persistent, nil)
 	tn, err := nodes.NewPersistentTTLNode(c, "/part/t", time.Second, nil)
@@ -122,8 +122,8 @@ func TestCloseReturnsByItsContextInAPartition(t *testing.T) {
 // data, with no reconnect and no re-creation to prompt it.
 func TestPersistentNodeFailedSetDataStillReachesTheNode(t *testing.T) {
 	srv := zktest.StartServer(t)
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n := keptNode(t, c, "/setfail/n", framework.Ephemeral, []byte("one"))
 	ended, cancel := context.WithCancel(ctx)

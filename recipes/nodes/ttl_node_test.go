@@ -8,13 +8,13 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestNewPersistentTTLNodeRejectsBadArguments(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	cases := []struct {
 		name string
 		ttl  time.Duration
@@ -39,8 +39,8 @@ func TestNewPersistentTTLNodeRejectsBadArguments(t *testing.T) {
 // when deleted, and Close deletes both.
 func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	c := locktest.NewClient(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/ttl/a", 400*time.Millisecond, []byte("d"))
 	zktest.Must(t, err)
@@ -56,7 +56,7 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 		t.Fatal("no touched child")
 	}
 	zktest.Must(t, admin.Delete(ctx, "/ttl/a", framework.DeletingChildrenIfNeeded()))
-	locktest.Eventually(t, 20*time.Second, "the container and its child are back", func() bool {
+	zktest.Eventually(t, 20*time.Second, "the container and its child are back", func() bool {
 		st, err := admin.Exists(ctx, "/ttl/a/touch")
 		return err == nil && st != nil
 	})
@@ -70,7 +70,7 @@ func TestPersistentTTLNodeKeepsContainerAndChild(t *testing.T) {
 
 func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/nottl/a", time.Second, nil)
 	zktest.Must(t, err)
@@ -94,7 +94,7 @@ func TestPersistentTTLNodeWithoutServerSupportFailsClearly(t *testing.T) {
 // for the same reason again.
 func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	n, err := nodes.NewPersistentTTLNode(c, "/ttl-life/a", time.Second, nil)
 	zktest.Must(t, err)
@@ -108,7 +108,7 @@ func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 
-	closedClient := locktest.NewClient(t, srv.ConnectString())
+	closedClient := zkclient.New(t, srv.ConnectString())
 	m, err := nodes.NewPersistentTTLNode(closedClient, "/ttl-life/b", time.Second, nil)
 	zktest.Must(t, err)
 	zktest.Must(t, closedClient.Close())
@@ -124,8 +124,8 @@ func TestPersistentTTLNodeLifecycleErrors(t *testing.T) {
 // refuses it, see above) and made again at its name.
 func TestPersistentNodeTTLModes(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
-	c := locktest.NewClient(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	for _, mode := range []framework.CreateMode{framework.PersistentWithTTL, framework.PersistentSequentialWithTTL} {
 		parent := "/ttlmode/" + mode.String()
 		n := keptNode(t, c, parent+"/n-", mode, nil, nodes.WithTTL(time.Minute), nodes.WithProtection())

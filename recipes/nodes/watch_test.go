@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // watchedBy returns the paths under prefix the server holds watches of
@@ -46,8 +46,8 @@ func watchedBy(t *testing.T, addr string, session int64, prefix string) []string
 func TestCloseLeavesNoWatch(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithExtendedTypes())
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	admin := locktest.NewClient(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	admin := zkclient.New(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
 	ctx := zktest.TestContext(t)
 	pn := keptNode(t, c, "/w/p/n-", framework.EphemeralSequential, nil, nodes.WithProtection())
 	tn, err := nodes.NewPersistentTTLNode(c, "/w/t", time.Second, nil)

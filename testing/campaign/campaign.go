@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // Report is the outcome of a campaign: its faults, its history and the
@@ -276,7 +276,7 @@ func membersStatus(ctx context.Context, cluster *zktest.Cluster) string {
 
 // dialAdmin connects to the members in connect and awaits the session.
 func dialAdmin(ctx context.Context, connect string) (*framework.Client, error) {
-	c, err := framework.NewClient(connect, locktest.TestRetryPolicy,
+	c, err := framework.NewClient(connect, zkclient.TestRetryPolicy,
 		framework.WithSessionTimeout(4*time.Second), framework.WithConnectionTimeout(5*time.Second))
 	if err != nil {
 		return nil, err
@@ -360,7 +360,7 @@ func startClients(ctx context.Context, proxies [][]*zktest.Proxy, cfg Config, on
 		for j, px := range ps {
 			addrs[j] = px.Addr()
 		}
-		c, err := framework.NewClient(strings.Join(addrs, ","), locktest.TestRetryPolicy,
+		c, err := framework.NewClient(strings.Join(addrs, ","), zkclient.TestRetryPolicy,
 			framework.WithSessionTimeout(cfg.SessionTimeout),
 			framework.WithConnectionTimeout(2*cfg.SessionTimeout),
 			framework.WithSimulatedSessionExpirationPercent(simulatedPercent(i)),

@@ -12,7 +12,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // The kinds NodesCommands.java prints.
@@ -75,7 +75,7 @@ func TestGroupMemberAcrossLanguages(t *testing.T) {
 	}
 	goSees := func(want string) {
 		t.Helper()
-		locktest.Eventually(t, 30*time.Second, "zkcurator sees "+want, func() bool {
+		zktest.Eventually(t, 30*time.Second, "zkcurator sees "+want, func() bool {
 			return showMembers(g.CurrentMembers()) == want
 		})
 	}
@@ -147,7 +147,7 @@ func TestPersistentNodeNamesMatchCurator(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		locktest.Eventually(t, 30*time.Second, fmt.Sprintf("%v: both nodes are made again", mode), func() bool {
+		zktest.Eventually(t, 30*time.Second, fmt.Sprintf("%v: both nodes are made again", mode), func() bool {
 			j, _ := admin.Exists(ctx, javaFirst)
 			g, _ := admin.Exists(ctx, goFirst)
 			return j != nil && g != nil

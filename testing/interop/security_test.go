@@ -8,8 +8,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/atomic"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // TestCuratorAndZkcuratorExcludeEachOtherOverTLS: a Curator client and a
@@ -31,7 +31,7 @@ func TestCuratorAndZkcuratorExcludeEachOtherOverTLS(t *testing.T) {
 	// A JVM's first TLS handshake is slow on a busy machine: the helper's
 	// connection timeout is its session timeout.
 	java := StartHelper(t, srv.SecureAddr(), WithTLS(ca.CertFile, javaCert.KeyStoreFile), WithSessionTimeout(15*time.Second))
-	gc := locktest.NewClient(t, srv.SecureAddr(), framework.WithTLS(ca.ClientConfig(goCert)))
+	gc := zkclient.New(t, srv.SecureAddr(), framework.WithTLS(ca.ClientConfig(goCert)))
 	const path = "/interop/tls/lock"
 
 	m := goMutex(gc, "zkcurator", path).m
@@ -70,7 +70,7 @@ func TestCuratorAndZkcuratorExcludeEachOtherOverTLS(t *testing.T) {
 func TestCuratorDigestUsesZkcuratorsNodes(t *testing.T) {
 	srv := startZooKeeper(t)
 	ctx := testContext(t, time.Minute)
-	gc := locktest.NewClient(t, srv.ConnectString(),
+	gc := zkclient.New(t, srv.ConnectString(),
 		framework.WithAuth("digest", []byte("orders:s3cret")),
 		framework.WithACLProvider(framework.CreatorAllACLProvider()))
 	counter, err := atomic.NewDistributedAtomicLong(gc, "/interop/acl/counter")

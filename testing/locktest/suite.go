@@ -11,6 +11,7 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // RunDriverSuite runs the checks every LockInternalsDriver must pass against
@@ -29,7 +30,7 @@ func RunDriverSuite(t *testing.T, connect string, newDriver func() locks.LockInt
 // it makes (WithTLS, WithAuth, WithACLProvider...), so that the suite also
 // runs over TLS and with ACLs.
 func RunDriverSuiteWith(t *testing.T, connect string, clientOpts []framework.Option, newDriver func() locks.LockInternalsDriver) {
-	newClient := func(t *testing.T) *framework.Client { return NewClient(t, connect, clientOpts...) }
+	newClient := func(t *testing.T) *framework.Client { return zkclient.New(t, connect, clientOpts...) }
 	opt := func() locks.MutexOption { return locks.WithDriver(newDriver()) }
 	var seq int
 	var seqMu sync.Mutex
@@ -313,7 +314,7 @@ const suiteWait = 30 * time.Second
 // waitContenders waits until the lock of m has n contenders.
 func waitContenders(t *testing.T, m *locks.InterProcessMutex, n int) {
 	t.Helper()
-	Eventually(t, 10*time.Second, fmt.Sprintf("%d contenders", n), func() bool {
+	zktest.Eventually(t, 10*time.Second, fmt.Sprintf("%d contenders", n), func() bool {
 		nodes, err := m.ParticipantNodes(context.Background())
 		return err == nil && len(nodes) == n
 	})

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -20,7 +19,7 @@ func HandOff(tb testing.TB, ctx context.Context, srv *zktest.Server, a, b *locks
 	}
 	got := make(chan error, 1)
 	go func() { got <- b.Acquire(ctx) }()
-	locktest.Eventually(tb, 10*time.Second, "b watching a's node", func() bool {
+	zktest.Eventually(tb, 10*time.Second, "b watching a's node", func() bool {
 		nodes, err := a.ParticipantNodes(ctx)
 		if err != nil || len(nodes) != 2 {
 			return false

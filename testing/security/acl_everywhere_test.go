@@ -15,8 +15,8 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/recipes/nodes"
 	"github.com/zkcurator/zkcurator/recipes/shared"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // TestEveryRecipeNodeCarriesTheProviderACL: with WithACLProvider, every node
@@ -27,7 +27,7 @@ func TestEveryRecipeNodeCarriesTheProviderACL(t *testing.T) {
 	srv := zktest.StartServer(t)
 	const user, password = "svc", "pw-of-svc"
 	want := zk.DigestACL(zk.PermAll, user, password)
-	c := locktest.NewClient(t, srv.ConnectString(),
+	c := zkclient.New(t, srv.ConnectString(),
 		framework.WithNamespace("app"),
 		framework.WithAuth("digest", []byte(user+":"+password)),
 		framework.WithACLProvider(framework.DigestACLProvider(user, password)))

@@ -14,8 +14,8 @@ import (
 	"github.com/zkcurator/zkcurator/recipes/barriers"
 	"github.com/zkcurator/zkcurator/recipes/leader"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -30,7 +30,7 @@ type identity struct {
 func (id identity) client(t *testing.T) *framework.Client {
 	t.Helper()
 	opts := append([]framework.Option{framework.WithACLProvider(framework.CreatorAllACLProvider())}, id.opts...)
-	return locktest.NewClient(t, id.connect, opts...)
+	return zkclient.New(t, id.connect, opts...)
 }
 
 // identities returns an owner and an intruder of each kind: digest users on

@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/owned"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -29,7 +28,7 @@ func createEphemeral(c *framework.Client, nodePath string, after func()) func(co
 // (simulated expiry) long before the server expires it, so that the nodes of
 // the given-up session still stand when it connects again.
 func newGivingUpClient(t *testing.T, p *zktest.Proxy) *framework.Client {
-	return locktest.NewClient(t, p.Addr(),
+	return zkclient.New(t, p.Addr(),
 		framework.WithSessionTimeout(8*time.Second), framework.WithSimulatedSessionExpirationPercent(15))
 }
 
@@ -60,7 +59,7 @@ func giveUpSession(t *testing.T, p *zktest.Proxy, c *framework.Client) {
 func TestCreateInTheCurrentSessionCostsNoRequest(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
-	c := locktest.NewClient(t, proxy.Addr())
+	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
 	proxy.ResetCounts()
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-current", func() {}))
@@ -101,7 +100,7 @@ func TestCreateOfANodeFoundGoneReportsNoOwner(t *testing.T) {
 	srv := zktest.StartServer(t)
 	proxy := zktest.StartProxy(t, srv.ConnectString())
 	c := newGivingUpClient(t, proxy)
-	admin := locktest.NewClient(t, srv.ConnectString())
+	admin := zkclient.New(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-gone", func() {
 		giveUpSession(t, proxy, c)
@@ -120,7 +119,7 @@ func TestCreateOfANodeFoundGoneReportsNoOwner(t *testing.T) {
 // A failed create reports its error and no node.
 func TestCreateReportsTheCreateError(t *testing.T) {
 	srv := zktest.StartServer(t)
-	c := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, srv.ConnectString())
 	failed := errors.New("create failed")
 	p, owner, err := owned.Create(zktest.TestContext(t), c, func(context.Context) (string, error) { return "", failed })
 	if !errors.Is(err, failed) || p != "" || owner != 0 {

@@ -10,8 +10,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zkcurator/zkcurator/recipes/internal/versioned"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -27,8 +27,8 @@ func TestSetAfterLostReply(t *testing.T) {
 	t.Cleanup(func() { _ = proxy.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := locktest.NewClient(t, proxy.Addr())
-	other := locktest.NewClient(t, srv.ConnectString())
+	c := zkclient.New(t, proxy.Addr())
+	other := zkclient.New(t, srv.ConnectString())
 
 	for _, tc := range []struct {
 		name        string

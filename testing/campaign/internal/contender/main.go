@@ -45,7 +45,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // config is what the flags say.
@@ -87,7 +87,7 @@ func run(c config) error {
 			return fmt.Errorf("-%s is required with -mode %s", name, c.mode)
 		}
 	}
-	client, err := framework.NewClient(c.connect, locktest.TestRetryPolicy,
+	client, err := framework.NewClient(c.connect, zkclient.TestRetryPolicy,
 		framework.WithSessionTimeout(c.session), framework.WithConnectionTimeout(2*c.session))
 	if err != nil {
 		return err
