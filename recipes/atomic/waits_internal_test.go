@@ -18,15 +18,6 @@ import (
 // with other test runs.
 const waitSlack = time.Second
 
-// unreachableClient returns a started client whose connect string is a
-// loopback port where nothing listens, with retries of 1 s up to 3 times
-// and the default connection timeout: an operation that only the retry
-// policy stopped would take a minute.
-func unreachableClient(t *testing.T) *framework.Client {
-	t.Helper()
-	return zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
-}
-
 // bounded runs call and fails the test unless it returns within bound plus
 // waitSlack an error that matches context.DeadlineExceeded (and also
 // ErrOutcomeUnknown when unknown is set), says want and carries the
@@ -41,15 +32,7 @@ func bounded(t *testing.T, what string, bound time.Duration, want string, unknow
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) || errors.Is(err, ErrOutcomeUnknown) != unknown {
 		t.Errorf("%s: %v, want context.DeadlineExceeded saying %q (outcome unknown: %v)", what, err, want, unknown)
 	}
-	prefixOnce(t, what, err)
-}
-
-// prefixOnce fails the test if err carries "atomic: " more than once.
-func prefixOnce(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil && strings.Count(err.Error(), "atomic: ") > 1 {
-		t.Errorf("%s: %q carries the prefix \"atomic: \" more than once", what, err)
-	}
+	zktest.PrefixOnce(t, "atomic: ", what, err)
 }
 
 // valueOp is a call of a DistributedAtomicLong that reaches the server,
@@ -77,7 +60,7 @@ func valueOps(l *DistributedAtomicLong) []valueOp {
 // no deadline, although the client's retry policy would go on for a
 // minute; each error says what it waited for.
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
-	c := unreachableClient(t)
+	c := zkclient.Unreachable(t, zkclient.SlowRetryPolicy)
 	const maxLockTime = 2 * time.Second
 	l, err := NewDistributedAtomicLong(c, "/waits/counter", WithPromotedToLock(PromotedToLock{LockPath: "/waits/lock", MaxLockTime: maxLockTime}))
 	if err != nil {
@@ -147,7 +130,7 @@ func TestCallsOnAClosedClient(t *testing.T) {
 		if !errors.Is(err, framework.ErrClosed) || time.Since(began) > waitSlack {
 			t.Errorf("%s on a closed client: %v after %v, want framework.ErrClosed at once", op.name, err, time.Since(began))
 		}
-		prefixOnce(t, op.name, err)
+		zktest.PrefixOnce(t, "atomic: ", op.name, err)
 	}
 	var res AtomicValue[[]byte]
 	if err := l.v.underLock(ctx, &res, func([]byte, bool) ([]byte, error) { return encodeLong(1), nil }); !errors.Is(err, framework.ErrClosed) {

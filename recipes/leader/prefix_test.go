@@ -70,6 +70,6 @@ func TestErrorsCarryThePrefixOnce(t *testing.T) {
 			t.Errorf("case %d: no error", i)
 			continue
 		}
-		prefixOnce(t, err.Error(), err)
+		zktest.PrefixOnce(t, "leader: ", err.Error(), err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/leader"
-	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -21,15 +20,6 @@ import (
 // partition, minus the deadline of at most 2 s: 3 s still tells the two apart
 // and leaves room for a loaded machine.
 const waitSlack = 3 * time.Second
-
-// unreachableClient returns a started client whose connect string is a
-// loopback port where nothing listens, with retries of 1 s up to 3 times
-// and the default connection timeout: an operation that only the retry
-// policy stopped would take a minute.
-func unreachableClient(t *testing.T) *framework.Client {
-	t.Helper()
-	return zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
-}
 
 // within runs call with a ctx that ends after d and fails the test unless
 // it returns an error matching context.DeadlineExceeded, that names want
@@ -47,23 +37,15 @@ func within(t *testing.T, what string, d time.Duration, want string, call func(c
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s: %v, want context.DeadlineExceeded saying %q", what, err, want)
 	}
-	prefixOnce(t, what, err)
+	zktest.PrefixOnce(t, "leader: ", what, err)
 	return err
-}
-
-// prefixOnce fails the test if err carries the package's prefix more than once.
-func prefixOnce(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil && strings.Count(err.Error(), "leader: ") > 1 {
-		t.Errorf("%s: %q carries the prefix \"leader: \" more than once", what, err)
-	}
 }
 
 // Without a server, every call that waits returns by its ctx's deadline
 // with an error that says what it waited for, although the client's retry
 // policy would go on for a minute.
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
-	c := unreachableClient(t)
+	c := zkclient.Unreachable(t, zkclient.SlowRetryPolicy)
 	const wait = 2 * time.Second
 	l := newLatch(t, c, "/waits/latch", "a")
 	zktest.Must(t, l.Start())

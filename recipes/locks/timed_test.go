@@ -3,7 +3,6 @@ package locks_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -24,16 +23,6 @@ import (
 // timedSlack is the documented graces of a timed acquisition, plus a margin
 // for a loaded machine.
 const timedSlack = 2*time.Second + 500*time.Millisecond
-
-// deadAddress returns an address on 127.0.0.1 where nothing listens.
-func deadAddress(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	zktest.Must(t, err)
-	addr := ln.Addr().String()
-	zktest.Must(t, ln.Close())
-	return addr
-}
 
 // timedAcquisitions are the timed acquisitions of every lock on c, each
 // reporting whether it got the lock.
@@ -100,10 +89,7 @@ func runTimed(t *testing.T, acquisitions map[string]func(context.Context, time.D
 // and the slack, with an error that says it timed out waiting for a
 // connection.
 func TestTimedAcquireAgainstNothingReturnsWithinItsWait(t *testing.T) {
-	c, err := framework.NewClient(deadAddress(t), retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
-	zktest.Must(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	zktest.Must(t, c.Start())
+	c := zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
 	const wait = 2 * time.Second
 	for _, r := range runTimed(t, timedAcquisitions(c, "/timed/nothing"), wait) {
 		if !errors.Is(r.err, context.DeadlineExceeded) || !strings.Contains(r.err.Error(), "timed out after") || !strings.Contains(r.err.Error(), "waiting for a connection") {

@@ -90,10 +90,7 @@ func runWaitBound(t *testing.T, c *framework.Client, base string) {
 // A client whose server was never started: every timed acquisition
 // returns at its wait.
 func TestTimedAcquireOfANeverConnectedClientReturnsAtItsWait(t *testing.T) {
-	c, err := framework.NewClient(deadAddress(t), retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
-	zktest.Must(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	zktest.Must(t, c.Start())
+	c := zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxRetries: 3})
 	runWaitBound(t, c, "/wait-bound/never")
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/queue"
-	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -38,7 +37,7 @@ func TestBoundedPutAfterQueueNodeDeleted(t *testing.T) {
 // framework.ErrNotConnected or context.DeadlineExceeded, never an empty
 // queue (an item may be there).
 func TestSimpleWaitWithoutConnectionSaysSo(t *testing.T) {
-	c := zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
+	c := zkclient.Unreachable(t, zkclient.SlowRetryPolicy)
 	q, err := queue.NewSimpleDistributedQueue(c, "/nowhere")
 	zktest.Must(t, err)
 	const wait = time.Second

@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/shared"
-	"github.com/zkcurator/zkcurator/retry"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -23,15 +22,6 @@ import (
 // partition, minus the deadline of at most 2 s: 3 s still tells the two apart
 // and leaves room for a loaded machine.
 const waitSlack = 3 * time.Second
-
-// unreachableClient returns a started client whose connect string is a
-// loopback port where nothing listens, with retries of 1 s up to 3 times
-// and the default connection timeout: an operation that only the retry
-// policy stopped would take a minute.
-func unreachableClient(t *testing.T) *framework.Client {
-	t.Helper()
-	return zkclient.Unreachable(t, retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3})
-}
 
 // within runs call with a ctx that ends after d and fails the test unless
 // it returns, within d plus waitSlack, an error that matches
@@ -49,21 +39,13 @@ func within(t *testing.T, what string, d time.Duration, want string, unknown boo
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) || errors.Is(err, shared.ErrOutcomeUnknown) != unknown {
 		t.Errorf("%s: %v, want context.DeadlineExceeded saying %q (outcome unknown: %v)", what, err, want, unknown)
 	}
-	prefixOnce(t, what, err)
-}
-
-// prefixOnce fails the test if err carries "shared: " more than once.
-func prefixOnce(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil && strings.Count(err.Error(), "shared: ") > 1 {
-		t.Errorf("%s: %q carries the prefix \"shared: \" more than once", what, err)
-	}
+	zktest.PrefixOnce(t, "shared: ", what, err)
 }
 
 // Without a server, Start returns by its ctx's deadline although the
 // client's retry policy would go on for a minute.
 func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
-	c := unreachableClient(t)
+	c := zkclient.Unreachable(t, zkclient.SlowRetryPolicy)
 	v, err := shared.NewSharedValue(c, "/waits/value", nil)
 	zktest.Must(t, err)
 	within(t, "SharedValue.Start", 1500*time.Millisecond, "create /waits/value", false, v.Start)
@@ -125,7 +107,7 @@ func TestSharedOnAClosedClient(t *testing.T) {
 		if !errors.Is(err, framework.ErrClosed) {
 			t.Errorf("call %d on a closed client: %v, want framework.ErrClosed", i, err)
 		}
-		prefixOnce(t, "a call on a closed client", err)
+		zktest.PrefixOnce(t, "shared: ", "a call on a closed client", err)
 	}
 	if got := proxy.RequestTotal(); got != 0 {
 		t.Errorf("%d requests on a closed client", got)

@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,5 +27,14 @@ func Must(tb testing.TB, err error) {
 	tb.Helper()
 	if err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// PrefixOnce fails the test if err's message carries prefix (a package's,
+// such as "leader: ") more than once; what names the call in the failure.
+func PrefixOnce(tb testing.TB, prefix, what string, err error) {
+	tb.Helper()
+	if err != nil && strings.Count(err.Error(), prefix) > 1 {
+		tb.Errorf("%s: %q carries the prefix %q more than once", what, err, prefix)
 	}
 }

@@ -3,10 +3,17 @@ package zkclient
 import (
 	"net"
 	"testing"
+	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/retry"
 )
+
+// SlowRetryPolicy retries every second, 3 times: with the default
+// connection timeout, an operation on an Unreachable client that only this
+// policy stopped would take about a minute, so a test tells a call that
+// its own ctx bounded from one that ignored it.
+var SlowRetryPolicy = retry.ExponentialBackoff{BaseSleep: time.Second, MaxSleep: time.Second, MaxRetries: 3}
 
 // DeadAddress returns a 127.0.0.1 address where nothing listens: a port
 // that was just free.
