@@ -2,7 +2,6 @@ package leader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -123,10 +122,7 @@ func (l *LeaderLatch) Path() string { return l.path }
 func (l *LeaderLatch) Start() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.life.State() == lifecycle.Latent && clientClosed(l.client) {
-		return fmt.Errorf("leader: start latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
-	}
-	if err := l.life.Start(l.what); err != nil {
+	if err := start(&l.life, l.client, l.what); err != nil {
 		return err
 	}
 	ctx, stop := context.WithCancel(context.Background())
@@ -146,15 +142,11 @@ func (l *LeaderLatch) Start() error {
 func (l *LeaderLatch) Await(ctx context.Context) (Term, error) {
 	for {
 		l.mu.Lock()
-		t, life, changed := l.term, l.life.Check(l.what), l.changed
+		t, err, changed := l.term, check(&l.life, l.client, l.what), l.changed
 		l.mu.Unlock()
 		switch {
-		case errors.Is(life, ErrClosed):
-			return Term{}, life
-		case clientClosed(l.client):
-			return Term{}, fmt.Errorf("leader: latch %q (%s): %w", l.path, l.id, framework.ErrClosed)
-		case life != nil: // not started
-			return Term{}, life
+		case err != nil:
+			return Term{}, err
 		case t.certain(l.client):
 			return t.Term, nil
 		}

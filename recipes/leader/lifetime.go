@@ -2,9 +2,11 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
 // errClientClosed is the cause of a term's context ended because its
@@ -20,6 +22,27 @@ func clientClosed(c *framework.Client) bool {
 	default:
 		return false
 	}
+}
+
+// start moves a latch's or selector's life (what names it) to Started, or
+// says why it cannot: framework.ErrClosed when the client is closed (life
+// then stays latent), ErrAlreadyStarted, or ErrClosed.
+func start(life *lifecycle.Lifecycle, c *framework.Client, what string) error {
+	if life.State() == lifecycle.Latent && clientClosed(c) {
+		return fmt.Errorf("leader: start %s: %w", what, framework.ErrClosed)
+	}
+	return life.Start(what)
+}
+
+// check returns nil while a latch's or selector's life (what names it) is
+// started and its client open; else, in this order, ErrClosed,
+// framework.ErrClosed or ErrNotStarted.
+func check(life *lifecycle.Lifecycle, c *framework.Client, what string) error {
+	err := life.Check(what)
+	if !errors.Is(err, ErrClosed) && clientClosed(c) {
+		return fmt.Errorf("leader: %s: %w", what, framework.ErrClosed)
+	}
+	return err
 }
 
 // connectionNote says, for an error of a wait that ended, that the client

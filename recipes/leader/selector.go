@@ -2,7 +2,6 @@ package leader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -109,10 +108,7 @@ func (s *LeaderSelector) Path() string { return s.path }
 func (s *LeaderSelector) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.life.State() == lifecycle.Latent && clientClosed(s.client) {
-		return fmt.Errorf("leader: start selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
-	}
-	if err := s.life.Start(s.what); err != nil {
+	if err := start(&s.life, s.client, s.what); err != nil {
 		return err
 	}
 	ctx, stop := context.WithCancel(context.Background())
@@ -129,13 +125,8 @@ func (s *LeaderSelector) Start() error {
 func (s *LeaderSelector) Requeue() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch life := s.life.Check(s.what); {
-	case errors.Is(life, ErrClosed):
-		return false, life
-	case clientClosed(s.client):
-		return false, fmt.Errorf("leader: selector %q (%s): %w", s.path, s.id, framework.ErrClosed)
-	case life != nil: // not started
-		return false, life
+	if err := check(&s.life, s.client, s.what); err != nil {
+		return false, err
 	}
 	return s.requeueLocked(), nil
 }
