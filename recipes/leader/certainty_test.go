@@ -56,7 +56,7 @@ func awaitStalled(t *testing.T, stalled <-chan struct{}, d time.Duration) {
 // before the latch has heard of it: HasLeadership is false and Await waits
 // rather than return the term.
 func TestLatchAwaitWaitsOutASuspensionNotYetDelivered(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr())
@@ -84,7 +84,7 @@ func TestLatchAwaitWaitsOutASuspensionNotYetDelivered(t *testing.T) {
 // A selector whose client is Suspended under the standard error policy does
 // not have leadership, even before the news has reached its lock.
 func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr())
@@ -118,7 +118,7 @@ func TestSelectorHasLeadershipFalseWhileSuspended(t *testing.T) {
 // not have leadership through the old session's lock node at any moment,
 // even before the news has reached it.
 func TestSelectorHasLeadershipFalseOnceItsSessionIsGone(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),

@@ -37,7 +37,7 @@ const closeAtOnce = 3 * time.Second
 // Await with the client's ErrClosed and stops its goroutine, all before the
 // latch itself is closed; Close then returns at once.
 func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	before := goleak.IgnoreCurrent()
 	c := zkclient.New(t, srv.ConnectString())
@@ -85,7 +85,7 @@ func TestLatchTermEndsWhenTheClientCloses(t *testing.T) {
 // and stops its goroutines before the selector is closed; Close then
 // returns at once.
 func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	before := goleak.IgnoreCurrent()
 	c := zkclient.New(t, srv.ConnectString())
@@ -139,7 +139,7 @@ func TestSelectorTermEndsWhenTheClientCloses(t *testing.T) {
 // the client's ErrClosed, and is not started; a Close of it, and a second
 // Close, return nil.
 func TestStartOnAClosedClient(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	zktest.Must(t, c.Close())

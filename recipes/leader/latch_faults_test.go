@@ -17,7 +17,7 @@ import (
 // its term on Suspended, long before the server expires its session and the
 // next participant leads; it queues again behind that one.
 func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/suspended"
@@ -59,7 +59,7 @@ func TestLatchLeaderLosesTermOnSuspended(t *testing.T) {
 // Under the session error policy a suspension shorter than the session
 // timeout keeps the term; the loss of the session ends it.
 func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/session-policy"
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second),
@@ -104,7 +104,7 @@ func TestLatchSessionPolicyKeepsTermThroughShortSuspension(t *testing.T) {
 // node is the lowest: the latch must not lead through it in its new session,
 // but delete it and lead through a node of the new session.
 func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/given-up"
@@ -161,7 +161,7 @@ func TestLatchNeverLeadsThroughAGivenUpSessionsNode(t *testing.T) {
 // the partition ends or a delete under way gives up; the guaranteed delete
 // removes the node once the connection is back.
 func TestLatchCloseDuringAPartitionReturnsInTime(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	const dir = "/latch/close-partitioned"
 	obs := zkclient.New(t, srv.ConnectString())

@@ -19,7 +19,7 @@ import (
 // their ids in Curator's node format, and closing the leader hands over to
 // the next with a higher token, until no node is left.
 func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/handover"
 	obs := zkclient.New(t, srv.ConnectString())
@@ -75,7 +75,7 @@ func TestLatchElectsOneLeaderAndHandsOverOnClose(t *testing.T) {
 // ErrLeadershipLost, the next participant leads, and the deposed one queues
 // again behind it with a new node.
 func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/deleted"
 	op := zkclient.New(t, srv.ConnectString())
@@ -104,7 +104,7 @@ func TestLatchLeaderNodeDeletedByHand(t *testing.T) {
 // Close during Await ends the Await with ErrClosed and leaves no node; an
 // Await whose ctx ends returns the ctx's error and the latch stays queued.
 func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/await"
 	obs := zkclient.New(t, srv.ConnectString())
@@ -146,7 +146,7 @@ func TestLatchCloseDuringAwaitAndAwaitCancelled(t *testing.T) {
 // A latch closed while its node is being created, before it could even
 // queue, leaves no node behind.
 func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	for i := 0; i < 5; i++ {
@@ -160,7 +160,7 @@ func TestLatchCloseRightAfterStartLeavesNoNode(t *testing.T) {
 // The Leadership channel carries term changes; CloseNotifyLeader reports
 // the end of leadership before the channel closes, CloseSilent does not.
 func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, srv.ConnectString())
 	for _, tc := range []struct {
@@ -197,7 +197,7 @@ func TestLatchLeadershipChannelAndCloseModes(t *testing.T) {
 // Bad input is reported before any request, naming the value; Start,
 // Close and Await out of order get the lifecycle errors.
 func TestLatchBadInputAndLifecycle(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)

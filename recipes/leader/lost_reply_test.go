@@ -15,7 +15,7 @@ import (
 // second node, a node left behind, or its turn: it leads once the holder
 // before it leaves, with a higher token, and Close leaves nothing.
 func TestLatchLostRepliesLeaveOneNode(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	for _, tc := range []struct {
 		name string

@@ -16,7 +16,7 @@ import (
 // latch hands over once, a selector leads once.
 func TestLeaderMetricsCountTerms(t *testing.T) {
 	rec := metricstest.New()
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	client := func() *framework.Client {
 		return zkclient.New(t, srv.ConnectString(), framework.WithMetrics(rec))
 	}

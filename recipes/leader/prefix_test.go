@@ -17,7 +17,7 @@ import (
 // not retry), a closed client, a closed latch, bad arguments. The waits
 // tests check the errors of partitions and of an unreachable server.
 func TestErrorsCarryThePrefixOnce(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir = "/prefix/latch"

@@ -68,7 +68,7 @@ func TestLatchRandomFaultsKeepOneLeader(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewSource(seed))
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	obs := zkclient.New(t, srv.ConnectString())
 	const dir = "/latch/random"
 	const n = 4

@@ -15,7 +15,7 @@ import (
 // An error a LeadFunc returns has no caller: with no logger set it reaches
 // the client's ListenErrors, naming the election.
 func TestLeadFuncErrorReachesListenErrors(t *testing.T) {
-	c := zkclient.New(t, sharedServer(t).ConnectString())
+	c := zkclient.New(t, shared.Server(t).ConnectString())
 	errs := make(chan error, 8)
 	defer c.ListenErrors(func(err error) {
 		select {

@@ -17,7 +17,7 @@ import (
 // client declares the session Lost; it then leads again through a node of
 // the new session, with a higher token.
 func TestSelectorSessionPolicyLosesTermOnLost(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const session = 3 * time.Second

@@ -55,7 +55,7 @@ func (g *termLog) count() int {
 // Three auto-requeueing selectors take turns: never two functions at once,
 // tokens strictly increasing, everyone leads, and no node is left after Close.
 func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/selector/turns"
 	obs := zkclient.New(t, srv.ConnectString())
@@ -99,7 +99,7 @@ func TestSelectorTakesTurnsWithIncreasingTokens(t *testing.T) {
 
 // Without WithAutoRequeue the function runs once; Requeue asks for another turn.
 func TestSelectorRunsOncePerRequeue(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	runs := make(chan leader.Term, 4)
 	s := newSelector(t, zkclient.New(t, srv.ConnectString()), "/selector/once", "x",
@@ -136,7 +136,7 @@ func TestSelectorRunsOncePerRequeue(t *testing.T) {
 // The leader's lock node deleted by hand cancels its function's context
 // with ErrLeadershipLost, and the next selector leads.
 func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/selector/deleted"
 	op := zkclient.New(t, srv.ConnectString())
@@ -189,7 +189,7 @@ func TestSelectorLeaderNodeDeletedByHand(t *testing.T) {
 // ErrClosed and deletes the node once the function returns; Close while
 // waiting leaves no node.
 func TestSelectorLossAndClose(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir = "/selector/loss"
@@ -243,7 +243,7 @@ func TestSelectorLossAndClose(t *testing.T) {
 // Bad input is reported before any request; Start, Requeue and Close out
 // of order get the lifecycle errors.
 func TestSelectorBadInputAndLifecycle(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	c := zkclient.New(t, proxy.Addr())
 	ctx := zktest.TestContext(t)
@@ -293,7 +293,7 @@ func TestSelectorBadInputAndLifecycle(t *testing.T) {
 // A leader on a slow connection that is cut off ends its term on
 // Suspended, without waiting for a request to give up.
 func TestSelectorLossOnASlowConnection(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	c := zkclient.New(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))

@@ -18,7 +18,7 @@ import (
 // does not lead until StepDown, then leads, and the latch queues again
 // behind it.
 func TestLatchManualStepDownKeepsNodeUntilStepDown(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/manual-step-down"
@@ -74,7 +74,7 @@ func TestLatchManualStepDownKeepsNodeUntilStepDown(t *testing.T) {
 // StepDown of a live term ends it and gives its node up; StepDown of a
 // term that is not the latch's latest does nothing.
 func TestLatchStepDownOfALiveTerm(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	ctx := zktest.TestContext(t)
 	const dir = "/latch/step-down-live"
 	c := zkclient.New(t, srv.ConnectString())

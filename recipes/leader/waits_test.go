@@ -80,7 +80,7 @@ func TestWaitsAreBoundedWithoutAServer(t *testing.T) {
 // selector's Close return by their ctx's deadline, saying what they waited
 // for: leadership, the node's deletion, the lock node's deletion.
 func TestWaitsAreBoundedInAPartition(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	proxy := newProxy(t, srv.ConnectString())
 	ctx := zktest.TestContext(t)
 	const dir, sdir = "/waits/partition-latch", "/waits/partition-selector"

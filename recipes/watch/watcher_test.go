@@ -95,7 +95,7 @@ func equal(a, b []string) bool {
 // gives a reset and the watch works on; Close removes the server's watch
 // and no listener is called after it.
 func TestPersistentWatcher(t *testing.T) {
-	srv := sharedServer(t)
+	srv := shared.Server(t)
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr())
 	other := newClient(t, srv.ConnectString())
@@ -157,7 +157,7 @@ func TestPersistentWatcher(t *testing.T) {
 
 // A watcher of one node reports its children changes too.
 func TestPersistentWatcherOneNode(t *testing.T) {
-	c := newClient(t, sharedServer(t).ConnectString())
+	c := newClient(t, shared.Server(t).ConnectString())
 	ctx := zktest.Context(t, testWait)
 	w, err := watch.NewPersistentWatcher(c, "/TestPersistentWatcherOneNode", false)
 	if err != nil {
@@ -178,7 +178,7 @@ func TestPersistentWatcherOneNode(t *testing.T) {
 // Bad arguments fail before any request; Start on a closed client fails
 // with framework.ErrClosed.
 func TestPersistentWatcherArguments(t *testing.T) {
-	c := newClient(t, sharedServer(t).ConnectString())
+	c := newClient(t, shared.Server(t).ConnectString())
 	if _, err := watch.NewPersistentWatcher(nil, "/a", false); !errors.Is(err, watch.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}

@@ -18,10 +18,14 @@
 // connections and loses the reply to a chosen request.
 //
 // In tests use [StartServer] and [StartCluster]; they stop everything when the
-// test ends and print the server log when the test failed. Programs use
-// [NewServer] and [NewCluster] and must call Close.
+// test ends and print the server log when the test failed. A package whose
+// tests can share one server that none of them stops keeps a [Shared].
+// Programs use [NewServer] and [NewCluster] and must call Close.
 //
-// [Eventually] awaits a condition, bounded in time. Package zkclient (in
+// [Eventually] awaits a condition, bounded in time. The helpers every
+// package's tests use live here once: [TestContext] and [Context] bound a
+// test's calls, [Must] fails a test on an error and [PrefixOnce] checks
+// that an error carries its package's prefix once. Package zkclient (in
 // testing/zktest/zkclient) gives tests a started, connected framework client;
 // it is apart so that zktest itself never imports the framework.
 //
