@@ -131,3 +131,31 @@ func refused(t *testing.T, what string, op func() error) {
 		t.Errorf("%s = %v; want zk.ErrNoAuth", what, err)
 	}
 }
+
+// TestSASLRequiredServerRefusesAnUnauthenticatedClient: on a server that
+// requires SASL, a client without SASL is never served: the server closes
+// its session at its first request, and an operation fails with
+// ErrNotConnected once its ctx ends, as docs/security.md's table of errors
+// states; a SASL client with the sasl ACL is served meanwhile.
+func TestSASLRequiredServerRefusesAnUnauthenticatedClient(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers), zktest.WithSASLRequired())
+	ctx := testCtx(t)
+	alice := newClient(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("alice", saslAlicePassword)),
+		framework.WithACLProvider(framework.SASLACLProvider("alice")))
+	if _, err := alice.Create(ctx, "/required/node", nil, framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	anon := newUnstartedClient(t, srv.Addr())
+	if err := anon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, testConnectionTimeout)
+	defer cancel()
+	_, err := anon.Exists(short, "/required/node")
+	if !errors.Is(err, framework.ErrNotConnected) {
+		t.Errorf("Exists without SASL = %v; want ErrNotConnected", err)
+	}
+	if _, _, err := alice.GetData(ctx, "/required/node"); err != nil {
+		t.Errorf("GetData as alice meanwhile: %v", err)
+	}
+}

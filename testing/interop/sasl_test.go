@@ -75,3 +75,29 @@ func TestCuratorAndZkcuratorShareAMutexOverSASL(t *testing.T) {
 		t.Errorf("a third SASL identity's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
 	}
 }
+
+// TestCuratorSASLRefusals: what a Curator service sees from a server that
+// requires SASL when it does not authenticate, and when its password is
+// wrong, as docs/security.md's table of errors states: every operation fails
+// with SESSIONCLOSEDREQUIRESASLAUTH, or with AUTHFAILED.
+func TestCuratorSASLRefusals(t *testing.T) {
+	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers), zktest.WithSASLRequired())
+	jaas, err := WriteJAASDigestClient(t.TempDir(), "curator", "wrong-pw-d0c8e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t, 40*time.Second)
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"NoSASL", nil, "SESSIONCLOSEDREQUIRESASLAUTH"},
+		{"WrongPassword", []Option{WithSASL(jaas)}, "AUTHFAILED"},
+	} {
+		h := StartHelper(t, srv.Addr(), append(tc.opts, WithName("curator-"+tc.name))...)
+		if got, err := h.TryOp(ctx, "read", "/"); err != nil || got != tc.want {
+			t.Errorf("%s: Curator's read of / = %q, %v; want %s", tc.name, got, err, tc.want)
+		}
+	}
+}
