@@ -74,17 +74,17 @@ func SASLACLProvider(users ...string) ACLProvider {
 	return fixedACLProvider(acl)
 }
 
-// kerberosName is the form ZooKeeper's SASL provider (its KerberosName)
+// saslACLIDForm is the form ZooKeeper's SASL provider (its KerberosName)
 // accepts for an id with an '@': name[/host]@realm.
-var kerberosName = regexp.MustCompile(`^[^/@]*(/[^/@]*)?@[^/@]*$`)
+var saslACLIDForm = regexp.MustCompile(`^[^/@]*(/[^/@]*)?@[^/@]*$`)
 
-// checkSASLID refuses a sasl ACL id the server would refuse (zk.ErrInvalidACL)
+// checkSASLACLID refuses a sasl ACL id the server would refuse (zk.ErrInvalidACL)
 // or that no client can have.
-func checkSASLID(id string) error {
+func checkSASLACLID(id string) error {
 	switch {
 	case id == "":
 		return invalidArg("ACL provider has a sasl entry with an empty user")
-	case strings.Contains(id, "@") && !kerberosName.MatchString(id):
+	case strings.Contains(id, "@") && !saslACLIDForm.MatchString(id):
 		return invalidArg("ACL provider has sasl user %q, which ZooKeeper refuses: an id with '@' must read name[/host]@realm", id)
 	}
 	return nil
@@ -114,7 +114,7 @@ func checkACLProvider(p ACLProvider) error {
 		if a.Scheme != "sasl" {
 			continue
 		}
-		if err := checkSASLID(a.ID); err != nil {
+		if err := checkSASLACLID(a.ID); err != nil {
 			return err
 		}
 	}
