@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -57,24 +59,64 @@ func X509ACLProvider(subjects ...string) ACLProvider {
 	return fixedACLProvider(acl)
 }
 
+// SASLACLProvider gives every node all permissions for the SASL identities
+// named (ZooKeeper's "sasl" scheme), as Curator's new ACL(Perms.ALL, new
+// Id("sasl", user)): the user of SASLDigest, or a Kerberos principal as the
+// server names it. With the client's own user alone it is a creator-only ACL
+// that holds across the user's sessions and clients; naming more users shares
+// the nodes between services. NewClient refuses it with ErrInvalidArgument
+// when no user, an empty user or one the server would reject is named.
+func SASLACLProvider(users ...string) ACLProvider {
+	acl := make([]zk.ACL, 0, len(users))
+	for _, u := range users {
+		acl = append(acl, zk.ACL{Perms: zk.PermAll, Scheme: "sasl", ID: u})
+	}
+	return fixedACLProvider(acl)
+}
+
+// saslACLIDForm is the form ZooKeeper's SASL provider (its KerberosName)
+// accepts for an id with an '@': name[/host]@realm.
+var saslACLIDForm = regexp.MustCompile(`^[^/@]*(/[^/@]*)?@[^/@]*$`)
+
+// checkSASLACLID refuses a sasl ACL id the server would refuse (zk.ErrInvalidACL)
+// or that no client can have.
+func checkSASLACLID(id string) error {
+	switch {
+	case id == "":
+		return invalidArg("ACL provider has a sasl entry with an empty user")
+	case strings.Contains(id, "@") && !saslACLIDForm.MatchString(id):
+		return invalidArg("ACL provider has sasl user %q, which ZooKeeper refuses: an id with '@' must read name[/host]@realm", id)
+	}
+	return nil
+}
+
 // fixedACLProvider gives every node the same ACL.
 type fixedACLProvider []zk.ACL
 
 func (p fixedACLProvider) DefaultACL() []zk.ACL       { return append([]zk.ACL(nil), p...) }
 func (p fixedACLProvider) ACLForPath(string) []zk.ACL { return nil }
 
-// checkACLProvider refuses a fixed provider with an empty ACL or an x509
-// entry without a subject, which would leave nodes open.
+// checkACLProvider refuses a fixed provider with an empty ACL, an x509
+// entry without a subject or a sasl entry without a valid user, which would
+// leave nodes open or fail every create.
 func checkACLProvider(p ACLProvider) error {
 	fixed, ok := p.(fixedACLProvider)
 	if !ok {
 		return nil
 	}
 	if len(fixed) == 0 {
-		return invalidArg("ACL provider has an empty ACL (X509ACLProvider needs at least one subject)")
+		return invalidArg("ACL provider has an empty ACL (X509ACLProvider and SASLACLProvider need at least one identity)")
 	}
 	if slices.ContainsFunc(fixed, func(a zk.ACL) bool { return a.Scheme == "x509" && a.ID == "" }) {
 		return invalidArg("ACL provider has an x509 entry with an empty subject")
+	}
+	for _, a := range fixed {
+		if a.Scheme != "sasl" {
+			continue
+		}
+		if err := checkSASLACLID(a.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }

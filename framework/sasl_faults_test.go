@@ -28,14 +28,15 @@ func TestSASLReauthenticates(t *testing.T) {
 	// Two entries: go-zookeeper reconnects at once to the second, where it
 	// would wait a second before trying its only one again.
 	c, r := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithLogger(log.logger()), framework.WithSASL(framework.SASLDigest("alice", saslAlicePassword)))
-	ctx := testCtx(t)
 	path := "/sasl-reauth"
-	if _, err := c.Create(ctx, path, []byte("hers"), framework.WithACL(creatorOnly("alice")...)); err != nil {
+	if _, err := c.Create(testCtx(t), path, []byte("hers"), framework.WithACL(creatorOnly("alice")...)); err != nil {
 		t.Fatal(err)
 	}
 	readable := func(after string) {
 		t.Helper()
-		if data, _, err := c.GetData(ctx, path); err != nil || string(data) != "hers" {
+		// Each read has a wait of its own: a restart on a loaded machine
+		// can take most of one.
+		if data, _, err := c.GetData(testCtx(t), path); err != nil || string(data) != "hers" {
 			t.Fatalf("GetData after %s = %q, %v; want the node's data", after, data, err)
 		}
 	}

@@ -98,12 +98,16 @@ func TestScrapeAfterAScriptedRun(t *testing.T) {
 		{locks.MetricWaitSeconds, map[string]string{"recipe": "mutex"}, 2},
 		{locks.MetricHoldSeconds, map[string]string{"recipe": "mutex"}, 2},
 		{framework.MetricConnectionStates, map[string]string{"state": "CONNECTED"}, 2},
-		{framework.MetricConnectionStates, map[string]string{"state": "SUSPENDED"}, 1},
 		{framework.MetricConnectionStates, map[string]string{"state": "LOST"}, 1},
 	} {
 		if v := scrape(t, reg, w.name, w.labels); v != w.want {
 			t.Errorf("%s%v = %v, want %v", w.name, w.labels, v, w.want)
 		}
+	}
+	// At least the pause's; a loaded machine can starve a read into another.
+	suspended := map[string]string{"state": "SUSPENDED"}
+	if v := scrape(t, reg, framework.MetricConnectionStates, suspended); v < 1 {
+		t.Errorf("%s%v = %v, want at least 1", framework.MetricConnectionStates, suspended, v)
 	}
 }
 

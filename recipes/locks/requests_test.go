@@ -147,15 +147,21 @@ func TestMutexHandOffCostDoesNotGrowWithQueueDepth(t *testing.T) {
 			}
 
 			proxy := perfProxy(t, srv.ConnectString())
-			waiter := built(locks.NewInterProcessMutex(perfClient(t, proxy.Addr()), path))
+			waiterClient := perfClient(t, proxy.Addr())
+			waiter := built(locks.NewInterProcessMutex(waiterClient, path))
 			proxy.ResetCounts()
 			acquired := make(chan error, 1)
 			go func() { acquired <- waiter.Acquire(ctx) }()
-			// Every waiter watches its own node and its predecessor; all but
-			// the first also watch a release signal: every lock node, and
-			// the signals of all but the last.
-			zktest.Eventually(t, 10*time.Second, "every waiter watching its predecessor", func() bool {
-				return perfWatchedPaths(t, srv) == 2*ahead
+			// The waiter watches its own node and its predecessor and, unless
+			// the predecessor is the holder, the predecessor's release
+			// signal. Its session's own watches say when it waits: the
+			// predecessor's node is watched by its owner's session too.
+			wantWatches := 2
+			if ahead > 1 {
+				wantWatches = 3
+			}
+			zktest.Eventually(t, 10*time.Second, "the waiter watching its predecessor", func() bool {
+				return len(lockWatches(watchedBy(t, srv, waiterClient.SessionID()))) == wantWatches
 			})
 			waiting := perfCounts(proxy)
 			proxy.ResetCounts()

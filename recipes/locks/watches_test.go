@@ -37,6 +37,12 @@ func watchedBy(tb testing.TB, srv *zktest.Server, session int64) []string {
 	return paths
 }
 
+// lockWatches returns paths less /zookeeper, which every client's session
+// watches for its own bookkeeping.
+func lockWatches(paths []string) []string {
+	return slices.DeleteFunc(paths, func(p string) bool { return p == "/zookeeper" })
+}
+
 // A waiter whose node an operator deleted queues again; when it then gives
 // up, while the holder and the contender before it stay, its session keeps
 // no release-signal watch and no watch on the holder: only the data watch on

@@ -42,6 +42,7 @@ type config struct {
 	name           string
 	sessionTimeout time.Duration
 	jvmProps       []string // -Dkey=value, from WithSystemProperty
+	acl            []string // scheme:id, from WithACL
 }
 
 // WithSessionTimeout sets the session timeout the helper's client asks for
@@ -97,13 +98,16 @@ func Start(ctx context.Context, connect string, opts ...Option) (*Helper, error)
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true",
 	}, cfg.jvmProps...)
-	cmd := exec.Command(java, append(args,
+	args = append(args,
 		"-cp", classpath, "CuratorHelper",
 		"--connect", connect,
 		"--session-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
 		"--connection-timeout-ms", strconv.FormatInt(cfg.sessionTimeout.Milliseconds(), 10),
-	)...)
-	return launch(ctx, cfg.name, cmd)
+	)
+	if len(cfg.acl) > 0 {
+		args = append(args, "--acl", strings.Join(cfg.acl, ","))
+	}
+	return launch(ctx, cfg.name, exec.Command(java, args...))
 }
 
 // newConfig applies opts over the defaults (a name "<prefix>-<n>", a 2s
@@ -118,6 +122,11 @@ func newConfig(prefix, connect string, opts []Option) (config, error) {
 	}
 	if cfg.sessionTimeout < time.Millisecond {
 		return cfg, fmt.Errorf("interop: session timeout %v is below 1ms", cfg.sessionTimeout)
+	}
+	for _, e := range cfg.acl {
+		if scheme, id, ok := strings.Cut(e, ":"); !ok || scheme == "" || id == "" || strings.ContainsAny(e, ", \t\n") {
+			return cfg, fmt.Errorf("interop: ACL entry %q is not scheme:id (without commas or whitespace)", e)
+		}
 	}
 	return cfg, nil
 }

@@ -57,6 +57,9 @@ func startKazoo(ctx context.Context, python string, flags []string, connect stri
 	if err != nil {
 		return nil, err
 	}
+	if len(cfg.acl) > 0 {
+		return nil, fmt.Errorf("interop: %s: WithACL is for Curator helpers only", cfg.name)
+	}
 	if _, err := os.Stat(python); err != nil {
 		return nil, fmt.Errorf("interop: no Python for Kazoo: %w: %s", err, kazooInstallHint)
 	}

@@ -133,7 +133,7 @@ func TestQueueGoToCurator(t *testing.T) {
 	}
 	consume := func(kind, path, lockPath string, n int) ([]string, []time.Time) {
 		t.Helper()
-		c, err := java.Send("queue.consume", kind, path, lockPath, strconv.Itoa(n), "20000")
+		c, err := java.Send("queue.consume", kind, path, lockPath, strconv.Itoa(n), "60000")
 		if err != nil {
 			t.Fatal(err)
 		}

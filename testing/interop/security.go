@@ -39,6 +39,15 @@ func WithTLS(caFile, keyStoreFile string) Option {
 	}
 }
 
+// WithACL gives every node the helper's Curator client creates (lock nodes
+// and their parents included) an entry with all permissions for each
+// identity "scheme:id", such as "sasl:orders", through a Curator
+// ACLProvider, as a service that builds its client with new
+// ACL(Perms.ALL, new Id(scheme, id)) does. Curator helpers only.
+func WithACL(ids ...string) Option {
+	return func(c *config) { c.acl = append(c.acl, ids...) }
+}
+
 // AddAuth adds authentication to the helper's current ZooKeeper connection
 // (ZooKeeper.addAuthInfo): credentials such as "user:password" for digest.
 func (h *Helper) AddAuth(ctx context.Context, scheme, credentials string) error {

@@ -353,6 +353,9 @@ func (c *conn) awaitSetWatches() error {
 	case <-c.gate.retired:
 		return ErrRetired
 	case <-t.C:
+		if l := c.link.Load(); l != nil {
+			c.gate.holdTimedOut(l.session)
+		}
 		return errNoSetWatches
 	}
 }

@@ -64,6 +64,7 @@ type Gate struct {
 	oneShot        map[string]uint8
 	oneShotAsked   map[int32]oneShotRequest // by go-zookeeper's xid, until the reply
 	oneShotSession int64
+	oneShotUnsure  int64 // a session whose one-shot watches no longer decide a hold
 }
 
 // NewGate returns a Gate for one go-zookeeper Conn.
@@ -162,8 +163,8 @@ func (g *Gate) linkUp(l *Link) {
 }
 
 // Dialer wraps dial so that each connection calls rewatched once when
-// go-zookeeper writes SetWatches on it and, on a connection that resumes the
-// armed session, holds back the first reply that records a zxid until then.
+// go-zookeeper writes SetWatches on it and, on a connection that resumes a
+// session in which go-zookeeper holds a watch (resumesArmed), holds back the first reply that records a zxid until then.
 // A reply still held when the Gate is retired or after ReadHold is never
 // delivered: the connection fails instead. go-zookeeper reads the zxid for SetWatches before it
 // queues the request, so from then on its receive loop may record newer
@@ -189,9 +190,32 @@ func (g *Gate) Dialer(dial zk.Dialer, rewatched func()) zk.Dialer {
 	}
 }
 
-// resumesArmed reports whether go-zookeeper's connection is in the armed
-// session, so that SetWatches will come.
+// resumesArmed reports whether go-zookeeper's connection is in a session in
+// which it holds a watch, so that SetWatches will come: the armed session,
+// or one in which go-zookeeper was seen to be granted a one-shot watch that
+// has not fired (the client's own watch is armed only after its session's
+// first requests may have set others).
 func (g *Gate) resumesArmed() bool {
 	id := g.session.Load()
-	return id != nil && (*id)() != 0 && (*id)() == g.armed.Load()
+	if id == nil || (*id)() == 0 {
+		return false
+	}
+	sid := (*id)()
+	if sid == g.armed.Load() {
+		return true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.oneShotSession == sid && len(g.oneShot) > 0 && g.oneShotUnsure != sid
+}
+
+// holdTimedOut records that a reply was held for ReadHold in session sid
+// without SetWatches: unless sid is armed, what the Gate saw of
+// go-zookeeper's one-shot watches no longer decides a hold in sid (a reply
+// read off a connection that then broke before go-zookeeper took it would
+// otherwise hold every later connection of the session).
+func (g *Gate) holdTimedOut(sid int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.oneShotUnsure = sid
 }

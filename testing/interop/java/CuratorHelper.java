@@ -4,6 +4,7 @@
 //
 // Usage: java -cp <classes>:<curator and zookeeper jars> CuratorHelper
 //            --connect 127.0.0.1:2181 [--session-timeout-ms 3000] [--connection-timeout-ms 3000]
+//            [--acl scheme:id,...]   every node the client creates gets these entries, all permissions
 //
 // Input, one command per line on stdin:  <id> <verb> [args...]
 // Output, one event per line on stdout:  EVENT <unix-nanos> <id> <kind> [fields...]
@@ -87,12 +88,14 @@ public final class CuratorHelper {
         String connect = null;
         int sessionMs = 3000;
         int connectionMs = 3000;
+        String acl = null;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
                 case "--connect": connect = value; i++; break;
                 case "--session-timeout-ms": sessionMs = Integer.parseInt(value); i++; break;
                 case "--connection-timeout-ms": connectionMs = Integer.parseInt(value); i++; break;
+                case "--acl": acl = value; i++; break;
                 default:
                     emit(now(), "-", "ERROR", "unknown argument " + args[i]);
                     System.exit(2);
@@ -102,12 +105,15 @@ public final class CuratorHelper {
             emit(now(), "-", "ERROR", "missing --connect");
             System.exit(2);
         }
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connect)
                 .sessionTimeoutMs(sessionMs)
                 .connectionTimeoutMs(connectionMs)
-                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000))
-                .build();
+                .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000));
+        if (acl != null) {
+            builder.aclProvider(SecurityCommands.aclProvider(acl));
+        }
+        CuratorFramework client = builder.build();
         client.getConnectionStateListenable().addListener((c, state) -> emit(now(), "-", "STATE", state.name()));
         client.start();
         if (!client.blockUntilConnected(connectionMs, TimeUnit.MILLISECONDS)) {

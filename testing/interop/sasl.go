@@ -1,0 +1,45 @@
+package interop
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// WithSASL makes Curator's ZooKeeper client authenticate by SASL with the
+// Client section of the JAAS file jaasFile (java.security.auth.login.config,
+// with zookeeper.sasl.client=true), as a Java service does; see
+// WriteJAASDigestClient. Curator helpers only.
+func WithSASL(jaasFile string) Option {
+	return func(c *config) {
+		WithSystemProperty("java.security.auth.login.config", jaasFile)(c)
+		WithSystemProperty("zookeeper.sasl.client", "true")(c) // after Start's "false", so it wins
+	}
+}
+
+// WriteJAASDigestClient writes into dir a JAAS file whose Client section
+// logs in as user with password through ZooKeeper's DigestLoginModule (the
+// client side of DIGEST-MD5), readable by its owner only, and returns its
+// path.
+func WriteJAASDigestClient(dir, user, password string) (string, error) {
+	if user == "" {
+		return "", fmt.Errorf("interop: JAAS: the user is empty")
+	}
+	if strings.ContainsAny(user+password, "\"\\\n") {
+		return "", fmt.Errorf("interop: JAAS: user %q or its password has a character a JAAS file cannot hold", user)
+	}
+	text := "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n" +
+		"  username=\"" + user + "\"\n  password=\"" + password + "\";\n};\n"
+	f, err := os.CreateTemp(dir, "jaas-client-*.conf") // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("interop: JAAS: %w", err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return "", fmt.Errorf("interop: JAAS: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("interop: JAAS: %w", err)
+	}
+	return f.Name(), nil
+}
