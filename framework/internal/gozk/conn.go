@@ -113,8 +113,18 @@ func unixNano(t time.Time) int64 {
 // xid and opcode first, in a single call. The connect request goes out at
 // once; every later one waits until the connection's Exchange has ended.
 // The connect request, which has no xid or opcode, starts with a zero
-// protocol version where a request's xid is positive.
+// protocol version where a request's xid is positive. A failed write is a
+// connection loss (it matches zk.ErrConnectionClosed): go-zookeeper hands
+// the error to the request it was writing.
 func (c *conn) Write(p []byte) (int, error) {
+	n, err := c.write(p)
+	if err != nil {
+		err = connectionLoss{err}
+	}
+	return n, err
+}
+
+func (c *conn) write(p []byte) (int, error) {
 	if c.link.Load() != nil {
 		select {
 		case <-c.released:
