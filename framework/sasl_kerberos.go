@@ -109,3 +109,29 @@ func serverHost(ctx context.Context, addr string) string {
 	}
 	return strings.ToLower(strings.TrimSuffix(host, "."))
 }
+
+// The causes of a SASLKerberos failure, each also matching
+// ErrSASLAuthFailed when it ended the client's attempts. A KDC that does
+// not answer is none of them: the next connection tries again.
+var (
+	// ErrKerberosConfig: krb5.conf cannot be read, or names no realm for
+	// the principal.
+	ErrKerberosConfig = sasl.ErrKerberosConfig
+	// ErrKerberosKeytab: the keytab is missing, unreadable or holds no key
+	// of the principal.
+	ErrKerberosKeytab = sasl.ErrKeytab
+	// ErrKerberosKeyRejected: the KDC did not accept the keytab's key (an
+	// older key version).
+	ErrKerberosKeyRejected = sasl.ErrKeyRejected
+	// ErrKerberosPrincipalUnknown: the KDC does not know the principal.
+	ErrKerberosPrincipalUnknown = sasl.ErrPrincipalUnknown
+	// ErrKerberosServiceUnknown: the KDC does not know the server principal
+	// service/host.
+	ErrKerberosServiceUnknown = sasl.ErrServiceUnknown
+	// ErrKerberosClockSkew: the clock is further from the KDC's than
+	// krb5.conf's clockskew (default 5 minutes).
+	ErrKerberosClockSkew = sasl.ErrClockSkew
+	// ErrKerberosNoTicket: the credentials cache is missing, empty, another
+	// principal's, or its ticket-granting ticket expired.
+	ErrKerberosNoTicket = sasl.ErrNoTicket
+)

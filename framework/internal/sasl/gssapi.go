@@ -42,7 +42,7 @@ type GSSAPI struct {
 	authzid string // the client's principal, name@REALM
 
 	seq   uint64 // the initiator's sequence number, from the authenticator
-	state int    // 0 before Start, 1 awaiting the layer offer, 2 done
+	state int    // 0 before Start, 1 awaiting the layer offer, 2 awaiting the outcome, 3 done
 }
 
 // NewGSSAPI returns a GSSAPI client presenting ticket, whose session key
@@ -56,8 +56,8 @@ func NewGSSAPI(ticket messages.Ticket, key types.EncryptionKey, cname types.Prin
 func (g *GSSAPI) Name() string { return GSSAPIName }
 
 // Done reports whether the server's security layer offer was verified and
-// answered.
-func (g *GSSAPI) Done() bool { return g.state == 2 }
+// the server accepted the answer.
+func (g *GSSAPI) Done() bool { return g.state == 3 }
 
 // Start returns the initial context token: the AP-REQ of the service
 // ticket, with an authenticator whose checksum asks for no delegation and
@@ -93,9 +93,18 @@ func (g *GSSAPI) Start() ([]byte, error) {
 // section 3.1), checks it with the session key, and returns a wrap token
 // choosing no security layer, a maximum buffer of 0 and the client's
 // principal as the authorization identity. An empty challenge before the
-// offer (a server that sent an AP-REP or nothing) is answered empty.
+// offer (a server that sent nothing) is answered empty; the server's empty
+// reply to the answer completes the exchange.
 func (g *GSSAPI) Step(challenge []byte) ([]byte, error) {
-	if g.state != 1 {
+	switch g.state {
+	case 1:
+	case 2:
+		if len(challenge) != 0 {
+			return nil, fmt.Errorf("%w: %d bytes after the security layer was chosen, want none", ErrChallenge, len(challenge))
+		}
+		g.state = 3
+		return []byte{}, nil
+	default:
 		return nil, ErrSequence
 	}
 	if len(challenge) == 0 {

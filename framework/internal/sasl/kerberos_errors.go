@@ -13,28 +13,28 @@ import (
 // ErrKDCUnreachable is one that trying again does not mend.
 var (
 	// ErrKerberosConfig reports a krb5.conf that cannot be read or used.
-	ErrKerberosConfig = errors.New("sasl: Kerberos configuration (krb5.conf) unusable")
+	ErrKerberosConfig = errors.New("the Kerberos configuration (krb5.conf) is unusable")
 	// ErrKeytab reports a keytab that is missing, unreadable or holds no
 	// key of the principal.
-	ErrKeytab = errors.New("sasl: keytab missing, unreadable or without the principal's key")
+	ErrKeytab = errors.New("the Kerberos keytab is missing, unreadable or without the principal's key")
 	// ErrKeyRejected reports a key the KDC did not accept: a keytab of an
 	// older key version, or another principal's.
-	ErrKeyRejected = errors.New("sasl: the KDC did not accept the principal's key")
+	ErrKeyRejected = errors.New("the Kerberos KDC did not accept the principal's key")
 	// ErrPrincipalUnknown reports a client principal the KDC does not know.
-	ErrPrincipalUnknown = errors.New("sasl: the client principal is unknown to the KDC")
+	ErrPrincipalUnknown = errors.New("the Kerberos client principal is unknown to the KDC")
 	// ErrServiceUnknown reports a service principal (service/host) the KDC
 	// does not know.
-	ErrServiceUnknown = errors.New("sasl: the service principal is unknown to the KDC")
+	ErrServiceUnknown = errors.New("the Kerberos service principal is unknown to the KDC")
 	// ErrClockSkew reports a clock too far from the KDC's.
-	ErrClockSkew = errors.New("sasl: clock skew too great between the client and the KDC")
+	ErrClockSkew = errors.New("the clock skew between the client and the Kerberos KDC is too great")
 	// ErrNoTicket reports a credentials cache that is missing, empty,
 	// another principal's or whose ticket-granting ticket expired.
-	ErrNoTicket = errors.New("sasl: no valid Kerberos ticket")
+	ErrNoTicket = errors.New("no valid Kerberos ticket")
 	// ErrKDCUnreachable reports that no KDC of the realm answered; the next
 	// connection tries again.
-	ErrKDCUnreachable = errors.New("sasl: no KDC of the realm answered")
+	ErrKDCUnreachable = errors.New("no Kerberos KDC of the realm answered")
 	// ErrKerberos reports any other failure of the KDC exchange.
-	ErrKerberos = errors.New("sasl: Kerberos exchange failed")
+	ErrKerberos = errors.New("the Kerberos exchange with the KDC failed")
 )
 
 // kdcCodes maps the KDC's error codes to the sentinels.
