@@ -2,7 +2,9 @@ package sasl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -95,6 +97,9 @@ func splitPrincipal(p, defaultRealm string) (types.PrincipalName, string) {
 func (k Kerberos) keytabClient(cfg *config.Config) (*client.Client, error) {
 	kt, err := keytab.Load(k.Keytab)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("%w: %v", ErrKeytab, err) // names the file
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrKeytab, k.Keytab, err)
 	}
 	name, realm := splitPrincipal(k.Principal, cfg.LibDefaults.DefaultRealm)
