@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // TestSASLKerberosFailures: each failure to obtain a ticket ends the
@@ -112,5 +113,42 @@ func TestSASLKerberosFailures(t *testing.T) {
 			noKeys(t, "the error", err.Error(), r.keytab, staleKeytab, erinKeytab)
 			noKeys(t, "the client's log", log.String(), r.keytab, staleKeytab, erinKeytab)
 		})
+	}
+}
+
+// TestSASLKerberosKDCDown: while no KDC answers, the client does not give
+// up (no ErrSASLAuthFailed: each connection tries again); once the KDC is
+// back, it authenticates and is served.
+func TestSASLKerberosKDCDown(t *testing.T) {
+	r := startKerberos(t, zktest.WithSASLRequired())
+	r.kdc.Stop()
+	var log saslLog
+	defer func() {
+		if t.Failed() {
+			t.Log(log.String())
+		}
+	}()
+	cl := newUnstartedClient(t, r.srv.Addr(), framework.WithLogger(log.logger()),
+		r.sasl(krbClient, framework.SASLKeytab(r.keytab)))
+	if err := cl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
+	defer cancel()
+	if err := cl.BlockUntilConnected(short); err == nil || errors.Is(err, framework.ErrSASLAuthFailed) {
+		t.Fatalf("BlockUntilConnected with no KDC = %v; want a timeout, not ErrSASLAuthFailed", err)
+	}
+	if !strings.Contains(log.String(), "the next connection tries again") {
+		t.Errorf("no line of the failed attempt in the log")
+	}
+	if err := r.kdc.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	if err := cl.BlockUntilConnected(ctx); err != nil {
+		t.Fatalf("BlockUntilConnected once the KDC is back = %v", err)
+	}
+	if _, err := cl.Exists(ctx, "/"); err != nil {
+		t.Fatalf("Exists once the KDC is back = %v", err)
 	}
 }

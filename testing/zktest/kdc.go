@@ -313,6 +313,17 @@ func (k *KDC) stop() {
 	<-done
 }
 
+// Stop stops the KDC, keeping its realm, so that no KDC answers on Addr
+// until Restart.
+func (k *KDC) Stop() { k.stop() }
+
+// Restart starts a stopped KDC again on the same address, with the same
+// realm and principals.
+func (k *KDC) Restart() error {
+	k.stop()
+	return k.launch()
+}
+
 // Close stops the KDC and removes its directory.
 func (k *KDC) Close() error {
 	k.stop()

@@ -166,8 +166,8 @@ func unrotate(b []byte) []byte {
 	}
 	rrc %= len(data)
 	out := make([]byte, 0, len(b))
-	out = append(out, b[:6]...)
-	out = append(out, 0, 0)
+	out = append(out, b[:gssapi.HdrLen]...)
+	binary.BigEndian.PutUint16(out[6:8], 0)
 	out = append(out, data[rrc:]...)
 	return append(out, data[:rrc]...)
 }
