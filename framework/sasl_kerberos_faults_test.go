@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -150,5 +152,28 @@ func TestSASLKerberosKDCDown(t *testing.T) {
 	}
 	if _, err := cl.Exists(ctx, "/"); err != nil {
 		t.Fatalf("Exists once the KDC is back = %v", err)
+	}
+}
+
+// TestSASLKerberosServerRefusesTicket: a ticket the server cannot read
+// (its keytab holds a key the KDC replaced) is the server's refusal,
+// ErrSASLAuthFailed and zk.ErrAuthFailed, within the connection timeout.
+func TestSASLKerberosServerRefusesTicket(t *testing.T) {
+	r := startKerberos(t)
+	if err := r.kdc.ChangeKey(strings.TrimSuffix(zktest.KDCServerPrincipal, "@"+zktest.KDCRealm)); err != nil {
+		t.Fatal(err)
+	}
+	cl := newUnstartedClient(t, r.srv.Addr(), r.sasl(krbClient, framework.SASLKeytab(r.keytab)))
+	if err := cl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
+	defer cancel()
+	err := cl.BlockUntilConnected(ctx)
+	if !errors.Is(err, framework.ErrSASLAuthFailed) || !errors.Is(err, zk.ErrAuthFailed) {
+		t.Fatalf("BlockUntilConnected = %v; want ErrSASLAuthFailed and zk.ErrAuthFailed", err)
+	}
+	if !strings.Contains(err.Error(), krbClient) {
+		t.Errorf("error %q does not name the principal", err)
 	}
 }
