@@ -73,20 +73,24 @@ func (k *core) authenticateSASL(ctx context.Context, g *gozk.Gate, l *gozk.Link)
 	}
 	var refused bool
 	m, err := a.cfg.mechanism(ctx, l.Addr())
-	if err == nil {
+	switch {
+	case err == nil:
 		refused, err = saslExchange(ctx, l, m)
-	} else {
-		// No KDC answering, or ctx's end, is tried again on the next
-		// connection; a credential the KDC or the files refuse is not.
-		refused = ctx.Err() == nil && !errors.Is(err, sasl.ErrKDCUnreachable)
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, sasl.ErrKDCUnreachable):
+		// Not the credentials' fault: the next connection tries again.
+		k.log.Warn("SASL authentication could not complete; the next connection tries again",
+			zap.String("mechanism", a.cfg.mech), zap.Error(err))
+		return err
+	default: // a credential the KDC or the files refuse
+		refused = true
 	}
 	if err == nil {
 		k.log.Debug("SASL authenticated", zap.String("mechanism", a.cfg.mech), zap.String("user", a.cfg.user))
 		return nil
 	}
 	if !refused {
-		k.log.Warn("SASL authentication could not complete; the next connection tries again",
-			zap.String("mechanism", a.cfg.mech), zap.Error(err))
 		return err
 	}
 	err = fmt.Errorf("%w: %s as %s: %w", ErrSASLAuthFailed, a.cfg.mech, quotedIdentity(a.cfg), err)
