@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestServerHost: the host of the server principal is the connect
+// TestSASLKerberosServerHost: the host of the server principal is the connect
 // string's host name, lower case; an IP address is looked up, as the Java
 // client's InetSocketAddress.getHostName does (127.0.0.1 is localhost by
 // /etc/hosts).
-func TestServerHost(t *testing.T) {
+func TestSASLKerberosServerHost(t *testing.T) {
 	for addr, want := range map[string]string{
 		"127.0.0.1:2181":       "localhost",
 		"LocalHost:2181":       "localhost",

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// TestKDCStartsAndStops: a KDC starts on its own realm, issues a
+// TestKerberosKDCStartsAndStops: a KDC starts on its own realm, issues a
 // ticket-granting ticket to a principal it created, and is gone, with its
 // directory, after Close.
-func TestKDCStartsAndStops(t *testing.T) {
+func TestKerberosKDCStartsAndStops(t *testing.T) {
 	k, err := NewKDC()
 	if err != nil {
 		t.Fatal(err)
