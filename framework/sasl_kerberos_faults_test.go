@@ -49,6 +49,10 @@ func TestSASLKerberosFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	expiresBy := time.Now().Add(life + time.Second) // kinit's ticket starts before it returns
+	erinCache, err := kdc.Kinit("erin", erinKeytab, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A krb5.conf that allows no clock skew at all: every reply of the KDC
 	// is stamped a fraction of a second before the client reads it.
 	conf, err := os.ReadFile(kdc.Krb5Conf())
@@ -75,6 +79,7 @@ func TestSASLKerberosFailures(t *testing.T) {
 		{"MissingKeytab", krbClient, []framework.SASLOption{framework.SASLKeytab(absent)}, framework.ErrKerberosKeytab, absent},
 		{"KeytabOfAnother", "dave", []framework.SASLOption{framework.SASLKeytab(r.keytab)}, framework.ErrKerberosKeytab, "dave@"},
 		{"NoCredentialsCache", "", []framework.SASLOption{framework.SASLCredentialsCache(absent)}, framework.ErrKerberosNoTicket, absent},
+		{"CacheOfAnother", krbClient, []framework.SASLOption{framework.SASLCredentialsCache(erinCache)}, framework.ErrKerberosNoTicket, "erin@"},
 		{"ExpiredTicket", "erin", []framework.SASLOption{framework.SASLCredentialsCache(expired)}, framework.ErrKerberosNoTicket, "expired"},
 		{"ClockSkew", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLKrb5Config(noSkew)}, framework.ErrKerberosClockSkew, krbClient},
 		{"UnknownService", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLService("nosuch")}, framework.ErrKerberosServiceUnknown, "nosuch/localhost"},
