@@ -39,6 +39,7 @@ var errNoSetWatches = errors.New("framework: no SetWatches request on a resumed 
 // requests never interleaved with ours.
 type conn struct {
 	net.Conn
+	addr    string // the address dialed, as go-zookeeper named it
 	gate    *Gate
 	once    sync.Once
 	report  func()
@@ -70,8 +71,8 @@ type conn struct {
 	rest    int64  // bytes of the current reply still to pass before the next header
 }
 
-func newConn(nc net.Conn, g *Gate, rewatched func()) *conn {
-	return &conn{Conn: nc, gate: g, report: rewatched, written: make(chan struct{}),
+func newConn(nc net.Conn, addr string, g *Gate, rewatched func()) *conn {
+	return &conn{Conn: nc, addr: addr, gate: g, report: rewatched, written: make(chan struct{}),
 		released: make(chan struct{}), closed: make(chan struct{})}
 }
 
