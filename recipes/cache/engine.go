@@ -35,6 +35,7 @@ type engine struct {
 	wantRecursive bool
 	mode          atomic.Int32
 	down          bool                // a suspension or loss was reported, and no reconnect since
+	deferred      map[string]fired    // the nodes notified while down, read after the reconnect
 	inbox         *queue.Queue[input] // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).
 	interrupt atomic.Pointer[context.CancelFunc]

@@ -82,8 +82,8 @@ func (e *engine) run() {
 
 // step takes the queued inputs and reads again what they made stale; it
 // returns whether the whole tree must be read again on the next step.
-// While the connection is down it reads nothing: the reconnect reads the
-// whole tree again anyway.
+// While the connection is down it reads nothing, and keeps the changed
+// nodes for the first step after the reconnect.
 func (e *engine) step(resync bool) (bool, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.interrupt.Store(&cancel) // before taking the inputs: a later suspension ends the reads
@@ -91,7 +91,11 @@ func (e *engine) step(resync bool) (bool, error) {
 		e.interrupt.Store(nil)
 		cancel()
 	}()
-	dirty := make(map[string]fired)
+	dirty := e.deferred
+	e.deferred = nil
+	if dirty == nil {
+		dirty = make(map[string]fired)
+	}
 	for _, in := range e.inbox.TakeAll() {
 		if in.reset {
 			resync = true
@@ -102,6 +106,11 @@ func (e *engine) step(resync bool) (bool, error) {
 		}
 	}
 	if e.down {
+		// Read them once the connection is back: a reconnect under one-shot
+		// watches reads the whole tree anyway, but a persistent watch's
+		// reset may have come before a suspension reported late, and the
+		// changes notified since must not be dropped.
+		e.deferred = dirty
 		return resync, nil
 	}
 	err := e.apply(ctx, resync, dirty)
