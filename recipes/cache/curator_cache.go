@@ -32,9 +32,10 @@ type CuratorCache struct {
 // exist; "/" is allowed). It makes no network call; a nil client, an invalid
 // path or a bad option is an error naming it. It takes WithSingleNodeCache,
 // WithDoNotClearOnClose, WithoutData (Curator's withDataNotCached),
-// WithSelector, WithMaxDepth, WithOneShotWatches and WithLogger. To read data that Curator wrote
-// compressed (Curator's COMPRESSED_DATA), give it c.Compressed(); a node
-// whose data then does not decompress is held without data, and logged.
+// WithSelector, WithMaxDepth, WithOneShotWatches and WithLogger. To read
+// data that Curator wrote compressed (Curator's COMPRESSED_DATA), give it
+// c.Compressed(); a node whose data then does not decompress is held
+// without data, and logged.
 func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*CuratorCache, error) {
 	cfg, err := newConfig(path, -1, opts)
 	if err != nil {
