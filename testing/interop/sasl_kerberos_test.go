@@ -2,7 +2,10 @@ package interop
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +89,38 @@ func TestCuratorAndZkcuratorShareAMutexOverSASLKerberos(t *testing.T) {
 	anon := StartHelper(t, srv.Addr(), WithName("curator-NoSASL"))
 	if got, err := anon.TryOp(ctx, "read", "/interop/krb"); err != nil || got != "SESSIONCLOSEDREQUIRESASLAUTH" {
 		t.Errorf("an unauthenticated Curator's read = %q, %v; want SESSIONCLOSEDREQUIRESASLAUTH", got, err)
+	}
+}
+
+// TestWriteJAASKerberosClient: the Client section logs in from the keytab
+// only, in a file its owner alone may read; an empty principal or keytab, or
+// one a JAAS file cannot quote, is refused with an error naming it.
+func TestWriteJAASKerberosClient(t *testing.T) {
+	dir := t.TempDir()
+	path, err := WriteJAASKerberosClient(dir, "svc@"+zktest.KDCRealm, "/keys/svc.keytab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Client {", "com.sun.security.auth.module.Krb5LoginModule required",
+		`keyTab="/keys/svc.keytab"`, `principal="svc@` + zktest.KDCRealm + `"`, "useKeyTab=true",
+		"useTicketCache=false", "doNotPrompt=true;"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JAAS file lacks %q:\n%s", want, b)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("JAAS file mode = %v; want 0600", fi.Mode().Perm())
+	}
+	for _, bad := range [][2]string{{"", "/k"}, {"svc", ""}, {`sv"c`, "/k"}, {"svc", "/k\\x"}, {"svc\n", "/k"}} {
+		_, err := WriteJAASKerberosClient(dir, bad[0], bad[1])
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad[0])) || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad[1])) {
+			t.Errorf("WriteJAASKerberosClient(%q, %q) = %v; want an error naming both", bad[0], bad[1], err)
+		}
 	}
 }
