@@ -30,10 +30,10 @@ var (
 	ErrNotConnected = errors.New("framework: not connected")
 
 	// ErrSASLUnsupported reports a SASL scheme passed to WithAuth: SASL is
-	// set with WithSASL (DIGEST-MD5), and Kerberos (GSSAPI) is not supported
-	// yet; digest (WithAuth) and x509 (WithTLS with a client certificate)
-	// work too.
-	ErrSASLUnsupported = errors.New("framework: SASL is not a WithAuth scheme; use WithSASL(SASLDigest(...)) (Kerberos is not supported yet), digest (WithAuth) or x509 (WithTLS with a client certificate)")
+	// set with WithSASL (SASLDigest for DIGEST-MD5, SASLKerberos for
+	// GSSAPI); digest (WithAuth) and x509 (WithTLS with a client
+	// certificate) work too.
+	ErrSASLUnsupported = errors.New("framework: SASL is not a WithAuth scheme; use WithSASL(SASLDigest(...)) or WithSASL(SASLKerberos(...)), digest (WithAuth) or x509 (WithTLS with a client certificate)")
 
 	// ErrTTLNotEnabled reports a TTL create (PersistentWithTTL or
 	// PersistentSequentialWithTTL) on a server that does not allow TTL nodes. The

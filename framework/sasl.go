@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"errors"
 	"unicode/utf8"
 
@@ -23,21 +24,24 @@ const (
 // does not try the credentials again.
 var ErrSASLAuthFailed = errors.New("framework: SASL authentication failed")
 
-// SASL is how WithSASL authenticates: SASLDigest now; its String never
-// shows the password.
+// SASL is how WithSASL authenticates: SASLDigest or SASLKerberos; its
+// String never shows the password.
 type SASL struct {
 	mech     string
-	user     string
+	user     string // DIGEST-MD5's user, or the Kerberos principal
 	password string
 	service  string
 	realm    string
+	krb      kerberosFiles // GSSAPI's
 }
 
 // SASLOption adjusts a SASL mechanism.
 type SASLOption func(*SASL)
 
 // SASLService sets the service (protocol) the server is known by, the Java
-// client's zookeeper.sasl.client.username; default "zookeeper".
+// client's zookeeper.sasl.client.username; default "zookeeper". With
+// SASLKerberos it is the first part of the server's principal
+// service/host@REALM.
 func SASLService(name string) SASLOption { return func(s *SASL) { s.service = name } }
 
 // SASLServerRealm sets the server name and default realm, the Java
@@ -61,7 +65,18 @@ func (s SASL) String() string {
 	if s.mech == "" {
 		return "SASL(none)"
 	}
-	return "SASL(" + s.mech + ", user " + s.user + ")"
+	return "SASL(" + s.mech + ", " + s.identity() + ")"
+}
+
+// identity names who authenticates: "user alice" or "principal a@R".
+func (s SASL) identity() string {
+	if s.mech == sasl.GSSAPIName {
+		if s.user == "" {
+			return "the principal of " + s.krb.ccache
+		}
+		return "principal " + s.user
+	}
+	return "user " + s.user
 }
 
 // GoString is String, so that %#v does not print the password either.
@@ -77,9 +92,12 @@ func WithSASL(s SASL) Option {
 
 // validate refuses a mechanism that cannot be sent, naming the field.
 func (s SASL) validate() error {
+	if s.mech == sasl.GSSAPIName {
+		return s.validateKerberos()
+	}
 	switch {
 	case s.mech == "":
-		return invalidArg("SASL mechanism is unset; use SASLDigest")
+		return invalidArg("SASL mechanism is unset; use SASLDigest or SASLKerberos")
 	case s.user == "":
 		return invalidArg("SASL user is empty")
 	case !utf8.ValidString(s.user) || !utf8.ValidString(s.password):
@@ -92,7 +110,11 @@ func (s SASL) validate() error {
 	return nil
 }
 
-// mechanism returns a new client of the mechanism, for one exchange.
-func (s SASL) mechanism() sasl.Mechanism {
-	return sasl.NewDigest(s.user, s.password, s.service, s.realm, s.realm)
+// mechanism returns a new client of the mechanism, for one exchange on a
+// connection to addr; GSSAPI's obtains its service ticket first.
+func (s SASL) mechanism(ctx context.Context, addr string) (sasl.Mechanism, error) {
+	if s.mech == sasl.GSSAPIName {
+		return s.kerberosMechanism(ctx, addr)
+	}
+	return sasl.NewDigest(s.user, s.password, s.service, s.realm, s.realm), nil
 }

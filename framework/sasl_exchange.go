@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -70,7 +71,21 @@ func (k *core) authenticateSASL(ctx context.Context, g *gozk.Gate, l *gozk.Link)
 	if err := a.failure(); err != nil {
 		return err
 	}
-	refused, err := saslExchange(ctx, l, a.cfg.mechanism())
+	var refused bool
+	m, err := a.cfg.mechanism(ctx, l.Addr())
+	switch {
+	case err == nil:
+		refused, err = saslExchange(ctx, l, m)
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, sasl.ErrKDCUnreachable):
+		// Not the credentials' fault: the next connection tries again.
+		k.log.Warn("SASL authentication could not complete; the next connection tries again",
+			zap.String("mechanism", a.cfg.mech), zap.Error(err))
+		return err
+	default: // a credential the KDC or the files refuse
+		refused = true
+	}
 	if err == nil {
 		k.log.Debug("SASL authenticated", zap.String("mechanism", a.cfg.mech), zap.String("user", a.cfg.user))
 		return nil
@@ -78,7 +93,7 @@ func (k *core) authenticateSASL(ctx context.Context, g *gozk.Gate, l *gozk.Link)
 	if !refused {
 		return err
 	}
-	err = fmt.Errorf("%w: %s as user %q: %w", ErrSASLAuthFailed, a.cfg.mech, a.cfg.user, err)
+	err = fmt.Errorf("%w: %s as %s: %w", ErrSASLAuthFailed, a.cfg.mech, quotedIdentity(a.cfg), err)
 	a.once.Do(func() {
 		a.err = err
 		g.Retire() // no connection of this client tries the credentials again
@@ -101,9 +116,9 @@ func saslExchange(ctx context.Context, l *gozk.Link, m sasl.Mechanism) (refused 
 		r, err := l.Do(ctx, opSASL, juteBuffer(tok))
 		switch {
 		case errors.Is(err, zk.ErrAuthFailed):
-			return true, fmt.Errorf("the server refused the credentials (unknown user or wrong password): %w", err)
+			return true, fmt.Errorf("the server refused the credentials (%s): %w", refusedWhy(m), err)
 		case errors.Is(err, gozk.ErrSASLRequired):
-			return true, fmt.Errorf("the server refused the credentials (unknown user or wrong password) and requires SASL: %w: %w", zk.ErrAuthFailed, err)
+			return true, fmt.Errorf("the server refused the credentials (%s) and requires SASL: %w: %w", refusedWhy(m), zk.ErrAuthFailed, err)
 		case err != nil:
 			return false, err
 		}
@@ -119,6 +134,26 @@ func saslExchange(ctx context.Context, l *gozk.Link, m sasl.Mechanism) (refused 
 		}
 	}
 	return true, fmt.Errorf("more than %d rounds: %w", maxSASLRounds, sasl.ErrChallenge)
+}
+
+// refusedWhy names the causes of a server's refusal of m's credentials.
+func refusedWhy(m sasl.Mechanism) string {
+	if m.Name() == sasl.GSSAPIName {
+		return "a ticket the server cannot read: not for its principal, or its clock is off"
+	}
+	return "unknown user or wrong password"
+}
+
+// quotedIdentity names who authenticated in an error: user "alice" or
+// principal "a@R".
+func quotedIdentity(s SASL) string {
+	if s.mech == sasl.GSSAPIName {
+		if s.user == "" {
+			return "the principal of " + strconv.Quote(s.krb.ccache)
+		}
+		return "principal " + strconv.Quote(s.user)
+	}
+	return "user " + strconv.Quote(s.user)
 }
 
 // juteBuffer encodes b as a jute buffer: its length, then its bytes.

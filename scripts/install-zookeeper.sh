@@ -4,7 +4,9 @@
 #   install-zookeeper.sh          ZooKeeper and a Java runtime: enough for make demo
 #   install-zookeeper.sh --test   also a JDK (javac builds the Curator helper), Apache
 #                                 Curator with curator-x-discovery, and Python's Kazoo:
-#                                 the clients make test checks our nodes against
+#                                 the clients make test checks our nodes against; and
+#                                 MIT Kerberos's KDC, kadmin.local and kinit, with which
+#                                 the SASL GSSAPI tests run a realm of their own
 #
 # Idempotent: installs nothing when everything is present. Outside Debian, install
 # Java and ZooKeeper 3.8 yourself and point ZOOKEEPER_CLASSPATH at ZooKeeper's jars
@@ -31,6 +33,10 @@ have_zookeeper() {
 have_javac() { command -v javac >/dev/null 2>&1; }
 have_curator() { [ -f $jar/curator-recipes.jar ] && [ -f $jar/curator-framework.jar ]; }
 have_discovery() { [ -f $jar/curator-x-discovery.jar ] || ls $jar/curator-x-discovery*.jar >/dev/null 2>&1; }
+have_krb5() { # Debian puts the KDC's programs in /usr/sbin, not on every PATH
+	local p
+	for p in "$@"; do command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] || return 1; done
+}
 have_kazoo() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import kazoo' >/dev/null 2>&1; } # Debian's Python, where python3-kazoo lives
 
 missing=()
@@ -41,6 +47,9 @@ if $want_test; then
 	have_curator || missing+=(libcurator-recipes-java)
 	have_discovery || missing+=(libcurator-discovery-java)
 	have_kazoo || missing+=(python3-kazoo)
+	have_krb5 krb5kdc kdb5_util || missing+=(krb5-kdc)
+	have_krb5 kadmin.local || missing+=(krb5-admin-server)
+	have_krb5 kinit || missing+=(krb5-user)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -72,4 +81,5 @@ if $want_test; then
 	echo "javac: $(command -v javac)"
 	echo "curator: $jar/curator-recipes.jar ($(version libcurator-recipes-java)), curator-x-discovery ($(version libcurator-discovery-java))"
 	echo "kazoo: python3-kazoo ($(version python3-kazoo))"
+	echo "kerberos: krb5-kdc ($(version krb5-kdc)), krb5-admin-server ($(version krb5-admin-server)), krb5-user ($(version krb5-user))"
 fi

@@ -151,3 +151,30 @@ func TestClosedCacheLeavesNothingRunning(t *testing.T) {
 	}
 	goleak.VerifyNone(t, ignore)
 }
+
+// A CuratorCache's Close while its connection hangs waits at most two
+// seconds for the server to remove its recursive watch (which goes with the
+// connection otherwise): it returns within a few seconds, the cache's
+// goroutines ended.
+func TestCuratorCacheCloseWhileTheConnectionHangs(t *testing.T) {
+	srv := zktest.StartServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.NewWithPolicy(t, p.Addr(), retry.Forever{Interval: 50 * time.Millisecond},
+		framework.WithSessionTimeout(30*time.Second), framework.WithConnectionTimeout(30*time.Second))
+	ctx := testCtx(t)
+	_, err := c.Create(ctx, "/hang/a", nil, framework.CreatingParentsIfNeeded())
+	must(t, err)
+	ignore := goleak.IgnoreCurrent()
+	cc, err := cache.NewCuratorCache(c, "/hang")
+	must(t, err)
+	must(t, cc.Start(ctx))
+	if cc.Mode() != cache.RecursiveWatch {
+		t.Fatalf("Mode() = %v, want %v", cc.Mode(), cache.RecursiveWatch)
+	}
+	p.Pause()
+	must(t, returnsWithin(t, 5*time.Second, "Close while the connection hangs", cc.Close))
+	// The client's removal of the watch still waits for its reply: the
+	// client's goroutine, ended by the connection's end or the client's Close.
+	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction("github.com/zkcurator/zkcurator/framework.(*watchRegistry).remove"))
+	p.Resume()
+}

@@ -15,12 +15,9 @@ import (
 // of every change: NodeCreated, NodeChanged (only for a new data version)
 // and NodeDeleted, and once Initialized after the first load.
 //
-// Curator's CuratorCache follows the tree through one persistent recursive
-// watch (ZooKeeper 3.6's addWatch) and falls back to one-shot watches on
-// older servers. go-zookeeper v1.0.4 cannot add persistent watches, so this
-// one always runs on one-shot watches, the engine the package's other caches
-// share; the listener API does not depend on it, and a persistent-watch
-// transport can take its place when the client library gains addWatch.
+// As Curator's, it follows the tree through one persistent recursive watch
+// (ZooKeeper 3.6's addWatch) and falls back to one-shot watches on older
+// servers; WithOneShotWatches forces them, and Mode tells which is in use.
 type CuratorCache struct {
 	e         *engine
 	listeners listen.Set[Event]
@@ -35,9 +32,10 @@ type CuratorCache struct {
 // exist; "/" is allowed). It makes no network call; a nil client, an invalid
 // path or a bad option is an error naming it. It takes WithSingleNodeCache,
 // WithDoNotClearOnClose, WithoutData (Curator's withDataNotCached),
-// WithSelector, WithMaxDepth and WithLogger. To read data that Curator wrote
-// compressed (Curator's COMPRESSED_DATA), give it c.Compressed(); a node
-// whose data then does not decompress is held without data, and logged.
+// WithSelector, WithMaxDepth, WithOneShotWatches and WithLogger. To read
+// data that Curator wrote compressed (Curator's COMPRESSED_DATA), give it
+// c.Compressed(); a node whose data then does not decompress is held
+// without data, and logged.
 func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*CuratorCache, error) {
 	cfg, err := newConfig(path, -1, opts)
 	if err != nil {
@@ -53,8 +51,19 @@ func NewCuratorCache(c *framework.Client, path string, opts ...Option) (*Curator
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.oneShot {
+		e.wantRecursive = true
+		e.mode.Store(int32(RecursiveWatch))
+	}
 	return &CuratorCache{e: e}, nil
 }
+
+// Mode returns how the cache follows its tree: from a Start that succeeded
+// on, RecursiveWatch when the server supports persistent watches (ZooKeeper
+// 3.6+) and the client holds no persistent watch of the other mode on the
+// root, OneShotWatches otherwise or under WithOneShotWatches; before, the
+// mode Start will try first.
+func (cc *CuratorCache) Mode() WatchMode { return WatchMode(cc.e.mode.Load()) }
 
 // Listen adds l, which from then on is told of every change, in the order
 // the cache applied them, on one goroutine of the cache's: a listener that

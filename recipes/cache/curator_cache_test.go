@@ -164,6 +164,10 @@ func TestCuratorCacheBadArguments(t *testing.T) {
 			_, err := cache.NewNodeCache(c, "/x", cache.WithDoNotClearOnClose())
 			return err
 		},
+		"one-shot watches on a tree cache": func() error {
+			_, err := cache.NewTreeCache(c, "/x", cache.WithOneShotWatches())
+			return err
+		},
 		"nil option": func() error { _, err := cache.NewTreeCache(c, "/x", cache.WithoutData(), nil); return err },
 		"nil callback": func() error {
 			_, err := cache.NewListener().ForCreates(func(cache.Node) {}).ForDeletes(nil).Build()

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/internal/queue"
 	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
@@ -30,9 +28,15 @@ type engine struct {
 	nodes map[string]*Node
 	kids  map[string]map[string]struct{}
 
-	watches transport           // used by that goroutine and its refresh's readers
-	down    bool                // a suspension or loss was reported, and no reconnect since
-	inbox   *queue.Queue[input] // the inputs of the Start that succeeded
+	watches transport // used by that goroutine and its refresh's readers; set by follow
+	// wantRecursive: follow the tree through a persistent watch when the
+	// server allows (CuratorCache); mode is the WatchMode in use (or, before
+	// a Start, the one it will try).
+	wantRecursive bool
+	mode          atomic.Int32
+	down          bool                // a suspension or loss was reported, and no reconnect since
+	deferred      map[string]fired    // the nodes notified while down, read after the reconnect
+	inbox         *queue.Queue[input] // the inputs of the Start that succeeded
 	// interrupt cancels the loop's reads under way (onConnection).
 	interrupt atomic.Pointer[context.CancelFunc]
 	outbox    *outbox
@@ -72,7 +76,7 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 		cfg.log = c.Logger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &engine{
+	e := &engine{
 		c: c, root: root, cfg: cfg, hideRoot: hideRoot, ctx: ctx, cancel: cancel,
 		life:       lifecycle.New(&lifeErrors),
 		nodes:      make(map[string]*Node),
@@ -84,7 +88,9 @@ func newEngine(c *framework.Client, kind, root string, cfg config, hideRoot bool
 		events:     make(chan Event),
 		stop:       make(chan struct{}),
 		met:        newEventMetrics(c, kind),
-	}, nil
+	}
+	e.mode.Store(int32(OneShotWatches))
+	return e, nil
 }
 
 // start loads the tree (reporting every node as added, then Initialized)
@@ -106,18 +112,22 @@ func (e *engine) start(ctx context.Context) error {
 	// This attempt's inputs queue apart: a failed load drops them whole, with
 	// any that a listener call already under way still pushes.
 	inbox := queue.New[input]()
-	stopEvents := e.c.ListenNodeEvents(func(ev zk.Event) { inbox.Push(input{event: ev}) })
-	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.onConnection(inbox, s) })
 	loadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopLink := context.AfterFunc(e.ctx, cancel)
 	defer stopLink()
-	err := e.refresh(loadCtx, []top{{path: e.root}}, true)
+	stopStates := e.c.Listen(func(s framework.ConnectionState) { e.onConnection(inbox, s) })
+	stopEvents, err := e.follow(loadCtx, inbox)
+	if err == nil {
+		err = e.refresh(loadCtx, []top{{path: e.root}}, true)
+	}
 
 	e.handoff.Lock()
 	defer e.handoff.Unlock()
 	if err != nil || e.life.State() == lifecycle.Closed {
-		stopEvents()
+		if stopEvents != nil {
+			stopEvents()
+		}
 		stopStates()
 		e.forget()
 		if !e.life.Unstart() { // close came first: the engine stays closed

@@ -185,8 +185,10 @@ func (f *fetcher) read(r *read) error {
 		return nil
 	}
 	if listing == nil {
-		if f.isHeld(r.path, stat.Czxid) {
-			return nil // data only: the children held stay; their child watch is armed
+		if f.isHeld(r.path, stat.Czxid) || e.watches.recursive() {
+			// Data only: the children held stay, their child watch armed; or
+			// a recursive watch reports each child's creation after this one.
+			return nil
 		}
 		listed.names, listed.err = e.watches.readChildren(f.ctx, r.path)
 	}

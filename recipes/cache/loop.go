@@ -48,12 +48,13 @@ import (
 // after a read failed (the connection was down, say).
 const retryEvery = time.Second
 
-// input is what the loop reacts to: a watch notification or a connection
-// state.
+// input is what the loop reacts to: a watch notification, a connection
+// state, or a persistent watch's reset (changes may have been missed).
 type input struct {
 	event   zk.Event
 	state   framework.ConnectionState
 	isState bool
+	reset   bool
 }
 
 // run applies what arrives in the inbox until the engine stops.
@@ -81,8 +82,8 @@ func (e *engine) run() {
 
 // step takes the queued inputs and reads again what they made stale; it
 // returns whether the whole tree must be read again on the next step.
-// While the connection is down it reads nothing: the reconnect reads the
-// whole tree again anyway.
+// While the connection is down it reads nothing, and keeps the changed
+// nodes for the first step after the reconnect.
 func (e *engine) step(resync bool) (bool, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.interrupt.Store(&cancel) // before taking the inputs: a later suspension ends the reads
@@ -90,15 +91,26 @@ func (e *engine) step(resync bool) (bool, error) {
 		e.interrupt.Store(nil)
 		cancel()
 	}()
-	dirty := make(map[string]fired)
+	dirty := e.deferred
+	e.deferred = nil
+	if dirty == nil {
+		dirty = make(map[string]fired)
+	}
 	for _, in := range e.inbox.TakeAll() {
-		if in.isState {
+		if in.reset {
+			resync = true
+		} else if in.isState {
 			resync = e.onState(in.state) || resync
 		} else if e.onEvent(in.event, dirty) {
 			resync = true
 		}
 	}
 	if e.down {
+		// Read them once the connection is back: a reconnect under one-shot
+		// watches reads the whole tree anyway, but a persistent watch's
+		// reset may have come before a suspension reported late, and the
+		// changes notified since must not be dropped.
+		e.deferred = dirty
 		return resync, nil
 	}
 	err := e.apply(ctx, resync, dirty)
@@ -121,7 +133,8 @@ func (e *engine) onConnection(inbox *queue.Queue[input], s framework.ConnectionS
 // batches (see batches): the nodes of one batch are read together and
 // applied in order of their paths, and a batch is read only once the one
 // before it is applied. A node whose data watch alone fired, and whose
-// child watch is still armed, has only its data read again.
+// child watch is still armed, has only its data read again; under a
+// recursive watch every dirty node has (see recursive.go).
 func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]fired) error {
 	if resync {
 		return e.refresh(ctx, []top{{path: e.root}}, true)
@@ -129,10 +142,10 @@ func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]fired)
 	for _, batch := range e.batches(dirty) {
 		tops := make([]top, 0, len(batch))
 		for _, p := range batch {
-			if p != e.root && !e.holds(p) {
-				continue // not ours: its parent's child watch reports it
+			if !e.ours(p) {
+				continue
 			}
-			dataOnly := dirty[p] == firedData && e.watches.childrenWatched(p)
+			dataOnly := e.watches.recursive() || dirty[p] == firedData && e.watches.childrenWatched(p)
 			tops = append(tops, top{path: p, dataOnly: dataOnly})
 		}
 		if err := e.refresh(ctx, tops, false); err != nil {
@@ -140,6 +153,18 @@ func (e *engine) apply(ctx context.Context, resync bool, dirty map[string]fired)
 		}
 	}
 	return nil
+}
+
+// ours reports whether the loop reads the changed node p: the root, a node
+// held, or, under a recursive watch, a node the selector accepts below a node
+// held (its creation); with one-shot watches a node not held is its
+// parent's child watch's to report. The selector is called between reads,
+// never beside a reader's call.
+func (e *engine) ours(p string) bool {
+	if p == e.root || e.holds(p) {
+		return true
+	}
+	return e.watches.recursive() && e.holds(parentOf(p)) && e.cfg.follow(p)
 }
 
 // batches splits the dirty paths by how many dirty ancestors each has, each
@@ -188,7 +213,10 @@ func (e *engine) onState(s framework.ConnectionState) bool {
 		}
 		e.down = false
 		e.outbox.Push(queued{t: ConnectionReconnected})
-		return true
+		// One-shot watches may have missed changes: read the tree again. A
+		// persistent watch is set again on the new connection, and its
+		// reset, in its place among the watch's events, asks for that read.
+		return !e.watches.recursive()
 	}
 	return false
 }

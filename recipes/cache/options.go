@@ -22,6 +22,7 @@ type config struct {
 	// CuratorCache's own (Curator's CuratorCache.Options).
 	singleNode  bool // SINGLE_NODE_CACHE
 	keepOnClose bool // DO_NOT_CLEAR_ON_CLOSE
+	oneShot     bool // WithOneShotWatches
 }
 
 // newConfig applies opts over the defaults of a cache of path whose depth
@@ -86,6 +87,14 @@ func WithDoNotClearOnClose() Option {
 	return func(c *config) { c.keepOnClose = true }
 }
 
+// WithOneShotWatches makes a CuratorCache follow its tree through one-shot
+// watches, as the older caches do, even on a server that supports
+// persistent recursive watches (its Mode is then OneShotWatches). Only
+// NewCuratorCache takes it.
+func WithOneShotWatches() Option {
+	return func(c *config) { c.oneShot = true }
+}
+
 // curatorOnly reports the CuratorCache options given to another cache.
 func (c config) curatorOnly(kind, path string) error {
 	switch {
@@ -93,6 +102,8 @@ func (c config) curatorOnly(kind, path string) error {
 		return fmt.Errorf("%w: WithSingleNodeCache is a CuratorCache option, not a %s cache's (%q)", ErrInvalidArgument, kind, path)
 	case c.keepOnClose:
 		return fmt.Errorf("%w: WithDoNotClearOnClose is a CuratorCache option, not a %s cache's (%q)", ErrInvalidArgument, kind, path)
+	case c.oneShot:
+		return fmt.Errorf("%w: WithOneShotWatches is a CuratorCache option, not a %s cache's (%q)", ErrInvalidArgument, kind, path)
 	}
 	return nil
 }

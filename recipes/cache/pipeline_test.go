@@ -56,7 +56,9 @@ func TestTreeCacheLoadReadsSiblingsConcurrently(t *testing.T) {
 
 // replyGate wraps the client's connections: once armed, it delivers the
 // reply to the next children listing and then holds every later reply until
-// released, counting the reads the client sends meanwhile. It reads
+// released (but those to requests sent before that reply came, such as the
+// listed node's data read, sent with its listing in either order), counting
+// the reads the client sends meanwhile. It reads
 // ZooKeeper's framing (a 4-byte length before each message; requests start
 // with an xid and an opcode, replies with the xid) to tell them apart.
 type replyGate struct {
@@ -64,7 +66,9 @@ type replyGate struct {
 	armed    bool
 	listXid  int32 // the xid of the listing the gate waits for; 0 for none yet
 	held     bool
-	reads    int // reads sent while held
+	lastSent int32 // the xid of the last request sent
+	before   int32 // lastSent when the hold began: replies to these pass
+	reads    int   // reads sent while held
 	released chan struct{}
 	once     sync.Once
 }
@@ -109,6 +113,9 @@ func (g *replyGate) dial(network, addr string, timeout time.Duration) (net.Conn,
 func (g *replyGate) sent(xid, op int32) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if xid > 0 {
+		g.lastSent = xid
+	}
 	switch {
 	case g.held && (op == opGetData || op == opGetChildren || op == opGetChildren2):
 		g.reads++
@@ -122,10 +129,10 @@ func (g *replyGate) sent(xid, op int32) {
 func (g *replyGate) received(xid int32) <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.armed && g.listXid != 0 && xid == g.listXid {
-		g.held = true
+	if g.armed && g.listXid != 0 && xid == g.listXid && !g.held {
+		g.held, g.before = true, g.lastSent
 	}
-	if !g.held {
+	if !g.held || xid > 0 && xid <= g.before {
 		return nil
 	}
 	select {

@@ -12,12 +12,10 @@ import (
 
 // transport is how an engine reads nodes and learns of their changes. The
 // engine decides what to read and what to report; the transport decides
-// which watches a read leaves behind. oneShot, the only transport
-// go-zookeeper v1.0.4 allows, arms a one-shot watch on each read that needs
-// one. A persistent recursive watch (ZooKeeper 3.6's addWatch) would be
-// another: reads that arm nothing, one watch added at the root whose
-// notifications go through notified like these; no cache's API changes.
-// The reads of one refresh run concurrently, each on a path of its own.
+// which watches a read leaves behind. oneShot arms a one-shot watch on each
+// read that needs one; recursiveReads (recursive.go) arms nothing, one
+// persistent watch on the root reporting every change below it. The reads
+// of one refresh run concurrently, each on a path of its own.
 type transport interface {
 	// readData reads p's data and leaves a watch on its change or deletion.
 	readData(ctx context.Context, p string) ([]byte, *zk.Stat, error)
@@ -35,6 +33,11 @@ type transport interface {
 	// reset forgets every watch: the session that held them is gone, or
 	// their notifications are no longer heard.
 	reset()
+	// recursive reports whether every change below the root is notified,
+	// each node's creation included (a persistent recursive watch): a node
+	// read anew need not be listed, its children's creations being notified
+	// after its own, and a created node below a node held is read.
+	recursive() bool
 }
 
 // watchKind is which of a node's watches is armed: one bit each.
@@ -108,6 +111,8 @@ func (o *oneShot) notified(ev zk.Event) {
 		o.disarm(ev.Path, dataWatch|childWatch|existWatch)
 	}
 }
+
+func (o *oneShot) recursive() bool { return false }
 
 func (o *oneShot) reset() {
 	o.mu.Lock()

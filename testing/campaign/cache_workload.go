@@ -49,7 +49,13 @@ type cacher struct {
 
 func newCacher(id int, c *framework.Client, p paths, churn *churnGate, bad func(string)) (*cacher, error) {
 	tree := framework.JoinPath(p.root, cacheTree)
-	cc, err := cache.NewCuratorCache(c, tree)
+	// Half the workers follow the tree on one recursive watch, half on
+	// one-shot watches: one campaign checks both of CuratorCache's modes.
+	var opts []cache.Option
+	if id%2 == 1 {
+		opts = append(opts, cache.WithOneShotWatches())
+	}
+	cc, err := cache.NewCuratorCache(c, tree, opts...)
 	if err != nil {
 		return nil, err
 	}

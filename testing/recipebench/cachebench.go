@@ -17,8 +17,11 @@ const shortKey = "short"
 
 // cacheName is the recipe's name in the tables.
 func cacheName(kind string) string {
-	if kind == kindTree {
+	switch kind {
+	case kindTree:
 		return "TreeCache"
+	case kindCuratorOneShot:
+		return "CuratorCache on one-shot watches"
 	}
 	return "CuratorCache"
 }
@@ -44,7 +47,7 @@ func cacheLoadBench(kind string, s treeShape, t *trees) bench {
 			}
 			var loaded, nanos, bytes int64
 			if impl == implCurator {
-				f, err := e.curator.do(ctx, "RESULT", "cacheload", kind, root, e.connect)
+				f, err := e.curator.do(ctx, "RESULT", "cacheload", javaKind(kind), root, e.connect)
 				if err != nil {
 					return nil, err
 				}
@@ -54,7 +57,7 @@ func cacheLoadBench(kind string, s treeShape, t *trees) bench {
 			} else if loaded, nanos, bytes, err = loadOurs(ctx, e, kind, root); err != nil {
 				return nil, err
 			}
-			if impl == implCurator && kind == kindCurator && loaded < int64(s.nodes()) {
+			if impl == implCurator && curatorKind(kind) && loaded < int64(s.nodes()) {
 				// Curator 5.4's CuratorCache counts its reads in flight with a
 				// Phaser, which takes at most 65,535 parties: past that its
 				// reads fail, and it reports itself initialized without
@@ -68,7 +71,7 @@ func cacheLoadBench(kind string, s treeShape, t *trees) bench {
 				return nil, fmt.Errorf("the cache loaded %d nodes, not %d", loaded, s.nodes())
 			}
 			out := sample{"load_ms": float64(nanos) / 1e6, "bytes_node": float64(bytes) / float64(loaded), "nodes": float64(loaded)}
-			if impl == implOurs {
+			if impl == implOurs && oneShotKind(kind) {
 				if out[watchKey], err = t.watchFloor(ctx, e, root, s); err != nil {
 					return nil, fmt.Errorf("go-zookeeper's watches alone: %w", err)
 				}
@@ -130,7 +133,7 @@ func cacheBurstBench(kind string, s treeShape, writes int, t *trees) bench {
 		slug:    fmt.Sprintf("%s-burst-%d", kind, s.nodes()),
 		metrics: []metric{{key: "events_s", header: "events/s", format: "%.0f", higher: true}},
 		run: func(ctx context.Context, e *env, impl, _ string) (sample, error) {
-			if impl == implCurator && kind == kindCurator && t.isShort(s) {
+			if impl == implCurator && curatorKind(kind) && t.isShort(s) {
 				return sample{shortKey: -1}, nil // it does not hold the tree
 			}
 			root, err := t.root(ctx, e, s)
@@ -149,7 +152,7 @@ func cacheBurstBench(kind string, s treeShape, writes int, t *trees) bench {
 			}
 			var changed, last int64
 			if impl == implCurator {
-				f, err := e.curator.doArmed(ctx, burst, "cacheburst", kind, root, e.connect, fmt.Sprint(writes))
+				f, err := e.curator.doArmed(ctx, burst, "cacheburst", javaKind(kind), root, e.connect, fmt.Sprint(writes))
 				if err != nil {
 					return nil, err
 				}

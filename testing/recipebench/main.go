@@ -34,7 +34,7 @@
 //
 // Usage:
 //
-//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,queue,tree,curator-cache]
+//	recipebench [-connect host:port] [-repeat 3] [-only atomic,latch,latch-kill,selector,selector-kill,semaphore,queue,tree,curator-cache,curator-cache-oneshot]
 //
 // and flags for every size (recipebench -h lists them); -cpuprofile and
 // -memprofile profile zkcurator's side.

@@ -14,9 +14,26 @@ import (
 // The caches compared, as the -only groups and the helper's commands name
 // them.
 const (
-	kindTree    = "tree"    // TreeCache
-	kindCurator = "curator" // CuratorCache
+	kindTree           = "tree"            // TreeCache
+	kindCurator        = "curator"         // CuratorCache (a recursive watch on ZooKeeper 3.6+)
+	kindCuratorOneShot = "curator-oneshot" // CuratorCache made WithOneShotWatches
 )
+
+// curatorKind reports whether kind is a CuratorCache of ours; Curator's side
+// runs its own CuratorCache for either.
+func curatorKind(kind string) bool { return kind == kindCurator || kind == kindCuratorOneShot }
+
+// javaKind is the cache the helper runs beside ours of kind.
+func javaKind(kind string) string {
+	if curatorKind(kind) {
+		return kindCurator
+	}
+	return kind
+}
+
+// oneShotKind reports whether our cache of kind runs on one-shot watches,
+// so that go-zookeeper records two watches a node for it.
+func oneShotKind(kind string) bool { return kind != kindCurator }
 
 // counts is what a cache's consumer saw, as the helper's Counts: nodes
 // added, data changes, and when the last awaited change came.
@@ -87,8 +104,12 @@ func startCache(ctx context.Context, kind string, cl *framework.Client, root str
 			return nil, nil, err
 		}
 		return tc, stop, nil
-	case kindCurator:
-		cc, err := cache.NewCuratorCache(cl, root)
+	case kindCurator, kindCuratorOneShot:
+		var opts []cache.Option
+		if kind == kindCuratorOneShot {
+			opts = append(opts, cache.WithOneShotWatches())
+		}
+		cc, err := cache.NewCuratorCache(cl, root, opts...)
 		if err != nil {
 			return nil, nil, err
 		}

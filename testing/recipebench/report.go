@@ -88,8 +88,8 @@ func watchNote(w io.Writer, r row) {
 	}
 	fmt.Fprintf(w, "%s: of zkcurator's bytes per node, %.0f are go-zookeeper's record of the data watch and the child watch "+
 		"every cached node carries: a bare connection that sets the same two watches on every node of the same tree holds that "+
-		"much, so no cache on go-zookeeper v1.0.4's one-shot watches holds less. Curator's CuratorCache sets one persistent "+
-		"recursive watch on the root instead (ZooKeeper 3.6's addWatch), which go-zookeeper v1.0.4 cannot send.\n\n",
+		"much, so no cache on one-shot watches holds less. Curator's CuratorCache, and ours unless made WithOneShotWatches, "+
+		"set one persistent recursive watch on the root instead (ZooKeeper 3.6's addWatch) and keep no such record.\n\n",
 		r.b.label, median(floor))
 }
 

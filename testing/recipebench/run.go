@@ -39,7 +39,7 @@ type config struct {
 }
 
 // groups are the values of -only, in the order the benches run.
-var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "queue", "tree", "curator-cache"}
+var groups = []string{"atomic", "latch", "latch-kill", "selector", "selector-kill", "semaphore", "queue", "tree", "curator-cache", "curator-cache-oneshot"}
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var cfg config
@@ -148,8 +148,8 @@ func (cfg config) benches() []bench {
 			for _, n := range cfg.queueClients {
 				out = append(out, queueBench(n, cfg.queueItems))
 			}
-		case "tree", "curator-cache":
-			kind := map[string]string{"tree": kindTree, "curator-cache": kindCurator}[g]
+		case "tree", "curator-cache", "curator-cache-oneshot":
+			kind := map[string]string{"tree": kindTree, "curator-cache": kindCurator, "curator-cache-oneshot": kindCuratorOneShot}[g]
 			for _, n := range cfg.cacheNodes {
 				out = append(out, cacheLoadBench(kind, shapeFor(n, cfg.treeChildren), t))
 			}

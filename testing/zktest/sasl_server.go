@@ -8,9 +8,11 @@ import (
 	"strings"
 )
 
-// serverSASL is what WithSASLDigest and WithSASLRequired recorded.
+// serverSASL is what WithSASLDigest, WithSASLKerberos and
+// WithSASLRequired recorded.
 type serverSASL struct {
 	users    map[string]string // user: password
+	kdc      *KDC              // set by WithSASLKerberos
 	required bool
 }
 
@@ -31,10 +33,25 @@ func WithSASLDigest(users map[string]string) ServerOption {
 	}
 }
 
+// WithSASLKerberos gives every server a JAAS Server section with Java's
+// Krb5LoginModule, logging in as KDCServerPrincipal from a keytab of kdc's,
+// and ZooKeeper's SASL authentication provider, so that a client
+// authenticated by GSSAPI as name@REALM has the ACL identity
+// sasl:name@REALM. It replaces WithSASLDigest's users: a server speaks one
+// mechanism.
+func WithSASLKerberos(kdc *KDC) ServerOption {
+	return func(c *serverConfig) {
+		if c.sasl == nil {
+			c.sasl = &serverSASL{}
+		}
+		c.sasl.kdc = kdc
+	}
+}
+
 // WithSASLRequired makes every server close the session of a client that
 // sends a request before it authenticated by SASL
 // (zookeeper.sessionRequireClientSASLAuth=true, ZooKeeper 3.8); it needs
-// WithSASLDigest.
+// WithSASLDigest or WithSASLKerberos.
 func WithSASLRequired() ServerOption {
 	return func(c *serverConfig) {
 		if c.sasl == nil {
@@ -45,11 +62,11 @@ func WithSASLRequired() ServerOption {
 }
 
 func (s *serverSASL) validate() error {
-	if s == nil {
+	if s == nil || s.kdc != nil {
 		return nil
 	}
 	if len(s.users) == 0 {
-		return fmt.Errorf("zktest: SASL: no users; give WithSASLDigest at least one")
+		return fmt.Errorf("zktest: SASL: no users; give WithSASLDigest at least one, or WithSASLKerberos")
 	}
 	for u, p := range s.users {
 		if u == "" || strings.ContainsAny(u, "\"\\\n= ") || strings.ContainsAny(p, "\"\\\n") {
@@ -82,8 +99,18 @@ func (s *Server) prepareSASLLocked() error {
 	if a == nil {
 		return nil
 	}
+	section := ""
+	if a.kdc != nil {
+		keytab, err := a.kdc.serverKeytab()
+		if err != nil {
+			return err
+		}
+		section = krb5ServerSection(keytab)
+	} else {
+		section = a.jaasServerSection()
+	}
 	path := filepath.Join(s.dir, "jaas.conf")
-	if err := os.WriteFile(path, []byte(a.jaasServerSection()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(section), 0o600); err != nil {
 		return fmt.Errorf("zktest: %w", err)
 	}
 	s.inst.jaasFile = path
@@ -100,8 +127,25 @@ func (in instance) saslArgs() []string {
 		"-Djava.security.auth.login.config=" + in.jaasFile,
 		"-Dzookeeper.authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
 	}
+	if a.kdc != nil {
+		args = append(args, "-Djava.security.krb5.conf="+a.kdc.Krb5Conf())
+	}
 	if a.required {
 		args = append(args, "-Dzookeeper.sessionRequireClientSASLAuth=true")
 	}
 	return args
+}
+
+// krb5ServerSection renders the JAAS file of a server that logs in as
+// KDCServerPrincipal with the key in keytab.
+func krb5ServerSection(keytab string) string {
+	return fmt.Sprintf(`Server {
+  com.sun.security.auth.module.Krb5LoginModule required
+  useKeyTab=true
+  keyTab="%s"
+  storeKey=true
+  useTicketCache=false
+  principal="%s";
+};
+`, keytab, KDCServerPrincipal)
 }

@@ -39,6 +39,7 @@ var errNoSetWatches = errors.New("framework: no SetWatches request on a resumed 
 // requests never interleaved with ours.
 type conn struct {
 	net.Conn
+	addr    string // the address dialed, as go-zookeeper named it
 	gate    *Gate
 	once    sync.Once
 	report  func()
@@ -70,8 +71,8 @@ type conn struct {
 	rest    int64  // bytes of the current reply still to pass before the next header
 }
 
-func newConn(nc net.Conn, g *Gate, rewatched func()) *conn {
-	return &conn{Conn: nc, gate: g, report: rewatched, written: make(chan struct{}),
+func newConn(nc net.Conn, addr string, g *Gate, rewatched func()) *conn {
+	return &conn{Conn: nc, addr: addr, gate: g, report: rewatched, written: make(chan struct{}),
 		released: make(chan struct{}), closed: make(chan struct{})}
 }
 
@@ -113,8 +114,18 @@ func unixNano(t time.Time) int64 {
 // xid and opcode first, in a single call. The connect request goes out at
 // once; every later one waits until the connection's Exchange has ended.
 // The connect request, which has no xid or opcode, starts with a zero
-// protocol version where a request's xid is positive.
+// protocol version where a request's xid is positive. A failed write is a
+// connection loss (it matches zk.ErrConnectionClosed): go-zookeeper hands
+// the error to the request it was writing.
 func (c *conn) Write(p []byte) (int, error) {
+	n, err := c.write(p)
+	if err != nil {
+		err = connectionLoss{err}
+	}
+	return n, err
+}
+
+func (c *conn) write(p []byte) (int, error) {
 	if c.link.Load() != nil {
 		select {
 		case <-c.released:

@@ -181,7 +181,7 @@ func (g *Gate) Dialer(dial zk.Dialer, rewatched func()) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		c := newConn(nc, g, rewatched)
+		c := newConn(nc, address, g, rewatched)
 		if !g.track(c) {
 			nc.Close()
 			return nil, ErrRetired

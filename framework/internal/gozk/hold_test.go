@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // watchingGate is a gate of session id, never armed, that has seen
@@ -84,5 +86,16 @@ func TestHoldThatTimedOutDoesNotHoldTheNextConnection(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("message %d on the next connection = %q, %v; want %q", i, got, err, want)
 		}
+	}
+}
+
+// A write that fails is a connection loss: go-zookeeper hands the error to
+// the request it was writing, which retries it as one.
+func TestFailedWriteIsAConnectionLoss(t *testing.T) {
+	client, server, _ := dialPipe(t, NewGate())
+	server.Close()
+	_, err := client.Write(request(1, 4))
+	if !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("Write on a broken connection = %v; want a match of %v", err, zk.ErrConnectionClosed)
 	}
 }

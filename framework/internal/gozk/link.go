@@ -70,6 +70,10 @@ func newLink(c *conn, session int64, timeout time.Duration) *Link {
 // SessionID returns the id of the session the connection established.
 func (l *Link) SessionID() int64 { return l.session }
 
+// Addr returns the address the connection was dialed to ("host:port"), as
+// the connect string named it.
+func (l *Link) Addr() string { return l.c.addr }
+
 // Done returns a channel that is closed when the connection ends.
 func (l *Link) Done() <-chan struct{} { return l.done }
 

@@ -1,0 +1,126 @@
+package interop
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/locks"
+	"github.com/zkcurator/zkcurator/testing/locktest"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// TestCuratorAndZkcuratorShareAMutexOverSASLKerberos: on a server that
+// requires SASL and logs in as zktest.KDCServerPrincipal, Curator
+// authenticated by GSSAPI from a JAAS Client section (Krb5LoginModule, a
+// keytab) and zkcurator authenticated by SASLKerberos from a keytab of
+// another principal share an InterProcessMutex whose nodes carry sasl ACLs
+// for the two principals (name@REALM, the server's default identity). With
+// either holding, the other waits behind it and gets the lock after the
+// release, never before; a third principal is refused the lock with NoAuth,
+// and a Curator that does not authenticate is refused every operation.
+func TestCuratorAndZkcuratorShareAMutexOverSASLKerberos(t *testing.T) {
+	kdc := zktest.StartKDC(t)
+	keytabs := map[string]string{}
+	for _, name := range []string{"curator", "zkcurator", "mallory"} {
+		kt, err := kdc.AddPrincipal(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keytabs[name] = kt
+	}
+	id := func(name string) string { return name + "@" + zktest.KDCRealm }
+	srv := zktest.StartServer(t, zktest.WithSASLKerberos(kdc), zktest.WithSASLRequired())
+	jaas, err := WriteJAASKerberosClient(t.TempDir(), id("curator"), keytabs["curator"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	java := StartHelper(t, srv.Addr(), WithSASL(jaas),
+		WithSystemProperty("java.security.krb5.conf", kdc.Krb5Conf()),
+		WithACL("sasl:"+id("curator"), "sasl:"+id("zkcurator")))
+	both := framework.SASLACLProvider(id("curator"), id("zkcurator"))
+	kerberos := func(name string) framework.Option {
+		return framework.WithSASL(framework.SASLKerberos(name,
+			framework.SASLKeytab(keytabs[name]), framework.SASLKrb5Config(kdc.Krb5Conf())))
+	}
+	gc := locktest.NewClient(t, srv.Addr(), kerberos("zkcurator"), framework.WithACLProvider(both))
+
+	for _, goFirst := range []bool{false, true} {
+		name := firstName(goFirst)
+		t.Run(name, func(t *testing.T) {
+			ctx := testContext(t, 40*time.Second)
+			path := "/interop/krb/" + name
+			g := goMutex(gc, "zkcurator", path)
+			j := javaMutex(t, ctx, java, fresh("krb"), path)
+			order := []contender{j, g}
+			if goFirst {
+				order = []contender{g, j}
+			}
+			ps := []*pending{acquire(t, ctx, order[0]), order[1].start(ctx)}
+			var nodes []string
+			waitFor(t, ctx, "the waiter's lock node", func() (bool, error) {
+				var err error
+				nodes, err = g.participants(ctx)
+				return len(nodes) == 2, err
+			})
+			for _, p := range append([]string{"/interop/krb", path}, nodes...) {
+				acl, _, err := gc.GetACL(ctx, p)
+				if err != nil || !slices.Equal(acl, both.DefaultACL()) {
+					t.Errorf("ACL of %s = %v, %v; want %v", p, acl, err, both.DefaultACL())
+				}
+			}
+			checkExclusive(t, handOver(t, ctx, order, ps, nodes))
+		})
+	}
+
+	ctx := testContext(t, 40*time.Second)
+	mallory := locktest.NewClient(t, srv.Addr(), kerberos("mallory"))
+	m := built(locks.NewInterProcessMutex(mallory, "/interop/krb/"+firstName(true)))
+	if ok, err := m.TryAcquire(ctx, 5*time.Second); ok || !errors.Is(err, zk.ErrNoAuth) {
+		t.Errorf("a third principal's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
+	}
+	anon := StartHelper(t, srv.Addr(), WithName("curator-NoSASL"))
+	if got, err := anon.TryOp(ctx, "read", "/interop/krb"); err != nil || got != "SESSIONCLOSEDREQUIRESASLAUTH" {
+		t.Errorf("an unauthenticated Curator's read = %q, %v; want SESSIONCLOSEDREQUIRESASLAUTH", got, err)
+	}
+}
+
+// TestWriteJAASKerberosClient: the Client section logs in from the keytab
+// only, in a file its owner alone may read; an empty principal or keytab, or
+// one a JAAS file cannot quote, is refused with an error naming it.
+func TestWriteJAASKerberosClient(t *testing.T) {
+	dir := t.TempDir()
+	path, err := WriteJAASKerberosClient(dir, "svc@"+zktest.KDCRealm, "/keys/svc.keytab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Client {", "com.sun.security.auth.module.Krb5LoginModule required",
+		`keyTab="/keys/svc.keytab"`, `principal="svc@` + zktest.KDCRealm + `"`, "useKeyTab=true",
+		"useTicketCache=false", "doNotPrompt=true;"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JAAS file lacks %q:\n%s", want, b)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("JAAS file mode = %v; want 0600", fi.Mode().Perm())
+	}
+	for _, bad := range [][2]string{{"", "/k"}, {"svc", ""}, {`sv"c`, "/k"}, {"svc", "/k\\x"}, {"svc\n", "/k"}} {
+		_, err := WriteJAASKerberosClient(dir, bad[0], bad[1])
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad[0])) || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad[1])) {
+			t.Errorf("WriteJAASKerberosClient(%q, %q) = %v; want an error naming both", bad[0], bad[1], err)
+		}
+	}
+}
