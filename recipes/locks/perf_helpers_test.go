@@ -59,7 +59,7 @@ func perfCountsString(counts map[zktest.Op]int64) string {
 // session, which would add requests and wake waiters.
 const perfSession = 30 * time.Second
 
-// perfClient is locktest.NewClient with a perfSession session.
+// perfClient is zkclient.New with a perfSession session.
 func perfClient(tb testing.TB, connect string, opts ...framework.Option) *framework.Client {
 	tb.Helper()
 	return zkclient.New(tb, connect, append([]framework.Option{framework.WithSessionTimeout(perfSession)}, opts...)...)

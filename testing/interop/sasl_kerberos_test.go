@@ -13,8 +13,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // TestCuratorAndZkcuratorShareAMutexOverSASLKerberos: on a server that
@@ -50,7 +50,7 @@ func TestCuratorAndZkcuratorShareAMutexOverSASLKerberos(t *testing.T) {
 		return framework.WithSASL(framework.SASLKerberos(name,
 			framework.SASLKeytab(keytabs[name]), framework.SASLKrb5Config(kdc.Krb5Conf())))
 	}
-	gc := locktest.NewClient(t, srv.Addr(), kerberos("zkcurator"), framework.WithACLProvider(both))
+	gc := zkclient.New(t, srv.Addr(), kerberos("zkcurator"), framework.WithACLProvider(both))
 
 	for _, goFirst := range []bool{false, true} {
 		name := firstName(goFirst)
@@ -81,7 +81,7 @@ func TestCuratorAndZkcuratorShareAMutexOverSASLKerberos(t *testing.T) {
 	}
 
 	ctx := testContext(t, 40*time.Second)
-	mallory := locktest.NewClient(t, srv.Addr(), kerberos("mallory"))
+	mallory := zkclient.New(t, srv.Addr(), kerberos("mallory"))
 	m := built(locks.NewInterProcessMutex(mallory, "/interop/krb/"+firstName(true)))
 	if ok, err := m.TryAcquire(ctx, 5*time.Second); ok || !errors.Is(err, zk.ErrNoAuth) {
 		t.Errorf("a third principal's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/locks"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // The SASL users of the server in these tests and their passwords.
@@ -36,7 +36,7 @@ func TestCuratorAndZkcuratorShareAMutexOverSASL(t *testing.T) {
 	}
 	java := StartHelper(t, srv.Addr(), WithSASL(jaas), WithACL("sasl:curator", "sasl:zkcurator"))
 	both := framework.SASLACLProvider("curator", "zkcurator")
-	gc := locktest.NewClient(t, srv.Addr(),
+	gc := zkclient.New(t, srv.Addr(),
 		framework.WithSASL(framework.SASLDigest("zkcurator", saslUsers["zkcurator"])),
 		framework.WithACLProvider(both))
 
@@ -69,7 +69,7 @@ func TestCuratorAndZkcuratorShareAMutexOverSASL(t *testing.T) {
 	}
 
 	ctx := testContext(t, 20*time.Second)
-	mallory := locktest.NewClient(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("mallory", saslUsers["mallory"])))
+	mallory := zkclient.New(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("mallory", saslUsers["mallory"])))
 	m := built(locks.NewInterProcessMutex(mallory, "/interop/sasl/"+firstName(true)))
 	if ok, err := m.TryAcquire(ctx, 5*time.Second); ok || !errors.Is(err, zk.ErrNoAuth) {
 		t.Errorf("a third SASL identity's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
