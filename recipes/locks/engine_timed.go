@@ -172,11 +172,12 @@ func (e *waitEndedError) onlyWaited() bool {
 
 func (e *waitEndedError) Unwrap() []error {
 	errs := []error{context.DeadlineExceeded}
-	switch {
-	case e.err == nil:
-	case errors.Is(e.err, framework.ErrNotConnected):
+	// A wait for a connection that ended before any request reported one
+	// (a wait of zero, say) is no less a wait for a connection.
+	if errors.Is(e.err, framework.ErrNotConnected) || e.waitingFor == waitingForConnection {
 		errs = append(errs, framework.ErrNotConnected)
-	case !e.onlyWaited():
+	}
+	if e.err != nil && !e.onlyWaited() {
 		errs = append(errs, e.err)
 	}
 	return errs
@@ -187,11 +188,15 @@ func oneLine(msg string) string {
 	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
+// waitingForConnection is what a call waits for while its client has no
+// connection.
+const waitingForConnection = "a connection"
+
 // pending names what a request under way waits for: a connection while the
 // client has none, else a reply.
 func pending(c *framework.Client) string {
 	if c.State().IsConnected() {
 		return "a reply"
 	}
-	return "a connection"
+	return waitingForConnection
 }
