@@ -184,7 +184,9 @@ Subcommands:
 Run 'zkcurator SUBCOMMAND -h' or 'zkcurator help SUBCOMMAND' for its
 flags. Every subcommand takes --connect (default $ZK_CONNECT),
 --session-timeout, --connect-timeout, --namespace, --auth-file FILE
-(default $ZK_AUTH), --auth, the TLS flags --tls-ca, --tls-cert, --tls-key
+(default $ZK_AUTH), --auth, the SASL flags --sasl-user,
+--sasl-password-file (default $ZK_SASL_PASSWORD), --sasl-mechanism,
+--principal and --keytab, the TLS flags --tls-ca, --tls-cert, --tls-key
 (default $ZK_TLS_CA, $ZK_TLS_CERT, $ZK_TLS_KEY) and --tls-server-name, the
 ACL flag --acl open|creator|x509 (for the nodes it creates), and --verbose.
 
