@@ -41,6 +41,7 @@ var commands = []*command{
 	registerCommand,
 	revokeCommand,
 	queueCommand,
+	watchCommand,
 }
 
 func main() {
@@ -170,7 +171,8 @@ func oneLine(s string) string {
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock, semaphore lease or
 leadership that Apache Curator's recipes on the same path respect,
-inspects those locks, and feeds and drains Curator's distributed queues.
+inspects those locks, feeds and drains Curator's distributed queues, and
+watches nodes change.
 
 Usage:
   zkcurator SUBCOMMAND [flags] ARGS...
