@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
@@ -160,6 +162,70 @@ func TestWatchData(t *testing.T) {
 		if got := p.awaitLines(t, i+1); got[i] != s.want {
 			t.Fatalf("line %d is %s, want %s", i+1, got[i], s.want)
 		}
+	}
+}
+
+// TestWatchDataGoneOrRefused: with --data a line whose node was gone when
+// its data was read, or whose data the node's ACL refused by then, carries
+// no data; a refusal is warned of on stderr, naming the node.
+func TestWatchDataGoneOrRefused(t *testing.T) {
+	srv := sharedServer(t)
+	proxy := zktest.StartProxy(t, srv.Addr())
+	path := testPath(t)
+	c := testClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	if err := c.CreateContainers(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	node := path + "/n"
+	p := startWatch(t, proxy.Addr(), "--data", node)
+	// Created and deleted at once: gone by the time its data is read.
+	if _, err := c.Transaction(ctx, &zk.CreateRequest{Path: node, Data: []byte("x")}, &zk.DeleteRequest{Path: node, Version: -1}); err != nil {
+		t.Fatal(err)
+	}
+	p.awaitLines(t, 2)
+	// Created readable (the server sends the event only to a watcher that
+	// may read the node), then made unreadable before the watcher hears of it.
+	proxy.Pause()
+	if _, err := c.Create(ctx, node, []byte("secret")); err != nil {
+		proxy.Resume()
+		t.Fatal(err)
+	}
+	writeOnly := []zk.ACL{{Perms: zk.PermAll &^ zk.PermRead, Scheme: "world", ID: "anyone"}}
+	_, err := c.SetACL(ctx, node, writeOnly, -1)
+	proxy.Resume()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.awaitLines(t, 3)
+	want := []string{event("NodeCreated", node), event("NodeDeleted", node), event("NodeCreated", node)}
+	if !slices.Equal(got, want) {
+		t.Errorf("printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	warning := "zkcurator: warning: watch: no data for the NodeCreated of " + node + ": ZooKeeper refused the read"
+	if stderr := p.stderr.String(); strings.Count(stderr, "zkcurator: warning") != 1 || !strings.Contains(stderr, warning) {
+		t.Errorf("stderr %q; want one warning %q", stderr, warning)
+	}
+}
+
+// TestWatchNamespaceAndChroot: PATH and the printed paths are relative to
+// the chroot of --connect and to --namespace.
+func TestWatchNamespaceAndChroot(t *testing.T) {
+	srv := sharedServer(t)
+	chroot := testPath(t)
+	c := testClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	if err := c.CreateContainers(ctx, chroot); err != nil {
+		t.Fatal(err)
+	}
+	p := startWatch(t, srv.ConnectString()+chroot, "--namespace", "ns", "--recursive", "/app")
+	if _, err := c.Create(ctx, chroot+"/ns/app/x", nil, framework.CreatingParentsIfNeeded()); err != nil {
+		t.Fatal(err)
+	}
+	got := p.awaitLines(t, 2)
+	want := []string{event("NodeCreated", "/app"), event("NodeCreated", "/app/x")}
+	if !slices.Equal(got, want) {
+		t.Errorf("printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
