@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -57,6 +58,13 @@ func (p *proc) awaitLines(t *testing.T, n int) []string {
 	return got
 }
 
+// removeAfter deletes path and everything below it when t ends.
+func removeAfter(t *testing.T, c *framework.Client, path string) {
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), path, framework.DeletingChildrenIfNeeded(), framework.Quietly())
+	})
+}
+
 // event is the line watch prints for an event.
 func event(typ, path string) string {
 	return fmt.Sprintf(`{"type":%q,"path":%q}`, typ, path)
@@ -74,6 +82,7 @@ func TestWatchEventsInOrder(t *testing.T) {
 	recursive := startWatch(t, srv.ConnectString(), "--recursive", path)
 
 	c := testClient(t, srv.ConnectString())
+	removeAfter(t, c, path)
 	ctx := testCtx(t)
 	for _, p := range []string{path, child, grandchild} {
 		if _, err := c.Create(ctx, p, []byte("x"), framework.CreatingParentsIfNeeded()); err != nil {
@@ -136,6 +145,7 @@ func TestWatchData(t *testing.T) {
 	path := testPath(t)
 	p := startWatch(t, srv.ConnectString(), "--data", path)
 	c := testClient(t, srv.ConnectString())
+	removeAfter(t, c, path)
 	ctx := testCtx(t)
 	steps := []struct {
 		do   func() error
@@ -173,11 +183,15 @@ func TestWatchDataGoneOrRefused(t *testing.T) {
 	proxy := zktest.StartProxy(t, srv.Addr())
 	path := testPath(t)
 	c := testClient(t, srv.ConnectString())
+	removeAfter(t, c, path)
 	ctx := testCtx(t)
 	if err := c.CreateContainers(ctx, path); err != nil {
 		t.Fatal(err)
 	}
 	node := path + "/n"
+	t.Cleanup(func() { // before path's: it cannot be listed once unreadable
+		_ = c.Delete(context.Background(), node, framework.Quietly())
+	})
 	p := startWatch(t, proxy.Addr(), "--data", node)
 	// Created and deleted at once: gone by the time its data is read.
 	if _, err := c.Transaction(ctx, &zk.CreateRequest{Path: node, Data: []byte("x")}, &zk.DeleteRequest{Path: node, Version: -1}); err != nil {
@@ -214,6 +228,7 @@ func TestWatchNamespaceAndChroot(t *testing.T) {
 	srv := sharedServer(t)
 	chroot := testPath(t)
 	c := testClient(t, srv.ConnectString())
+	removeAfter(t, c, chroot)
 	ctx := testCtx(t)
 	if err := c.CreateContainers(ctx, chroot); err != nil {
 		t.Fatal(err)
@@ -237,6 +252,7 @@ func TestWatchReset(t *testing.T) {
 	path := testPath(t)
 	p := startWatch(t, proxy.Addr(), path)
 	c := testClient(t, srv.ConnectString())
+	removeAfter(t, c, path)
 	ctx := testCtx(t)
 	proxy.Sever()
 	p.awaitLines(t, 1)
@@ -259,6 +275,7 @@ func TestWatchInterrupted(t *testing.T) {
 			path := testPath(t)
 			p := startWatch(t, srv.ConnectString(), path)
 			c := testClient(t, srv.ConnectString())
+			removeAfter(t, c, path)
 			if _, err := c.Create(testCtx(t), path, nil, framework.CreatingParentsIfNeeded()); err != nil {
 				t.Fatal(err)
 			}
