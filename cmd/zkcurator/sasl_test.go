@@ -51,7 +51,10 @@ func TestSASLDigest(t *testing.T) {
 	wrong := secretFile(t, dir, "wrong", saslWrongPassword)
 	path := testPath(t)
 	args := func(action string, more ...string) []string {
-		return append(append(queueArgs(srv.ConnectString(), action, "--verbose", "--sasl-user", "alice"), more...), path)
+		// Patient flags: on a loaded machine a slow exchange must not pass
+		// for an unreachable server.
+		flags := []string{"--verbose", "--session-timeout", "20s", "--connect-timeout", "15s", "--sasl-user", "alice"}
+		return append(append(queueArgs(srv.ConnectString(), action, flags...), more...), path)
 	}
 
 	put := startEnv(t, nil, append(args("put", "--sasl-password-file", good, "--acl", "creator"), "item")...)

@@ -16,10 +16,13 @@ import (
 )
 
 // startWatch runs 'zkcurator watch' with args against connect and returns
-// once its watch is set (its --verbose log says so).
+// once its watch is set (its --verbose log says so). Its session timeout
+// is long enough that a loaded machine does not lose its connection: a
+// Reset line would break the sequences the tests expect.
 func startWatch(t *testing.T, connect string, args ...string) *proc {
 	t.Helper()
-	p := start(t, append(append([]string{"watch", "--verbose"}, connArgs(connect)...), args...)...)
+	conn := append(connArgs(connect), "--session-timeout", "20s", "--connect-timeout", "15s")
+	p := start(t, append(append([]string{"watch", "--verbose"}, conn...), args...)...)
 	eventually(t, "zkcurator watch to set its watch", func() bool {
 		if p.exited() {
 			t.Fatalf("zkcurator watch exited with %d before it watched: %s", p.code, p.stderr.String())
