@@ -78,6 +78,9 @@ func (c *connFlags) dialWithin(ctx context.Context, log *zap.Logger, timeout tim
 	for _, a := range c.auths {
 		opts = append(opts, framework.WithAuth(a.scheme, []byte(a.credentials)))
 	}
+	if c.sasl.sasl != nil {
+		opts = append(opts, framework.WithSASL(*c.sasl.sasl))
+	}
 	client, err := framework.NewClient(c.connect, retryPolicy, opts...)
 	if err != nil {
 		return nil, fail(exitUsage, "%v", err)
@@ -98,6 +101,10 @@ func (c *connFlags) dialWithin(ctx context.Context, log *zap.Logger, timeout tim
 		closeClient(client, 100*time.Millisecond, log)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, framework.ErrSASLAuthFailed) {
+			// The error names the mechanism and user, never the password.
+			return nil, fail(exitNoPermission, "ZooKeeper at %s refused the SASL authentication: %v", c.connect, err)
 		}
 		msg := fmt.Sprintf("cannot reach ZooKeeper at %s", c.connect)
 		switch {

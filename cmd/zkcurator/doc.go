@@ -12,11 +12,16 @@
 //	zkcurator discover [flags] NAME
 //	zkcurator register [flags] NAME --address HOST --port N [--] COMMAND [ARGS...]
 //	zkcurator queue [flags] put|take PATH [DATA|-]
+//	zkcurator watch [flags] [--recursive] [--data] PATH
 //
 // queue puts an item on, or takes items from, Curator's DistributedQueue
 // (and its id, priority and delay variants) at PATH, so that a shell script
 // can feed or drain a queue Java services use; take --lock-path follows
 // Curator's lock safety.
+//
+// watch prints each change of PATH (with --recursive, of every node below
+// it) as a JSON line, from a persistent watch, and a Reset line where
+// changes may have been missed, until a signal ends it.
 //
 // discover and register speak Curator's service discovery
 // (curator-x-discovery): register keeps an instance registered while
@@ -35,7 +40,9 @@
 //
 // Credentials come from --auth-file or ZK_AUTH (one scheme:credentials a
 // line); --auth works too, but other local users see it in the process
-// list. No credential appears in zkcurator's messages or its --verbose log.
+// list. --sasl-user authenticates by SASL DIGEST-MD5, with the password of
+// --sasl-password-file or ZK_SASL_PASSWORD (there is no flag for it). No
+// credential appears in zkcurator's messages or its --verbose log.
 //
 // Each subcommand is one file defining a command; the commands table in
 // main.go lists them.

@@ -21,7 +21,8 @@ const (
 	// ZooKeeper failed a request (sysexits' EX_UNAVAILABLE).
 	exitUnavailable = 69
 	// exitNoPermission: ZooKeeper refused a request for want of
-	// authentication or permission (an ACL; sysexits' EX_NOPERM).
+	// authentication or permission (an ACL), or refused the SASL
+	// credentials (sysexits' EX_NOPERM).
 	exitNoPermission = 77
 	// exitInternal: an error zkcurator did not expect, such as a failed write
 	// of its output (sysexits' EX_SOFTWARE).
@@ -56,7 +57,8 @@ const statusTable = `Exit status:
   75     --wait elapsed before the lock or lease was granted (queue take:
          before --count items were taken; those taken are printed)
   77     ZooKeeper refused a request for want of authentication or
-         permission (the node's ACL): the message names the node
+         permission (the node's ACL): the message names the node; or
+         it refused the SASL credentials of --sasl-user
   79     the lock or lease was lost (or revoked, with --revocable): before
          the command started (it did not run), or while it ran (it got
          SIGTERM, and SIGKILL after --grace)

@@ -25,6 +25,7 @@ type connFlags struct {
 	authFile       string
 	verbose        bool
 	security       securityFlags
+	sasl           saslFlags
 
 	// auths is the authentication to send, from --auth, --auth-file or
 	// ZK_AUTH; check fills it.
@@ -46,6 +47,7 @@ func newFlagSet(c *command, conn *connFlags) *flag.FlagSet {
 	fs.StringVar(&conn.authFile, "auth-file", "", "add the authentication in `FILE`, one scheme:credentials a line (default $ZK_AUTH, in the same format)")
 	fs.Var(&conn.auth, "auth", "add authentication, `scheme:credentials` such as digest:user:password (repeatable); other local users can read it in the process list, so prefer --auth-file or $ZK_AUTH")
 	addSecurityFlags(fs, &conn.security)
+	addSASLFlags(fs, &conn.sasl)
 	fs.BoolVar(&conn.verbose, "verbose", false, "log connection attempts and their failures, and lock state changes, to stderr")
 	return fs
 }
@@ -66,7 +68,10 @@ func (c *connFlags) check() error {
 		return err
 	}
 	c.auths = auths
-	return c.security.check(len(auths) > 0)
+	if err := c.sasl.check(); err != nil {
+		return err
+	}
+	return c.security.check(len(auths) > 0 || c.sasl.sasl != nil)
 }
 
 // checkConnect reports a connect string that names no server or a server

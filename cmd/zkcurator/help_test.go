@@ -31,6 +31,7 @@ func TestHelpCommandListsEveryFlag(t *testing.T) {
 		"participants": {"connect"},
 		"revoke":       {"connect"},
 		"queue":        {"id", "priority", "delay", "count", "wait", "lock-path", "raw", "type", "connect", "acl", "tls-ca"},
+		"watch":        {"recursive", "data", "connect", "tls-ca", "sasl-user", "sasl-password-file", "sasl-mechanism", "principal", "keytab"},
 	}
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,14 +62,15 @@ func TestHelpCommandListsEveryFlag(t *testing.T) {
 	}
 }
 
-// TestTopLevelHelpNamesSecurityFlags: 'zkcurator -h' names the TLS and ACL
-// flags every subcommand takes.
+// TestTopLevelHelpNamesSecurityFlags: 'zkcurator -h' names the TLS, SASL
+// and ACL flags every subcommand takes.
 func TestTopLevelHelpNamesSecurityFlags(t *testing.T) {
 	p := start(t, "-h")
 	if code := p.wait(t); code != 0 {
 		t.Fatalf("zkcurator -h exited with %d", code)
 	}
-	for _, f := range []string{"--tls-ca", "--tls-cert", "--tls-key", "--tls-server-name", "--acl"} {
+	for _, f := range []string{"--tls-ca", "--tls-cert", "--tls-key", "--tls-server-name", "--acl",
+		"--sasl-user", "--sasl-password-file", "$ZK_SASL_PASSWORD", "--sasl-mechanism", "--principal", "--keytab"} {
 		if !strings.Contains(p.stdout.String(), f) {
 			t.Errorf("zkcurator -h does not name %s:\n%s", f, p.stdout.String())
 		}

@@ -41,6 +41,7 @@ var commands = []*command{
 	registerCommand,
 	revokeCommand,
 	queueCommand,
+	watchCommand,
 }
 
 func main() {
@@ -170,7 +171,8 @@ func oneLine(s string) string {
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, `zkcurator runs a command under a ZooKeeper lock, semaphore lease or
 leadership that Apache Curator's recipes on the same path respect,
-inspects those locks, and feeds and drains Curator's distributed queues.
+inspects those locks, feeds and drains Curator's distributed queues, and
+watches nodes change.
 
 Usage:
   zkcurator SUBCOMMAND [flags] ARGS...
@@ -184,7 +186,9 @@ Subcommands:
 Run 'zkcurator SUBCOMMAND -h' or 'zkcurator help SUBCOMMAND' for its
 flags. Every subcommand takes --connect (default $ZK_CONNECT),
 --session-timeout, --connect-timeout, --namespace, --auth-file FILE
-(default $ZK_AUTH), --auth, the TLS flags --tls-ca, --tls-cert, --tls-key
+(default $ZK_AUTH), --auth, the SASL flags --sasl-user,
+--sasl-password-file (default $ZK_SASL_PASSWORD), --sasl-mechanism,
+--principal and --keytab, the TLS flags --tls-ca, --tls-cert, --tls-key
 (default $ZK_TLS_CA, $ZK_TLS_CERT, $ZK_TLS_KEY) and --tls-server-name, the
 ACL flag --acl open|creator|x509 (for the nodes it creates), and --verbose.
 

@@ -34,12 +34,13 @@ func addSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
 	fs.StringVar(&s.cert, "tls-cert", os.Getenv(envTLSCert), "present the client certificate in PEM `FILE` (mutual TLS; its subject is the x509 identity) (default $"+envTLSCert+")")
 	fs.StringVar(&s.key, "tls-key", os.Getenv(envTLSKey), "the private key of --tls-cert, in PEM `FILE` (default $"+envTLSKey+")")
 	fs.StringVar(&s.serverName, "tls-server-name", "", "check the server certificate for `NAME` instead of the host of --connect")
-	fs.StringVar(&s.acl, "acl", "open", "ACL of the nodes zkcurator creates: open (anyone), creator (only the identities of --auth and --tls-cert) or x509 (only the subject of --tls-cert)")
+	fs.StringVar(&s.acl, "acl", "open", "ACL of the nodes zkcurator creates: open (anyone), creator (only the identities of --auth, --sasl-user and --tls-cert) or x509 (only the subject of --tls-cert)")
 }
 
 // check loads the certificates and chooses the ACL provider, naming the flag
 // and file of anything wrong and never their contents. It does no network
-// I/O. hasAuth tells whether --auth, --auth-file or ZK_AUTH gave an identity.
+// I/O. hasAuth tells whether --auth, --auth-file, ZK_AUTH or --sasl-user gave
+// an identity.
 func (s *securityFlags) check(hasAuth bool) error {
 	if err := s.loadTLS(); err != nil {
 		return err
@@ -49,7 +50,7 @@ func (s *securityFlags) check(hasAuth bool) error {
 		s.aclProvider = framework.OpenACLProvider()
 	case "creator":
 		if !hasAuth && s.cert == "" {
-			return errors.New("--acl creator needs an identity: --auth digest:user:password (or --auth-file, ZK_AUTH) or --tls-cert")
+			return errors.New("--acl creator needs an identity: --auth digest:user:password (or --auth-file, ZK_AUTH), --sasl-user or --tls-cert")
 		}
 		s.aclProvider = framework.CreatorAllACLProvider()
 	case "x509":

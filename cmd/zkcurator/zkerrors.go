@@ -7,7 +7,7 @@ import (
 )
 
 // aclHint tells how to send the identity an ACL asks for.
-const aclHint = "authenticate with --auth-file, ZK_AUTH or --tls-cert"
+const aclHint = "authenticate with --auth-file, ZK_AUTH, --sasl-user or --tls-cert"
 
 // zkFail is the error for a request on p that failed with err: status 1
 // for a missing node, 77 for a refusal by the node's ACL (naming p) and 69
