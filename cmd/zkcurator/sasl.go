@@ -23,14 +23,6 @@ const (
 	mechGSSAPI = "GSSAPI"
 )
 
-// saslMechanisms builds the framework's SASL for each mechanism zkcurator
-// can send. A mechanism --sasl-mechanism accepts but that is missing here
-// is refused as not supported yet: GSSAPI gets its line here once the
-// framework has a constructor for it.
-var saslMechanisms = map[string]func(s *saslFlags, password string) framework.SASL{
-	mechDigest: func(s *saslFlags, password string) framework.SASL { return framework.SASLDigest(s.user, password) },
-}
-
 // saslFlags are the SASL flags every subcommand takes. The password comes
 // from a file or the environment, never from the command line, and appears
 // in no message.
@@ -47,10 +39,7 @@ type saslFlags struct {
 
 // addSASLFlags registers the SASL flags on fs.
 func addSASLFlags(fs *flag.FlagSet, s *saslFlags) {
-	gssapi := "GSSAPI (Kerberos, with --principal and --keytab)"
-	if _, ok := saslMechanisms[mechGSSAPI]; !ok {
-		gssapi = "GSSAPI (Kerberos, with --principal and --keytab; not supported yet)"
-	}
+	gssapi := "GSSAPI (Kerberos, with --principal and --keytab; krb5.conf from $KRB5_CONFIG or /etc/krb5.conf)"
 	fs.StringVar(&s.mechanism, "sasl-mechanism", mechDigest, "the SASL `mechanism`: DIGEST-MD5 (with --sasl-user) or "+gssapi)
 	fs.StringVar(&s.user, "sasl-user", "", "authenticate every connection by SASL DIGEST-MD5 as `USER` (a user of the server's JAAS Server section; its ACL identity is sasl:USER), with the password of --sasl-password-file or $"+envSASLPassword)
 	fs.StringVar(&s.passwordFile, "sasl-password-file", "", "read the password of --sasl-user from `FILE`, its one line (default $"+envSASLPassword+"; there is no flag for the password itself)")
@@ -63,7 +52,7 @@ func addSASLFlags(fs *flag.FlagSet, s *saslFlags) {
 // It does no network I/O.
 func (s *saslFlags) check() error {
 	mech := strings.ToUpper(s.mechanism)
-	password := ""
+	var cfg framework.SASL
 	switch mech {
 	case mechDigest:
 		if s.principal != "" || s.keytab != "" {
@@ -82,7 +71,7 @@ func (s *saslFlags) check() error {
 		if err != nil {
 			return err
 		}
-		password = pw
+		cfg = framework.SASLDigest(s.user, pw)
 	case mechGSSAPI:
 		if s.user != "" || s.passwordFile != "" {
 			return errors.New("--sasl-user and --sasl-password-file are for --sasl-mechanism DIGEST-MD5; GSSAPI authenticates as --principal with --keytab")
@@ -90,14 +79,10 @@ func (s *saslFlags) check() error {
 		if err := s.checkKerberos(); err != nil {
 			return err
 		}
+		cfg = framework.SASLKerberos(s.principal, framework.SASLKeytab(s.keytab))
 	default:
 		return fmt.Errorf("bad --sasl-mechanism %q: want DIGEST-MD5 or GSSAPI", s.mechanism)
 	}
-	build, ok := saslMechanisms[mech]
-	if !ok {
-		return fmt.Errorf("--sasl-mechanism %s is not supported yet; use DIGEST-MD5 (--sasl-user), --auth-file or --tls-cert", mech)
-	}
-	cfg := build(s, password)
 	s.sasl = &cfg
 	return nil
 }
