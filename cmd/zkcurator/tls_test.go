@@ -8,8 +8,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/testing/locktest"
 	"github.com/zkcurator/zkcurator/testing/zktest"
+	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
 
 // tlsServer is a server that requires client certificates, with its CA and
@@ -134,7 +134,7 @@ func TestLockOverTLSWithX509ACL(t *testing.T) {
 // go-zookeeper connection, for requests the client does not offer (GetACL).
 func (s tlsServer) connect(t *testing.T, cert *zktest.Cert) *zk.Conn {
 	t.Helper()
-	return locktest.NewClient(t, s.srv.SecureAddr(), framework.WithTLS(s.ca.ClientConfig(cert))).Conn()
+	return zkclient.New(t, s.srv.SecureAddr(), framework.WithTLS(s.ca.ClientConfig(cert))).Conn()
 }
 
 // TestVerboseRunShowsNoSecrets: a --verbose run over mutual TLS with digest
