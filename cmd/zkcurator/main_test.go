@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -136,7 +135,7 @@ func startEnv(t *testing.T, env []string, args ...string) *proc {
 		select {
 		case <-p.done:
 		default:
-			_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+			killTree(p.cmd.Process.Pid)
 			<-p.done
 		}
 	})

@@ -245,6 +245,7 @@ func (s *Server) startLocked() error {
 			s.Addr(), err, failureLogLines, s.LogTail(failureLogLines))
 	}
 	s.noteStart(time.Since(began))
+	s.warmTLS(ctx)
 	return nil
 }
 
