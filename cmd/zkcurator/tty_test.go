@@ -69,6 +69,7 @@ func TestSignalsOnATerminal(t *testing.T) {
 		select {
 		case <-done:
 		default:
+			killTree(cmd.Process.Pid) // the command may be in a foreground group of its own
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
