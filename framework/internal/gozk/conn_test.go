@@ -104,24 +104,7 @@ func TestReplyWithZxidWaitsForSetWatches(t *testing.T) {
 			t.Fatalf("message %d = %q, %v; want %q", i, got, err, sent[i])
 		}
 	}
-	held := make(chan []byte, 1)
-	go func() {
-		got, _ := readFrame(client)
-		held <- got
-	}()
-	select {
-	case got := <-held:
-		t.Fatalf("a reply with a zxid was delivered before SetWatches: %q", got)
-	case <-time.After(50 * time.Millisecond): // no event to await: this is the hold itself
-	}
-	go server.Read(make([]byte, 64)) // the pipe delivers a write only to a reader
-	if _, err := client.Write(request(4, opSetWatches)); err != nil {
-		t.Fatal(err)
-	}
-	<-rewatched
-	if got := <-held; !bytes.Equal(got, sent[4]) {
-		t.Fatalf("held reply = %q, want %q", got, sent[4])
-	}
+	assertHeldUntilSetWatches(t, client, server, rewatched, sent[4])
 	if got, err := readFrame(client); err != nil || !bytes.Equal(got, sent[5]) {
 		t.Fatalf("next reply = %q, %v; want %q", got, err, sent[5])
 	}

@@ -3,6 +3,7 @@ package gozk
 import (
 	"bytes"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -36,24 +37,7 @@ func TestOneShotWatchHoldsRepliesBeforeTheSessionIsArmed(t *testing.T) {
 	if got, err := readFrame(client); err != nil || !bytes.Equal(got, sent[0]) {
 		t.Fatalf("connect response = %q, %v", got, err)
 	}
-	held := make(chan []byte, 1)
-	go func() {
-		got, _ := readFrame(client)
-		held <- got
-	}()
-	select {
-	case got := <-held:
-		t.Fatalf("a reply with a zxid was delivered before SetWatches: %q", got)
-	case <-time.After(50 * time.Millisecond): // no event to await: this is the hold itself
-	}
-	go server.Read(make([]byte, 64)) // the pipe delivers a write only to a reader
-	if _, err := client.Write(request(4, opSetWatches)); err != nil {
-		t.Fatal(err)
-	}
-	<-rewatched
-	if got := <-held; !bytes.Equal(got, sent[1]) {
-		t.Fatalf("held reply = %q, want %q", got, sent[1])
-	}
+	assertHeldUntilSetWatches(t, client, server, rewatched, sent[1])
 }
 
 // When SetWatches does not come within ReadHold on such a connection, what
@@ -97,5 +81,29 @@ func TestFailedWriteIsAConnectionLoss(t *testing.T) {
 	_, err := client.Write(request(1, 4))
 	if !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("Write on a broken connection = %v; want a match of %v", err, zk.ErrConnectionClosed)
+	}
+}
+
+// assertHeldUntilSetWatches reads the next message off client, which must
+// not come before go-zookeeper writes SetWatches, and must be want after it.
+func assertHeldUntilSetWatches(t *testing.T, client, server net.Conn, rewatched <-chan struct{}, want []byte) {
+	t.Helper()
+	held := make(chan []byte, 1)
+	go func() {
+		got, _ := readFrame(client)
+		held <- got
+	}()
+	select {
+	case got := <-held:
+		t.Fatalf("a reply with a zxid was delivered before SetWatches: %q", got)
+	case <-time.After(50 * time.Millisecond): // no event to await: this is the hold itself
+	}
+	go server.Read(make([]byte, 64)) // the pipe delivers a write only to a reader
+	if _, err := client.Write(request(4, opSetWatches)); err != nil {
+		t.Fatal(err)
+	}
+	<-rewatched
+	if got := <-held; !bytes.Equal(got, want) {
+		t.Fatalf("held reply = %q, want %q", got, want)
 	}
 }
