@@ -46,6 +46,8 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 	bad("lock path = queue path", err, `"/q"`)
 	_, err = queue.NewDistributedQueue(c, "/q", queue.Bytes(), queue.WithConsumer(func(context.Context, string) error { return nil }))
 	bad("consumer of another type", err, "consumer")
+	_, err = queue.NewDistributedQueue(c, "/q", queue.Bytes(), queue.WithMaxItems(3), nil)
+	bad("nil option", err, "option 1")
 	_, err = queue.NewSimpleDistributedQueue(nil, "/s")
 	bad("simple nil client", err, "nil client")
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 )
 
 // ErrorMode says what a lock-path consumer does with an item whose consumer
@@ -94,10 +95,8 @@ func buildConfig[T any](kind string, c *framework.Client, path string, s Seriali
 	if s == nil || reflect.ValueOf(s).Kind() == reflect.Pointer && reflect.ValueOf(s).IsNil() {
 		return cfg, nil, fmt.Errorf("%w: nil serializer for the %s at %q", ErrInvalidArgument, kind, path)
 	}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
+	if err := apply.Options(&cfg, opts, ErrInvalidArgument, fmt.Sprintf("the %s at %q", kind, path)); err != nil {
+		return cfg, nil, err
 	}
 	var consumer Consumer[T]
 	switch fn := cfg.consumer.(type) {
