@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -46,6 +47,10 @@ type watchRegistry struct {
 	mu      sync.Mutex
 	gate    *gozk.Gate // the current connection generation's
 	entries map[watchKey]*watchEntry
+
+	// before39 is the last connection whose server could not read 3.9's
+	// persistent watcher types (watch_remove.go).
+	before39 atomic.Pointer[gozk.Link]
 }
 
 func newWatchRegistry(k *core) *watchRegistry {
@@ -304,7 +309,7 @@ func (r *watchRegistry) leave(ctx context.Context, w *PersistentWatch) error {
 // its watches with it.
 func (r *watchRegistry) remove(e *watchEntry, l *gozk.Link) error {
 	defer func() { <-e.sem }()
-	err := removeWatch(l, e.key) // bounded by the reply or the connection's end
+	err := r.removeWatch(l, e.key) // bounded by the reply or the connection's end
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil || errors.Is(err, gozk.ErrLinkClosed) || errors.Is(err, gozk.ErrNoWatcher) {

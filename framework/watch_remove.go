@@ -23,14 +23,19 @@ func addWatchMode(m AddWatchMode) int32 {
 // removes one mode's watch by its watcher type (Persistent,
 // PersistentRecursive) and leaves a one-shot watch on the same path alone.
 // Earlier servers know no such type and cannot read the request
-// (MARSHALLINGERROR): removeWatchBefore39 does it their way.
-func removeWatch(l *gozk.Link, key watchKey) error {
+// (MARSHALLINGERROR): removeWatchBefore39 does it their way, at once on a
+// connection whose server refused the type before.
+func (r *watchRegistry) removeWatch(l *gozk.Link, key watchKey) error {
+	if r.before39.Load() == l {
+		return removeWatchBefore39(l, key)
+	}
 	typ := gozk.WatcherPersistent
 	if key.mode == WatchPersistentRecursive {
 		typ = gozk.WatcherPersistentRecursive
 	}
 	_, err := l.Do(context.Background(), gozk.OpRemoveWatches, gozk.PathRequest(key.path, typ))
 	if errors.Is(err, gozk.ErrMarshalling) {
+		r.before39.Store(l)
 		return removeWatchBefore39(l, key)
 	}
 	return err
