@@ -1,18 +1,13 @@
 package interop
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/locks"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
 )
@@ -52,40 +47,11 @@ func TestCuratorAndZkcuratorShareAMutexOverSASLKerberos(t *testing.T) {
 	}
 	gc := zkclient.New(t, srv.Addr(), kerberos("zkcurator"), framework.WithACLProvider(both))
 
-	for _, goFirst := range []bool{false, true} {
-		name := firstName(goFirst)
-		t.Run(name, func(t *testing.T) {
-			ctx := testContext(t, 40*time.Second)
-			path := "/interop/krb/" + name
-			g := goMutex(gc, "zkcurator", path)
-			j := javaMutex(t, ctx, java, fresh("krb"), path)
-			order := []contender{j, g}
-			if goFirst {
-				order = []contender{g, j}
-			}
-			ps := []*pending{acquire(t, ctx, order[0]), order[1].start(ctx)}
-			var nodes []string
-			waitFor(t, ctx, "the waiter's lock node", func() (bool, error) {
-				var err error
-				nodes, err = g.participants(ctx)
-				return len(nodes) == 2, err
-			})
-			for _, p := range append([]string{"/interop/krb", path}, nodes...) {
-				acl, _, err := gc.GetACL(ctx, p)
-				if err != nil || !slices.Equal(acl, both.DefaultACL()) {
-					t.Errorf("ACL of %s = %v, %v; want %v", p, acl, err, both.DefaultACL())
-				}
-			}
-			checkExclusive(t, handOver(t, ctx, order, ps, nodes))
-		})
-	}
+	shareAMutexUnderACL(t, gc, java, "/interop/krb", both.DefaultACL())
 
 	ctx := testContext(t, 40*time.Second)
 	mallory := zkclient.New(t, srv.Addr(), kerberos("mallory"))
-	m := built(locks.NewInterProcessMutex(mallory, "/interop/krb/"+firstName(true)))
-	if ok, err := m.TryAcquire(ctx, 5*time.Second); ok || !errors.Is(err, zk.ErrNoAuth) {
-		t.Errorf("a third principal's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
-	}
+	refusedTheLock(t, ctx, mallory, "/interop/krb/"+firstName(true))
 	anon := StartHelper(t, srv.Addr(), WithName("curator-NoSASL"))
 	if got, err := anon.TryOp(ctx, "read", "/interop/krb"); err != nil || got != "SESSIONCLOSEDREQUIRESASLAUTH" {
 		t.Errorf("an unauthenticated Curator's read = %q, %v; want SESSIONCLOSEDREQUIRESASLAUTH", got, err)

@@ -1,8 +1,10 @@
 package interop
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,13 +42,26 @@ func TestCuratorAndZkcuratorShareAMutexOverSASL(t *testing.T) {
 		framework.WithSASL(framework.SASLDigest("zkcurator", saslUsers["zkcurator"])),
 		framework.WithACLProvider(both))
 
+	shareAMutexUnderACL(t, gc, java, "/interop/sasl", both.DefaultACL())
+
+	ctx := testContext(t, 20*time.Second)
+	mallory := zkclient.New(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("mallory", saslUsers["mallory"])))
+	refusedTheLock(t, ctx, mallory, "/interop/sasl/"+firstName(true))
+}
+
+// shareAMutexUnderACL: with either side holding the mutex under base (a path
+// each for Go first and Java first), the other waits behind it and gets the
+// lock after the release, never before; every node of the lock, the parents
+// included, carries acl.
+func shareAMutexUnderACL(t *testing.T, gc *framework.Client, java *Helper, base string, acl []zk.ACL) {
+	t.Helper()
 	for _, goFirst := range []bool{false, true} {
 		name := firstName(goFirst)
 		t.Run(name, func(t *testing.T) {
 			ctx := testContext(t, 40*time.Second)
-			path := "/interop/sasl/" + name
+			path := base + "/" + name
 			g := goMutex(gc, "zkcurator", path)
-			j := javaMutex(t, ctx, java, fresh("sasl"), path)
+			j := javaMutex(t, ctx, java, fresh(strings.TrimPrefix(base, "/interop/")), path)
 			order := []contender{j, g}
 			if goFirst {
 				order = []contender{g, j}
@@ -58,21 +73,24 @@ func TestCuratorAndZkcuratorShareAMutexOverSASL(t *testing.T) {
 				nodes, err = g.participants(ctx)
 				return len(nodes) == 2, err
 			})
-			for _, p := range append([]string{"/interop/sasl", path}, nodes...) {
-				acl, _, err := gc.GetACL(ctx, p)
-				if err != nil || !slices.Equal(acl, both.DefaultACL()) {
-					t.Errorf("ACL of %s = %v, %v; want %v", p, acl, err, both.DefaultACL())
+			for _, p := range append([]string{base, path}, nodes...) {
+				got, _, err := gc.GetACL(ctx, p)
+				if err != nil || !slices.Equal(got, acl) {
+					t.Errorf("ACL of %s = %v, %v; want %v", p, got, err, acl)
 				}
 			}
 			checkExclusive(t, handOver(t, ctx, order, ps, nodes))
 		})
 	}
+}
 
-	ctx := testContext(t, 20*time.Second)
-	mallory := zkclient.New(t, srv.Addr(), framework.WithSASL(framework.SASLDigest("mallory", saslUsers["mallory"])))
-	m := built(locks.NewInterProcessMutex(mallory, "/interop/sasl/"+firstName(true)))
+// refusedTheLock: a client of an identity the lock's ACL leaves out is
+// refused the lock at path with NoAuth.
+func refusedTheLock(t *testing.T, ctx context.Context, c *framework.Client, path string) {
+	t.Helper()
+	m := built(locks.NewInterProcessMutex(c, path))
 	if ok, err := m.TryAcquire(ctx, 5*time.Second); ok || !errors.Is(err, zk.ErrNoAuth) {
-		t.Errorf("a third SASL identity's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
+		t.Errorf("a third identity's TryAcquire = %v, %v; want zk.ErrNoAuth", ok, err)
 	}
 }
 
