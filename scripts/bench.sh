@@ -268,6 +268,11 @@ echo "through go-zookeeper, alternately, on one embedded server (framework Bench
 echo "their ratio): a Client runs each go-zookeeper call on a goroutine of its own so that ctx can end the wait:"
 "$GO" test -count=1 -run '^$' -bench BenchmarkRequestOverhead -benchtime=5000x ./framework/ | grep '^Benchmark'
 echo
+echo "A request of the client's own (addWatch, removeWatches, multiRead: framed on go-zookeeper's connection by"
+echo "framework/internal/gozk) beside the same exists sent by go-zookeeper, alternately, on one connection"
+echo "(BenchmarkOwnRequestOverhead; medians, and their ratio: at most 1 is the goal):"
+"$GO" test -count=1 -run '^$' -bench BenchmarkOwnRequestOverhead -benchtime=5000x ./framework/internal/gozk/ | grep '^Benchmark'
+echo
 echo "TreeCache of 10,000 nodes (recipes/cache BenchmarkTreeCache, its own embedded server): load time against"
 echo "plain go-zookeeper reads of the same tree one after the other (load/plain), then changes followed per second:"
 "$GO" test -count=1 -run '^$' -bench BenchmarkTreeCache -benchtime=1x ./recipes/cache/ | grep '^Benchmark'
