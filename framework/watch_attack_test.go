@@ -1,0 +1,58 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
+)
+
+// The last Close of a watch whose addWatch on a new connection is still
+// unanswered (a slow server), with a ctx that ends before the answer: the
+// watch is removed once the server has answered, and the client holds
+// nothing of it, so the other mode may be set on the path.
+func TestWatchCloseWhileAddWatchUnansweredLeavesNothing(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	// The addWatch round trip must fit in the exchange (a third of the
+	// session timeout) and a ping's in go-zookeeper's read timeout.
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(9*time.Second))
+	path := testRoot(t)
+	w, err := c.AddWatch(testCtx(t), path, framework.WatchPersistent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const oneWay = 400 * time.Millisecond
+	p.SetLatency(oneWay)
+	sent := p.RequestCount(opAddWatch)
+	p.Sever()
+	zktest.Eventually(t, testWait, "the addWatch of the next connection", func() bool {
+		return p.RequestCount(opAddWatch) > sent
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), oneWay/4) // ends before the reply comes back
+	err = w.Close(ctx)
+	cancel()
+	t.Logf("Close while the addWatch is unanswered: %v", err)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close = %v, want nil or the ctx's error", err)
+	}
+	p.SetLatency(0)
+	if _, err := c.Exists(testCtx(t), "/"); err != nil { // behind the exchange: the addWatch was answered
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, testWait, "no session watching "+path, func() bool { return watchers(t, srv, path) == 0 })
+	var other *framework.PersistentWatch
+	zktest.Eventually(t, testWait, "the other mode set on "+path, func() bool {
+		other, err = c.AddWatch(testCtx(t), path, framework.WatchPersistentRecursive)
+		if err != nil && !errors.Is(err, framework.ErrWatchModeConflict) {
+			t.Fatal(err)
+		}
+		return err == nil
+	})
+	if err := other.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+}
