@@ -3,8 +3,12 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/testing/zktest"
@@ -54,5 +58,42 @@ func TestWatchCloseWhileAddWatchUnansweredLeavesNothing(t *testing.T) {
 	})
 	if err := other.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// No event is received once Close has returned, even while the handle's
+// events are being handed to a reader: the channel is closed by then. A
+// second handle keeps the server's watch, so that Close has no round trip.
+// On one processor the handle's goroutine, parked on its first event and
+// readied by the reader's receive, runs only once the reader waits again,
+// after Close: the race is played in every round rather than by chance.
+func TestWatchNoEventAfterClose(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, err := c.Create(ctx, path, nil); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatal(err)
+	}
+	keep := addWatch(t, c, path, framework.WatchPersistent)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const rounds, changes = 20, 4
+	for round := range rounds {
+		w := addWatch(t, c, path, framework.WatchPersistent)
+		for i := range changes {
+			if _, err := c.SetData(ctx, path, []byte(fmt.Sprint(round, i)), -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range changes { // w's events are queued too
+			nextEvent(t, keep)
+		}
+		expectEvents(t, w, changed(path)) // from w's goroutine, parked on it
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ev, ok := <-w.Events(); ok {
+			t.Fatalf("round %d: event %+v received after Close returned", round, ev)
+		}
 	}
 }

@@ -22,12 +22,14 @@ type PersistentWatch struct {
 	queue  *queue.Queue[WatchEvent]
 	events chan WatchEvent
 	stop   chan struct{} // closed by Close
+	pumped chan struct{} // closed when pump has returned
 	once   sync.Once
 	err    error
 }
 
-// Events returns the channel of the watch's events. It is closed after
-// Close, or once the client is closed.
+// Events returns the channel of the watch's events. It is closed by the
+// time Close returns (no event is received after it), or once the client
+// is closed.
 func (w *PersistentWatch) Events() <-chan WatchEvent { return w.events }
 
 // Path returns the watched path, relative to the namespace.
@@ -44,6 +46,7 @@ func (w *PersistentWatch) Mode() AddWatchMode { return w.entry.key.mode }
 func (w *PersistentWatch) Close(ctx context.Context) error {
 	w.once.Do(func() {
 		close(w.stop)
+		<-w.pumped // a send under way might otherwise still win against stop
 		w.err = w.c.core.watches.leave(ctx, w)
 		if w.err != nil {
 			w.err = wrapErr("remove watch", w.Path(), w.err)
@@ -66,6 +69,7 @@ func (w *PersistentWatch) push(ev WatchEvent) {
 
 // pump hands queued events to the channel until Close or the client's.
 func (w *PersistentWatch) pump(closing <-chan struct{}) {
+	defer close(w.pumped)
 	defer close(w.events)
 	for {
 		select {

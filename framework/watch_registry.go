@@ -76,7 +76,7 @@ func (r *watchRegistry) newGate() *gozk.Gate {
 // join makes a handle on key for the view c, its events delivered from now.
 func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) {
 	w := &PersistentWatch{c: c, queue: queue.New[WatchEvent](),
-		events: make(chan WatchEvent), stop: make(chan struct{})}
+		events: make(chan WatchEvent), stop: make(chan struct{}), pumped: make(chan struct{})}
 	select {
 	case <-r.k.closing: // a closed client's entries may stand: ErrClosed comes first
 		return nil, ErrClosed
