@@ -97,3 +97,34 @@ func TestWatchNoEventAfterClose(t *testing.T) {
 		}
 	}
 }
+
+// AddWatch's ctx bounds the whole call: when it ends while the addWatch is
+// unanswered (a slow server), AddWatch returns at once with its error and
+// leaves no watch on the server once the server has answered.
+func TestAddWatchCtxBoundsTheCall(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(9*time.Second))
+	path := testRoot(t)
+	const oneWay, bound = 600 * time.Millisecond, 200 * time.Millisecond
+	p.SetLatency(oneWay)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	start := time.Now()
+	w, err := c.AddWatch(ctx, path, framework.WatchPersistent)
+	took := time.Since(start)
+	if err == nil {
+		w.Close(testCtx(t))
+		t.Fatalf("AddWatch answered within %v through a round trip of %v", took, 2*oneWay)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AddWatch = %v, want the ctx's error", err)
+	}
+	// The reply comes a round trip after the request; past it, the call
+	// waited for it.
+	if took >= 2*oneWay {
+		t.Fatalf("AddWatch with a ctx of %v returned after %v, once the server had answered", bound, took)
+	}
+	p.SetLatency(0)
+	zktest.Eventually(t, testWait, "no session watching "+path, func() bool { return watchers(t, srv, path) == 0 })
+}
