@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,4 +128,163 @@ func TestAddWatchCtxBoundsTheCall(t *testing.T) {
 	}
 	p.SetLatency(0)
 	zktest.Eventually(t, testWait, "no session watching "+path, func() bool { return watchers(t, srv, path) == 0 })
+}
+
+// A one-shot watch of go-zookeeper's and a persistent watch on one path,
+// across a cut connection (the persistent watch set again in the exchange,
+// the one-shot watch by go-zookeeper's SetWatches behind it): the
+// persistent watch reports the next change, its Close then leaves the
+// one-shot watch, which fires on the change after, and nothing stays on
+// the server.
+func TestWatchCloseAfterReconnectKeepsOneShotWatch(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(3*time.Second)) // go-zookeeper redials after a second
+	other := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	if _, err := c.Create(ctx, path, nil); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatal(err)
+	}
+	w := addWatch(t, c, path, framework.WatchPersistent)
+	_, _, data, err := c.GetDataW(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, kids, err := c.ChildrenW(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Sever()
+	awaitReset(t, w)
+	if err := c.BlockUntilConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exists(ctx, "/"); err != nil { // behind SetWatches
+		t.Fatal(err)
+	}
+	if _, err := other.Create(ctx, path+"/child", nil); err != nil {
+		t.Fatal(err)
+	}
+	nextChange(t, w, childrenChanged(path))
+	oneShot(t, kids, zk.EventNodeChildrenChanged)
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetData(ctx, path, []byte("after Close"), -1); err != nil {
+		t.Fatal(err)
+	}
+	oneShot(t, data, zk.EventNodeDataChanged)
+	zktest.Eventually(t, testWait, "no session watching "+path, func() bool { return watchers(t, srv, path) == 0 })
+}
+
+// Handles on one path and mode closed all at once: one of them removes the
+// server's watch, and the client holds nothing of it after (the other mode
+// may be set on the path).
+func TestWatchHandlesClosedConcurrently(t *testing.T) {
+	srv := sharedServer(t)
+	c := newClient(t, srv.ConnectString())
+	ctx := testCtx(t)
+	path := testRoot(t)
+	modes := []framework.AddWatchMode{framework.WatchPersistent, framework.WatchPersistentRecursive}
+	for round := range 10 {
+		mode := modes[round%2]
+		var handles []*framework.PersistentWatch
+		for range 3 {
+			handles = append(handles, addWatch(t, c, path, mode))
+		}
+		errs := make(chan error, len(handles))
+		for _, h := range handles {
+			go func() { errs <- h.Close(ctx) }()
+		}
+		for range handles {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: Close: %v", round, err)
+			}
+		}
+		if n := watchers(t, srv, path); n != 0 {
+			t.Fatalf("round %d: sessions watching %s after every Close = %d, want 0", round, path, n)
+		}
+	}
+}
+
+// The replies to addWatch and removeWatches, sent among many requests of
+// go-zookeeper's in flight on a slow connection that is cut now and then,
+// each reach their own request: every read returns its own node's data
+// (or a connection loss), every AddWatch and Close succeeds or fails with a
+// connection loss, and no watch is left on the server.
+func TestWatchRepliesAmongManyRequests(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr(), framework.WithSessionTimeout(3*time.Second))
+	ctx := testCtx(t)
+	root := testRoot(t)
+	const nodes, readers, rounds = 8, 8, 30
+	for i := range nodes {
+		n := fmt.Sprintf("%s/n%d", root, i)
+		if _, err := c.Create(ctx, n, []byte(n), framework.CreatingParentsIfNeeded()); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			t.Fatal(err)
+		}
+	}
+	p.SetLatency(2 * time.Millisecond)
+	stop := make(chan struct{})
+	failed := make(chan error, readers+1)
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n := fmt.Sprintf("%s/n%d", root, (r+i)%nodes)
+				data, _, err := c.GetData(ctx, n)
+				switch {
+				case errors.Is(err, zk.ErrConnectionClosed):
+				case err != nil:
+					failed <- fmt.Errorf("GetData(%s): %w", n, err)
+					return
+				case string(data) != n:
+					failed <- fmt.Errorf("GetData(%s) = %q: another request's reply", n, data)
+					return
+				}
+			}
+		}()
+	}
+	for round := range rounds {
+		if round%10 == 9 {
+			p.Sever()
+		}
+		n := fmt.Sprintf("%s/n%d", root, round%nodes)
+		w, err := c.AddWatch(ctx, n, framework.AddWatchMode(round%2))
+		if err != nil {
+			t.Fatalf("round %d: AddWatch(%s): %v", round, n, err)
+		}
+		if err := w.Close(ctx); err != nil && !errors.Is(err, zk.ErrConnectionClosed) {
+			t.Fatalf("round %d: Close: %v", round, err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-failed:
+		t.Fatal(err)
+	default:
+	}
+	p.SetLatency(0)
+	zktest.Eventually(t, testWait, "no watch left below "+root, func() bool {
+		counts, err := srv.WatchCounts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range nodes {
+			if counts[fmt.Sprintf("%s/n%d", root, i)] != 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
