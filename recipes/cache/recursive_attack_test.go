@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -140,5 +141,41 @@ func TestCuratorCacheChangesWhileTheWatchIsSetAgain(t *testing.T) {
 		zktest.Eventually(t, 20*time.Second, "no watch at or below "+r.root, func() bool {
 			return len(watchedBelow(t, srv, r.root)) == 0
 		})
+	})
+}
+
+// A CuratorCache's Close racing a cut connection, round after round: no
+// watch of any round is left on the server once the client is connected
+// again.
+func TestCuratorCacheCloseRacingAReconnect(t *testing.T) {
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	const root = "/closeracing"
+	must(t, buildTreeOf(testCtx(t), writer, root, 2, 2))
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr(), framework.WithSessionTimeout(4*time.Second))
+	for round := range 4 {
+		cc, err := cache.NewCuratorCache(c, root)
+		must(t, err)
+		must(t, cc.Start(testCtx(t)))
+		if cc.Mode() != cache.RecursiveWatch {
+			t.Fatalf("round %d: Mode() = %v", round, cc.Mode())
+		}
+		severed := make(chan struct{})
+		go func() {
+			defer close(severed)
+			if round%2 == 1 {
+				runtime.Gosched() // vary the race
+			}
+			p.Sever()
+		}()
+		must(t, cc.Close())
+		<-severed
+	}
+	must(t, c.BlockUntilConnected(testCtx(t)))
+	_, err := c.Exists(testCtx(t), "/") // behind the exchange of the last connection
+	must(t, err)
+	zktest.Eventually(t, 20*time.Second, "no watch at or below "+root, func() bool {
+		return len(watchedBelow(t, srv, root)) == 0
 	})
 }
