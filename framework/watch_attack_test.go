@@ -107,7 +107,7 @@ func TestAddWatchCtxBoundsTheCall(t *testing.T) {
 	p := zktest.StartProxy(t, srv.ConnectString())
 	c := newClient(t, p.Addr(), framework.WithSessionTimeout(9*time.Second))
 	path := testRoot(t)
-	const oneWay, bound = 600 * time.Millisecond, 200 * time.Millisecond
+	const oneWay, bound = time.Second, 200 * time.Millisecond
 	p.SetLatency(oneWay)
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()

@@ -40,8 +40,9 @@ func (w *PersistentWatch) Mode() AddWatchMode { return w.entry.key.mode }
 
 // Close ends the handle: its channel is closed, and when it was the last
 // handle on its path and mode, the watch is removed from the server (a
-// one-shot watch on the same path stays). ctx bounds the removal; the
-// watch goes with its connection in any case. Close is idempotent: later
+// one-shot watch on the same path stays). ctx bounds Close's wait: a
+// removal that has not finished by then goes on in the background (the
+// watch goes with its connection in any case). Close is idempotent: later
 // calls return the first one's result.
 func (w *PersistentWatch) Close(ctx context.Context) error {
 	w.once.Do(func() {
