@@ -90,9 +90,9 @@ func (c *Client) AddWatch(ctx context.Context, path string, mode AddWatchMode) (
 		return k.watches.ensure(ctx, w.entry)
 	})
 	if err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.cfg.connectionTimeout)
-		w.Close(cctx)
-		cancel()
+		// The removal goes on in the background once ctx has ended: ctx
+		// bounds the call, and the server's answer decides what it holds.
+		w.Close(ctx)
 		if errors.Is(err, gozk.ErrUnimplemented) {
 			err = fmt.Errorf("%w: %w", ErrPersistentWatchUnsupported, err)
 		}

@@ -22,12 +22,14 @@ type PersistentWatch struct {
 	queue  *queue.Queue[WatchEvent]
 	events chan WatchEvent
 	stop   chan struct{} // closed by Close
+	pumped chan struct{} // closed when pump has returned
 	once   sync.Once
 	err    error
 }
 
-// Events returns the channel of the watch's events. It is closed after
-// Close, or once the client is closed.
+// Events returns the channel of the watch's events. It is closed by the
+// time Close returns (no event is received after it), or once the client
+// is closed.
 func (w *PersistentWatch) Events() <-chan WatchEvent { return w.events }
 
 // Path returns the watched path, relative to the namespace.
@@ -38,12 +40,14 @@ func (w *PersistentWatch) Mode() AddWatchMode { return w.entry.key.mode }
 
 // Close ends the handle: its channel is closed, and when it was the last
 // handle on its path and mode, the watch is removed from the server (a
-// one-shot watch on the same path stays). ctx bounds the removal; the
-// watch goes with its connection in any case. Close is idempotent: later
+// one-shot watch on the same path stays). ctx bounds Close's wait: a
+// removal that has not finished by then goes on in the background (the
+// watch goes with its connection in any case). Close is idempotent: later
 // calls return the first one's result.
 func (w *PersistentWatch) Close(ctx context.Context) error {
 	w.once.Do(func() {
 		close(w.stop)
+		<-w.pumped // a send under way might otherwise still win against stop
 		w.err = w.c.core.watches.leave(ctx, w)
 		if w.err != nil {
 			w.err = wrapErr("remove watch", w.Path(), w.err)
@@ -66,6 +70,7 @@ func (w *PersistentWatch) push(ev WatchEvent) {
 
 // pump hands queued events to the channel until Close or the client's.
 func (w *PersistentWatch) pump(closing <-chan struct{}) {
+	defer close(w.pumped)
 	defer close(w.events)
 	for {
 		select {

@@ -81,7 +81,7 @@ func (r *watchRegistry) newGate() *gozk.Gate {
 // join makes a handle on key for the view c, its events delivered from now.
 func (r *watchRegistry) join(c *Client, key watchKey) (*PersistentWatch, error) {
 	w := &PersistentWatch{c: c, queue: queue.New[WatchEvent](),
-		events: make(chan WatchEvent), stop: make(chan struct{})}
+		events: make(chan WatchEvent), stop: make(chan struct{}), pumped: make(chan struct{})}
 	select {
 	case <-r.k.closing: // a closed client's entries may stand: ErrClosed comes first
 		return nil, ErrClosed
@@ -265,7 +265,11 @@ func (key watchKey) concerns(n gozk.Notification) bool {
 }
 
 // leave ends handle w; when it was the last on its path and mode, the watch
-// is removed from the server, unless a new handle joined meanwhile.
+// is removed from the server, unless a new handle joined meanwhile. ctx
+// bounds the wait, not the removal: a round trip of the entry under way
+// (an addWatch on a new connection, say) decides what the server holds
+// once answered, so the removal waits for it in the background and then
+// forgets the entry.
 func (r *watchRegistry) leave(ctx context.Context, w *PersistentWatch) error {
 	r.mu.Lock()
 	last := r.dropLocked(w)
@@ -273,12 +277,24 @@ func (r *watchRegistry) leave(ctx context.Context, w *PersistentWatch) error {
 	if !last {
 		return nil
 	}
-	e := w.entry
+	done := make(chan error, 1)
+	if !r.k.spawn(func() { done <- r.removeLast(w.entry) }) {
+		return nil // Close closes the connection, and its watches go with it
+	}
 	select {
-	case e.sem <- struct{}{}:
+	case err := <-done:
+		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// removeLast removes e's watch from the server once e's round trip under
+// way is answered (or its connection ended), unless a handle joined
+// meanwhile, and forgets e. The semaphore is always released: by the reply,
+// or when the connection ends, which the client's Close brings about.
+func (r *watchRegistry) removeLast(e *watchEntry) error {
+	e.sem <- struct{}{}
 	r.mu.Lock()
 	on := e.on
 	if len(e.handles) > 0 || on == nil {
@@ -290,18 +306,7 @@ func (r *watchRegistry) leave(ctx context.Context, w *PersistentWatch) error {
 		return nil
 	}
 	r.mu.Unlock()
-	done := make(chan error, 1)
-	// The removal holds the semaphore until the server answered, ctx or not.
-	if !r.k.spawn(func() { done <- r.remove(e, on) }) {
-		<-e.sem
-		return nil // Close closes the connection, and its watches go with it
-	}
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return r.remove(e, on) // it holds the semaphore until the server answered
 }
 
 // remove removes e's watch from the server on l, then forgets e unless a

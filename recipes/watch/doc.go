@@ -25,7 +25,9 @@
 //     returns.
 //
 // Start and Close are bounded by their ctx. A second Start returns
-// ErrAlreadyStarted, a Start after Close ErrClosed, a Start on a closed
-// client an error matching framework.ErrClosed. Close is idempotent. A
+// ErrAlreadyStarted (also while the first is under way; a Start that failed
+// may be called again), a Start after Close ErrClosed, a Start on a closed
+// client an error matching framework.ErrClosed. Close ends a Start under
+// way, which then returns ErrClosed. Close is idempotent. A
 // watcher may watch the root "/": it only reads.
 package watch

@@ -18,11 +18,13 @@ type PersistentWatcher struct {
 	events listeners[framework.WatchEvent]
 	resets listeners[struct{}]
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	handle  *framework.PersistentWatch
-	done    chan struct{} // closed when the delivery goroutine ends
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	stopStart context.CancelFunc // ends the Start under way, if any
+	starting  chan struct{}      // closed when the Start under way has ended
+	handle    *framework.PersistentWatch
+	done      chan struct{} // closed when the delivery goroutine ends
 }
 
 // NewPersistentWatcher returns a watcher of path (relative to the client's
@@ -55,22 +57,50 @@ func (w *PersistentWatcher) ListenReset(fn func()) (stop func()) {
 }
 
 // Start sets the watch, calls the reset listeners once, and delivers events
-// until Close. ctx bounds the wait for the server, retries included.
+// until Close. ctx bounds the wait for the server, retries included. A
+// Start under way refuses another with ErrAlreadyStarted; one that fails
+// may be tried again; Close ends one under way, which then returns
+// ErrClosed.
 func (w *PersistentWatcher) Start(ctx context.Context) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	switch {
 	case w.closed:
+		w.mu.Unlock()
 		return ErrClosed
 	case w.started:
+		w.mu.Unlock()
 		return ErrAlreadyStarted
 	}
-	h, err := w.client.AddWatch(ctx, w.path, w.mode)
-	if err != nil {
+	w.started = true
+	starting := make(chan struct{})
+	defer close(starting)
+	addCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.stopStart, w.starting = cancel, starting
+	w.mu.Unlock()
+
+	h, err := w.client.AddWatch(addCtx, w.path, w.mode)
+	w.mu.Lock()
+	w.stopStart, w.starting = nil, nil
+	closed := w.closed
+	switch {
+	case closed:
+	case err != nil:
+		w.started = false
+	default:
+		w.handle, w.done = h, make(chan struct{})
+		go w.deliver(h, w.done)
+	}
+	w.mu.Unlock()
+	switch {
+	case closed:
+		if err == nil {
+			h.Close(ctx) // Close waits for it, within its own ctx
+		}
+		return ErrClosed
+	case err != nil:
 		return fmt.Errorf("watch: start %q: %w", w.path, err)
 	}
-	w.started, w.handle, w.done = true, h, make(chan struct{})
-	go w.deliver(h, w.done)
 	return nil
 }
 
@@ -90,7 +120,8 @@ func (w *PersistentWatcher) deliver(h *framework.PersistentWatch, done chan<- st
 
 // Close removes the watch from the server (bounded by ctx) and stops the
 // listeners: none is called after Close returns, so a listener must not call
-// it (it would wait for itself). It is idempotent.
+// it (it would wait for itself). A Start under way ends, and Close waits for
+// it within ctx. It is idempotent.
 func (w *PersistentWatcher) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.closed {
@@ -98,8 +129,19 @@ func (w *PersistentWatcher) Close(ctx context.Context) error {
 		return nil
 	}
 	w.closed = true
-	h, done := w.handle, w.done
+	if w.stopStart != nil {
+		w.stopStart()
+	}
+	h, done, starting := w.handle, w.done, w.starting
 	w.mu.Unlock()
+	if starting != nil { // no handle yet, and no listener called
+		select {
+		case <-starting:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("watch: close %q: %w", w.path, ctx.Err())
+		}
+	}
 	if h == nil {
 		return nil
 	}
