@@ -17,3 +17,10 @@ func (t *TreeCache) Inputs() int {
 
 // ReadsInFlight is how many reads one load or resync has under way at most.
 const ReadsInFlight = readsInFlight
+
+// BatchReads and BatchReaders are how many nodes one multiRead batch reads
+// under a recursive watch, and how many batches are under way at most.
+const (
+	BatchReads   = batchReads
+	BatchReaders = batchReaders
+)
