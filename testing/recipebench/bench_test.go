@@ -103,7 +103,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	if got := strings.Count(out.String(), "### "); got != len(recipes) {
 		t.Errorf("the report has %d tables, want one per recipe of %d:\n%s", got, len(recipes), out.String())
 	}
-	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node", "go-zookeeper's record of the data watch"} {
+	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node", "go-zookeeper's record of the data watch", "the writer alone made"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
@@ -156,6 +156,24 @@ func TestReportNotesACuratorCacheThatDidNotLoad(t *testing.T) {
 	var out bytes.Buffer
 	writeTable(&out, b.recipe, []row{{b: b, res: res}}, 1)
 	for _, want := range []string{"| 100001 nodes | - | 1000 | - | - | 1100 | - |", "it held 66535 nodes", "CURATOR-690"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestReportNotesTheWritersRate checks that a burst's table says how fast
+// its writer alone went, the bound of both caches' rates, and how long after
+// the writer's last reply each consumer saw the last change.
+func TestReportNotesTheWritersRate(t *testing.T) {
+	b := cacheBurstBench(kindCurator, shapeFor(10000, 99), 5000, &trees{})
+	res := results{
+		implCurator: {{"events_s": 2500, writerKey: 2600, lagKey: 40}},
+		implOurs:    {{"events_s": 2800, writerKey: 2900, lagKey: 3}},
+	}
+	var out bytes.Buffer
+	writeTable(&out, b.recipe, []row{{b: b, res: res}}, 1)
+	for _, want := range []string{"the writer alone made 2750 writes/s", "zkcurator's consumer 3 ms and Curator's 40 ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}

@@ -76,7 +76,21 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 				r.b.label, shortHeld(short))
 		}
 		watchNote(w, r)
+		writerNote(w, r)
 	}
+}
+
+// writerNote says, for a burst row, how fast its writer alone went, which
+// bounds the rate of any cache, and how long after the writer's last reply
+// each side's consumer saw the last change.
+func writerNote(w io.Writer, r row) {
+	rates := append(values(r.res[implOurs], writerKey), values(r.res[implCurator], writerKey)...)
+	if len(rates) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: the writer alone made %.0f writes/s (median of both sides' runs), the most any cache can follow here; "+
+		"the last change reached zkcurator's consumer %s ms and Curator's %s ms after the writer's last reply.\n\n",
+		r.b.label, median(rates), cell("%.0f", median(values(r.res[implOurs], lagKey))), cell("%.0f", median(values(r.res[implCurator], lagKey))))
 }
 
 // watchNote says, for a row whose zkcurator samples measured it, how much
