@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,25 @@ func TestRunErrorNamesTheProgramOnce(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "java") || strings.Count(stderr.String(), "recipebench: ") != 1 {
 		t.Errorf("want one error naming java, with the program's name once: %s", stderr.String())
+	}
+}
+
+// TestLockedWriterKeepsTheTail checks that the helper's stderr keeps its
+// last bytes, for an error, and not the whole log of a run.
+func TestLockedWriterKeepsTheTail(t *testing.T) {
+	var w lockedWriter
+	var all []byte
+	for i := range 5000 {
+		line := []byte(fmt.Sprintf("line %05d of the server's log\n", i))
+		all = append(all, line...)
+		if n, err := w.Write(line); n != len(line) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if got, want := w.tail(4000), string(all[len(all)-4000:]); got != want {
+		t.Fatalf("tail(4000) = %q..., want %q...", got[:40], want[:40])
+	}
+	if len(w.buf) > 2*keepTail {
+		t.Fatalf("kept %d bytes, want at most %d", len(w.buf), 2*keepTail)
 	}
 }
