@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
 // MultiRead's results are GetData's and Children's of the same nodes, in
@@ -141,5 +142,26 @@ func TestMultiReadUnsupportedServer(t *testing.T) {
 	}
 	if _, err := c.Exists(testCtx(t), "/"); err != nil {
 		t.Fatalf("a request after the refusal: %v", err)
+	}
+}
+
+// A multiRead whose reply is lost (the connection cut in its place) is sent
+// again on the next connection, and returns what the server holds.
+func TestMultiReadRetriedAfterLostReply(t *testing.T) {
+	srv := sharedServer(t)
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := newClient(t, p.Addr())
+	ctx := testCtx(t)
+	root := testRoot(t)
+	if _, err := c.Create(ctx, root, []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	p.LoseNextReply(zktest.OpMultiRead)
+	got, err := c.MultiRead(ctx, framework.GetDataOp(root))
+	if err != nil {
+		t.Fatalf("MultiRead after a lost reply: %v", err)
+	}
+	if string(got[0].Data) != "kept" || p.LostReplies() != 1 {
+		t.Fatalf("MultiRead = %q after %d lost replies, want %q after 1", got[0].Data, p.LostReplies(), "kept")
 	}
 }
