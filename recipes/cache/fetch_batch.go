@@ -16,7 +16,10 @@ import (
 // counts any. A node whose Stat counts none is not listed: the watch, set
 // before the read, reports every child created after it, so its listing is
 // known to be empty. A server without multiRead has the nodes read one
-// request at a time instead.
+// request at a time instead. A 10,001-node load took 0.04 to 0.06 of
+// Curator's CuratorCache's time so, against 1.0 to 1.4 with a getData and a
+// getChildren of its own for every node (testing/recipebench,
+// docs/performance.md); the two bounds were not tuned further.
 const (
 	// batchReads bounds the nodes of one batch: a request of about 100
 	// bytes a node, a reply of their data.
