@@ -24,3 +24,7 @@ const (
 	BatchReads   = batchReads
 	BatchReaders = batchReaders
 )
+
+// ReadWithoutMultiRead makes the cache read as it does on a server that
+// answered a multiRead as unknown: one request a node.
+func (c *CuratorCache) ReadWithoutMultiRead() { c.e.noMultiRead.Store(true) }

@@ -71,3 +71,37 @@ func TestCuratorCacheLeafChildrenAfterLoad(t *testing.T) {
 	must(t, err)
 	awaitReplayedTree(t, writer, root, cc, replayed)
 }
+
+// On a server without multiRead the batches are read one request a node,
+// still listing only the nodes whose Stat counts children, and the cache
+// still follows its tree: a root, one parent and 30 leaves take 32 getData
+// and 2 getChildren, and a change after the load is reported.
+func TestCuratorCacheLoadWithoutMultiRead(t *testing.T) {
+	const leaves = 30
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	root := "/single"
+	must(t, buildTreeOf(ctx, writer, root, 1, leaves))
+	p := zktest.StartProxy(t, srv.ConnectString())
+	c := zkclient.New(t, p.Addr())
+	cc, err := cache.NewCuratorCache(c, root)
+	must(t, err)
+	t.Cleanup(func() { cc.Close() })
+	replayed := &changeReplayer{tree: map[string]cache.Node{}}
+	cc.Listen(replayed)
+	cc.ReadWithoutMultiRead()
+	p.ResetCounts()
+	must(t, cc.Start(ctx))
+	awaitReplayedTree(t, writer, root, cc, replayed)
+	reads, batches := p.RequestCount(zktest.OpGetData), p.RequestCount(zktest.OpMultiRead)
+	listings := p.RequestCount(zktest.OpGetChildren) + p.RequestCount(zktest.OpGetChildren2)
+	if reads != leaves+2 || listings != 2 || batches != 0 {
+		t.Errorf("the load cost %d getData, %d getChildren and %d multiRead, want %d, 2 and 0", reads, listings, batches, leaves+2)
+	}
+	_, err = writer.SetData(ctx, root+"/p000/c007", []byte("changed"), -1)
+	must(t, err)
+	_, err = writer.Create(ctx, root+"/p000/c007/below", nil)
+	must(t, err)
+	awaitReplayedTree(t, writer, root, cc, replayed)
+}
