@@ -114,6 +114,11 @@
 // watch's notifications also reach ListenNodeEvents, as every notification
 // does. recipes/watch builds Curator's PersistentWatcher on it.
 //
+// MultiRead sends many getData and getChildren reads in one request
+// (ZooKeeper 3.6's multiRead, also absent from go-zookeeper) the same way:
+// one write and one reply for all of them, where each read of its own costs
+// both; a CuratorCache under a recursive watch reads its tree so.
+//
 // # Curator names
 //
 // Curator's builders, listeners and states, and the names they have here, are

@@ -50,6 +50,14 @@ func SendAddWatchAs(t interface{ Cleanup(func()) }, op int32) {
 	t.Cleanup(func() { opAddWatch = old })
 }
 
+// SendMultiReadAs makes MultiRead send opcode op for the rest of the test,
+// as SendAddWatchAs does AddWatch.
+func SendMultiReadAs(t interface{ Cleanup(func()) }, op int32) {
+	old := opMultiRead
+	opMultiRead = op
+	t.Cleanup(func() { opMultiRead = old })
+}
+
 // WithLookup makes the client resolve server names with lookup instead of
 // the system's resolver.
 func WithLookup(lookup func(ctx context.Context, host string) ([]string, error)) Option {

@@ -70,8 +70,13 @@
 // While it reads (the load, the whole tree again after a reconnect, and the
 // nodes whose watches fired), up to 128 readers more keep that many nodes'
 // reads in flight on the connection (a node's data read and its listing
-// sent together), and end with the reading; the events still come in the
-// order of reading one node after the other, each node before its children.
+// sent together), and end with the reading. Under a recursive watch, up to 4
+// readers read batches of up to 100 nodes instead, each batch in two
+// multiRead requests (ZooKeeper 3.6+): the data of its nodes, then the
+// children of those whose Stat counts any; a node whose Stat counts none is
+// not listed, the watch, set before any read, reporting every child created
+// after it. Either way the events come in the order of reading one node
+// after the other, each node before its children.
 // Under one-shot watches each node has at most one data watch and one child
 // watch armed at a time.
 //

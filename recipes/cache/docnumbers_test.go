@@ -17,6 +17,8 @@ func TestDocsCiteTheCachesNumbers(t *testing.T) {
 		{"recipes/cache/doc.go", `up to (\d+) readers more keep that many nodes' reads in flight`, cache.ReadsInFlight},
 		{"docs/guarantees.md", `keep up to (\d+) nodes' reads in flight`, cache.ReadsInFlight},
 		{"recipes/cache/doc.go", `a slack of ([\d,]+) events`, cache.Slack},
+		{"recipes/cache/doc.go", `up to (\d+) readers read batches`, cache.BatchReaders},
+		{"recipes/cache/doc.go", `batches of up to (\d+) nodes`, cache.BatchReads},
 	} {
 		n, err := docnum.Cited(c.rel, c.pattern)
 		if err != nil {

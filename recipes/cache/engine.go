@@ -34,6 +34,7 @@ type engine struct {
 	// a Start, the one it will try).
 	wantRecursive bool
 	mode          atomic.Int32
+	noMultiRead   atomic.Bool         // the server answered a multiRead as unknown (fetch_batch.go)
 	down          bool                // a suspension or loss was reported, and no reconnect since
 	deferred      map[string]fired    // the nodes notified while down, read after the reconnect
 	inbox         *queue.Queue[input] // the inputs of the Start that succeeded

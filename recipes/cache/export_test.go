@@ -17,3 +17,14 @@ func (t *TreeCache) Inputs() int {
 
 // ReadsInFlight is how many reads one load or resync has under way at most.
 const ReadsInFlight = readsInFlight
+
+// BatchReads and BatchReaders are how many nodes one multiRead batch reads
+// under a recursive watch, and how many batches are under way at most.
+const (
+	BatchReads   = batchReads
+	BatchReaders = batchReaders
+)
+
+// ReadWithoutMultiRead makes the cache read as it does on a server that
+// answered a multiRead as unknown: one request a node.
+func (c *CuratorCache) ReadWithoutMultiRead() { c.e.noMultiRead.Store(true) }

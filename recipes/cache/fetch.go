@@ -13,8 +13,9 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 )
 
-// readsInFlight bounds how many nodes one refresh reads at once, each with
-// its data read and its listing sent together; go-zookeeper pipelines them.
+// readsInFlight bounds how many nodes one refresh reads at once under
+// one-shot watches, each with its data read and its listing sent together;
+// go-zookeeper pipelines them (under a recursive watch, see fetch_batch.go).
 // A 10,001-node load took 1.33 to 1.62 times Curator's TreeCache's time at
 // 32 nodes with the two reads one after the other, 1.10 to 1.30 at 128, and
 // 0.95 to 1.10 at 128 with the two together (testing/recipebench).
@@ -106,7 +107,11 @@ func (f *fetcher) push(rs []*read) {
 		f.todo = append(f.todo, rs[i])
 	}
 	more := min(len(f.todo), readsInFlight-f.readers)
-	f.readers += max(more, 0)
+	if f.batched() {
+		more = min((len(f.todo)+batchReads-1)/batchReads, batchReaders-f.readers)
+	}
+	more = max(more, 0)
+	f.readers += more
 	f.mu.Unlock()
 	for i := 0; i < more; i++ {
 		f.wg.Add(1) // the caller is fetch or a reader: Wait has not returned
@@ -124,14 +129,29 @@ func (f *fetcher) reader() {
 			f.mu.Unlock()
 			return
 		}
-		r := f.todo[len(f.todo)-1]
-		f.todo = f.todo[:len(f.todo)-1]
+		n := 1
+		if f.batched() {
+			n = min(len(f.todo), batchReads)
+		}
+		rs := make([]*read, n)
+		for i := range rs {
+			rs[i] = f.todo[len(f.todo)-1-i]
+		}
+		f.todo = f.todo[:len(f.todo)-n]
 		f.mu.Unlock()
-		if err := f.read(r); err != nil {
-			r.err = err
+		var err error
+		if f.batched() {
+			err = f.readBatch(rs)
+		} else {
+			err = f.read(rs[0])
+		}
+		if err != nil {
 			f.fail(err)
 		}
-		close(r.done)
+		for _, r := range rs {
+			r.err = err
+			close(r.done)
+		}
 	}
 }
 
@@ -192,7 +212,12 @@ func (f *fetcher) read(r *read) error {
 		}
 		listed.names, listed.err = e.watches.readChildren(f.ctx, r.path)
 	}
-	names, err := listed.names, listed.err
+	return f.listed(r, listed.names, listed.err)
+}
+
+// listed records what the listing of r's children found (names, or err),
+// and queues the reads of the children that need reading.
+func (f *fetcher) listed(r *read, names []string, err error) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		r.vanished = true
 		return nil
@@ -203,7 +228,7 @@ func (f *fetcher) read(r *read) error {
 	r.listed = true
 	slices.Sort(names)
 	r.wanted = f.followed(r.path, names)
-	held := f.heldChildren(r.path, stat.Czxid)
+	held := f.heldChildren(r.path, r.stat.Czxid)
 	for _, name := range r.wanted {
 		if _, ok := held[name]; !ok {
 			r.kids = append(r.kids, newRead(framework.JoinPath(r.path, name)))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +104,7 @@ func TestEveryBenchRunsAtATinySize(t *testing.T) {
 	if got := strings.Count(out.String(), "### "); got != len(recipes) {
 		t.Errorf("the report has %d tables, want one per recipe of %d:\n%s", got, len(recipes), out.String())
 	}
-	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node", "go-zookeeper's record of the data watch"} {
+	for _, want := range []string{"| 301 nodes |", "| 301 nodes, 20 writes |", "bytes/node", "go-zookeeper's record of the data watch", "the writer alone made"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
@@ -162,6 +163,24 @@ func TestReportNotesACuratorCacheThatDidNotLoad(t *testing.T) {
 	}
 }
 
+// TestReportNotesTheWritersRate checks that a burst's table says how fast
+// its writer alone went in each side's runs, the bound of their rates, and how long after
+// the writer's last reply each consumer saw the last change.
+func TestReportNotesTheWritersRate(t *testing.T) {
+	b := cacheBurstBench(kindCurator, shapeFor(10000, 99), 5000, &trees{})
+	res := results{
+		implCurator: {{"events_s": 2500, writerKey: 2600, lagKey: 40}},
+		implOurs:    {{"events_s": 2800, writerKey: 2900, lagKey: 3}},
+	}
+	var out bytes.Buffer
+	writeTable(&out, b.recipe, []row{{b: b, res: res}}, 1)
+	for _, want := range []string{"the writer alone made 2900 writes/s in zkcurator's runs and 2600 in Curator's", "zkcurator's consumer 3 ms and Curator's 40 ms"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // An error from deep in a run names the program once: with no java to find,
 // the message was "recipebench: recipebench: java not found ...".
 func TestRunErrorNamesTheProgramOnce(t *testing.T) {
@@ -172,5 +191,25 @@ func TestRunErrorNamesTheProgramOnce(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "java") || strings.Count(stderr.String(), "recipebench: ") != 1 {
 		t.Errorf("want one error naming java, with the program's name once: %s", stderr.String())
+	}
+}
+
+// TestLockedWriterKeepsTheTail checks that the helper's stderr keeps its
+// last bytes, for an error, and not the whole log of a run.
+func TestLockedWriterKeepsTheTail(t *testing.T) {
+	var w lockedWriter
+	var all []byte
+	for i := range 5000 {
+		line := []byte(fmt.Sprintf("line %05d of the server's log\n", i))
+		all = append(all, line...)
+		if n, err := w.Write(line); n != len(line) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if got, want := w.tail(4000), string(all[len(all)-4000:]); got != want {
+		t.Fatalf("tail(4000) = %q..., want %q...", got[:40], want[:40])
+	}
+	if len(w.buf) > 2*keepTail {
+		t.Fatalf("kept %d bytes, want at most %d", len(w.buf), 2*keepTail)
 	}
 }

@@ -15,6 +15,16 @@ const cacheLimit = 2 * time.Minute
 // tree: the nodes it held (-1 when not measured for that reason).
 const shortKey = "short"
 
+// writerKey is the sample key of the burst's writer's own rate: writes per
+// second from its first write to its last reply, the bound of any cache's
+// rate; lagKey, of the milliseconds from that reply to the cache's consumer
+// seeing the last change (negative: it saw the change before the writer's
+// reply came back).
+const (
+	writerKey = "writer_s"
+	lagKey    = "lag_ms"
+)
+
 // cacheName is the recipe's name in the tables.
 func cacheName(kind string) string {
 	switch kind {
@@ -145,10 +155,12 @@ func cacheBurstBench(kind string, s treeShape, writes int, t *trees) bench {
 				return nil, err
 			}
 			defer writer.Close()
-			var began time.Time
+			var began, wrote time.Time
 			burst := func() error {
 				began = time.Now()
-				return writeBurst(ctx, writer, root, s, writes)
+				err := writeBurst(ctx, writer, root, s, writes)
+				wrote = time.Now()
+				return err
 			}
 			var changed, last int64
 			if impl == implCurator {
@@ -165,8 +177,11 @@ func cacheBurstBench(kind string, s treeShape, writes int, t *trees) bench {
 			if changed != int64(writes) {
 				return nil, fmt.Errorf("the cache saw %d changes, not %d", changed, writes)
 			}
-			took := time.Unix(0, last).Sub(began)
-			return sample{"events_s": float64(writes) / took.Seconds(), "changed": float64(changed)}, nil
+			seen := time.Unix(0, last)
+			return sample{
+				"events_s": float64(writes) / seen.Sub(began).Seconds(), "changed": float64(changed),
+				writerKey: float64(writes) / wrote.Sub(began).Seconds(), lagKey: float64(seen.Sub(wrote)) / 1e6,
+			}, nil
 		},
 	}
 }

@@ -76,7 +76,22 @@ func writeTable(w io.Writer, recipe string, rows []row, repeat int) {
 				r.b.label, shortHeld(short))
 		}
 		watchNote(w, r)
+		writerNote(w, r)
 	}
+}
+
+// writerNote says, for a burst row, how fast its writer alone went in each
+// side's runs, which bounds that side's rate, and how long after the
+// writer's last reply each side's consumer saw the last change.
+func writerNote(w io.Writer, r row) {
+	ours, theirs := values(r.res[implOurs], writerKey), values(r.res[implCurator], writerKey)
+	if len(ours)+len(theirs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: the writer alone made %s writes/s in zkcurator's runs and %s in Curator's (medians), the most a cache can follow; "+
+		"the last change reached zkcurator's consumer %s ms and Curator's %s ms after the writer's last reply.\n\n",
+		r.b.label, cell("%.0f", median(ours)), cell("%.0f", median(theirs)),
+		cell("%.0f", median(values(r.res[implOurs], lagKey))), cell("%.0f", median(values(r.res[implCurator], lagKey))))
 }
 
 // watchNote says, for a row whose zkcurator samples measured it, how much

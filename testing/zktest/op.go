@@ -24,6 +24,7 @@ const (
 	OpCreate2         Op = 15
 	OpCreateContainer Op = 19
 	OpCreateTTL       Op = 21
+	OpMultiRead       Op = 22
 	OpSetAuth         Op = 100
 	OpSetWatches      Op = 101
 	OpClose           Op = -11
@@ -46,6 +47,7 @@ var opNames = map[Op]string{
 	OpCreate2:         "create2",
 	OpCreateContainer: "createContainer",
 	OpCreateTTL:       "createTTL",
+	OpMultiRead:       "multiRead",
 	OpSetAuth:         "auth",
 	OpSetWatches:      "setWatches",
 	OpClose:           "closeSession",

@@ -13,7 +13,7 @@
 //   - go-zookeeper redials on its own: a Gate that is retired refuses to dial,
 //     so a session the client gave up is never resumed.
 //   - go-zookeeper has no request of ZooKeeper 3.6 (addWatch,
-//     removeWatches). A Link sends requests of our own on go-zookeeper's
+//     removeWatches, multiRead). A Link sends requests of our own on go-zookeeper's
 //     connection: each is written whole between two of go-zookeeper's (which
 //     writes each request in one call), with an xid from a range
 //     go-zookeeper never uses (link.go says why it is safe), and the

@@ -106,6 +106,10 @@ func codeError(code int32) error {
 	return fmt.Errorf("%w: server error code %d", zk.ErrUnknown, code)
 }
 
+// CodeError is codeError for the results inside a reply, such as the ops
+// of a multiRead, each with an error code of its own.
+func CodeError(code int32) error { return codeError(code) }
+
 // PathRequest is the body of a request that is a path and an int, as
 // addWatch (path, mode) and removeWatches (path, watcher type) are.
 func PathRequest(path string, n int32) []byte {
