@@ -30,16 +30,18 @@ type Kerberos struct {
 // krb5.conf maps host to (its default realm unless domain_realm says
 // otherwise), logging in from the keytab or reading the cache, and returns
 // a GSSAPI client presenting it. Its errors match the sentinels of
-// errors.go; none holds a key. ctx bounds the whole call (the KDC's answer
-// is abandoned when ctx ends).
+// errors.go; none holds a key. ctx bounds the whole call, and the KDC
+// requests end with it (kdc_relay.go).
 func (k Kerberos) NewGSSAPI(ctx context.Context, service, host string) (*GSSAPI, error) {
 	type result struct {
 		g   *GSSAPI
 		err error
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the KDC requests of a call that returns on ctx
 	done := make(chan result, 1)
 	go func() {
-		g, err := k.newGSSAPI(service, host)
+		g, err := k.newGSSAPI(ctx, service, host)
 		done <- result{g, err}
 	}()
 	select {
@@ -50,7 +52,7 @@ func (k Kerberos) NewGSSAPI(ctx context.Context, service, host string) (*GSSAPI,
 	}
 }
 
-func (k Kerberos) newGSSAPI(service, host string) (*GSSAPI, error) {
+func (k Kerberos) newGSSAPI(ctx context.Context, service, host string) (*GSSAPI, error) {
 	cfg, err := config.Load(k.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKerberosConfig, k.Config, err)
@@ -65,6 +67,11 @@ func (k Kerberos) newGSSAPI(service, host string) (*GSSAPI, error) {
 		return nil, err
 	}
 	defer cl.Destroy() // stops the renewal of the TGT of a keytab login
+	relay, err := relayKDCs(ctx, cl.Config, cl.Credentials.Realm())
+	if err != nil {
+		return nil, fmt.Errorf("%w: relaying to the KDC: %v", ErrKDCUnreachable, err)
+	}
+	defer relay.stop()
 	if k.Keytab != "" {
 		if err := cl.Login(); err != nil {
 			return nil, classify(err, "logging in as "+k.principalName(cl))
