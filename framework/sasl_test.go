@@ -106,6 +106,51 @@ func TestSASLDigestCreatorOnlyNode(t *testing.T) {
 	noPassword(t, "the client's log", log.String())
 }
 
+// awaitRefusal starts a client that authenticates by sasl on addr and
+// checks that BlockUntilConnected fails within the connection timeout with
+// an error matching ErrSASLAuthFailed and each of want, naming names, and
+// that ListenErrors and the log are told too; it returns the client, its
+// log (every level) and the error.
+func awaitRefusal(t *testing.T, addr string, sasl framework.Option, names string, want ...error) (*framework.Client, *saslLog, error) {
+	t.Helper()
+	log := &saslLog{}
+	cl := newUnstartedClient(t, addr, framework.WithLogger(log.logger()), sasl)
+	reported := make(chan error, 4)
+	cl.ListenErrors(func(err error) {
+		select {
+		case reported <- err:
+		default:
+		}
+	})
+	if err := cl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
+	defer cancel()
+	err := cl.BlockUntilConnected(ctx)
+	for _, w := range append([]error{framework.ErrSASLAuthFailed}, want...) {
+		if !errors.Is(err, w) {
+			t.Fatalf("BlockUntilConnected = %v after %v; want ErrSASLAuthFailed and %v", err, time.Since(began), want)
+		}
+	}
+	if !strings.Contains(err.Error(), names) {
+		t.Errorf("error %q does not name %q", err, names)
+	}
+	select {
+	case r := <-reported:
+		if !errors.Is(r, framework.ErrSASLAuthFailed) || r.Error() != err.Error() {
+			t.Errorf("reported %v; want %v", r, err)
+		}
+	case <-time.After(testWait):
+		t.Errorf("no error reported to ListenErrors")
+	}
+	if !strings.Contains(log.String(), "SASL authentication failed") {
+		t.Errorf("the refusal is not in the client's log")
+	}
+	return cl, log, err
+}
+
 // TestSASLWrongPasswordFails: a wrong password, or an unknown user, is
 // refused by the server; BlockUntilConnected returns an error matching
 // ErrSASLAuthFailed within the connection timeout, the same error is
@@ -115,47 +160,14 @@ func TestSASLWrongPasswordFails(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers))
 	for _, c := range []struct{ name, user string }{{"WrongPassword", "alice"}, {"UnknownUser", "mallory"}} {
 		t.Run(c.name, func(t *testing.T) {
-			var log saslLog
-			cl := newUnstartedClient(t, srv.Addr(), framework.WithLogger(log.logger()),
-				framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)))
-			reported := make(chan error, 4)
-			cl.ListenErrors(func(err error) {
-				select {
-				case reported <- err:
-				default:
-				}
-			})
-			if err := cl.Start(); err != nil {
-				t.Fatal(err)
-			}
-			began := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
-			defer cancel()
-			err := cl.BlockUntilConnected(ctx)
-			if !errors.Is(err, framework.ErrSASLAuthFailed) || !errors.Is(err, zk.ErrAuthFailed) {
-				t.Fatalf("BlockUntilConnected = %v after %v; want ErrSASLAuthFailed and zk.ErrAuthFailed", err, time.Since(began))
-			}
-			if !strings.Contains(err.Error(), c.user) {
-				t.Errorf("error %q does not name the user %q", err, c.user)
-			}
-			select {
-			case r := <-reported:
-				if !errors.Is(r, framework.ErrSASLAuthFailed) {
-					t.Errorf("reported %v; want ErrSASLAuthFailed", r)
-				}
-				noPassword(t, "the reported error", r.Error())
-			case <-time.After(testWait):
-				t.Errorf("no error reported to ListenErrors")
-			}
+			cl, log, err := awaitRefusal(t, srv.Addr(), framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)),
+				c.user, zk.ErrAuthFailed)
 			_, opErr := cl.Exists(testCtx(t), "/")
 			if !errors.Is(opErr, framework.ErrSASLAuthFailed) {
 				t.Errorf("Exists after the refusal = %v; want ErrSASLAuthFailed", opErr)
 			}
 			noPassword(t, "BlockUntilConnected's error", err.Error())
 			noPassword(t, "Exists's error", opErr.Error())
-			if !strings.Contains(log.String(), "SASL authentication failed") {
-				t.Errorf("the refusal is not in the client's log")
-			}
 			noPassword(t, "the client's log", log.String())
 		})
 	}
