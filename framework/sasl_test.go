@@ -154,14 +154,22 @@ func awaitRefusal(t *testing.T, addr string, sasl framework.Option, names string
 // TestSASLWrongPasswordFails: a wrong password, or an unknown user, is
 // refused by the server; BlockUntilConnected returns an error matching
 // ErrSASLAuthFailed within the connection timeout, the same error is
-// reported to ListenErrors and returned by operations, and neither it nor
-// the log holds the password.
+// reported to ListenErrors and returned by operations, the credentials are
+// not sent again, and neither the error nor the log holds the password.
 func TestSASLWrongPasswordFails(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers))
 	for _, c := range []struct{ name, user string }{{"WrongPassword", "alice"}, {"UnknownUser", "mallory"}} {
 		t.Run(c.name, func(t *testing.T) {
-			cl, log, err := awaitRefusal(t, srv.Addr(), framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)),
+			p := zktest.StartProxy(t, srv.Addr())
+			// Two entries: go-zookeeper would dial the second at once.
+			cl, log, err := awaitRefusal(t, p.Addr()+","+p.Addr(), framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)),
 				c.user, zk.ErrAuthFailed)
+			// The refusal is final: no connection sends the credentials again.
+			tokens := p.RequestCount(opSASL)
+			time.Sleep(time.Second) // the window in which a retry would come
+			if n := p.RequestCount(opSASL); n != tokens {
+				t.Errorf("%d SASL tokens sent after the refusal; want none", n-tokens)
+			}
 			_, opErr := cl.Exists(testCtx(t), "/")
 			if !errors.Is(opErr, framework.ErrSASLAuthFailed) {
 				t.Errorf("Exists after the refusal = %v; want ErrSASLAuthFailed", opErr)
