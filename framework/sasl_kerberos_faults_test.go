@@ -64,6 +64,22 @@ func TestSASLKerberosFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	absent := filepath.Join(t.TempDir(), "absent")
+	// A keytab whose last entry is cut short: gokrb5's error would print
+	// the whole file, keys and all.
+	whole, err := os.ReadFile(r.keytab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(t.TempDir(), "truncated.keytab")
+	if err := os.WriteFile(truncated, append(whole, 0, 0, 4, 0), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// An empty credentials cache, as a kinit cut short leaves: gokrb5
+	// panics reading it.
+	emptyCache := filepath.Join(t.TempDir(), "empty-ccache")
+	if err := os.WriteFile(emptyCache, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Passing the time the expired ticket needs is the condition here.
 	time.Sleep(time.Until(expiresBy))
 
@@ -78,7 +94,9 @@ func TestSASLKerberosFailures(t *testing.T) {
 		{"StaleKeytab", "carol", []framework.SASLOption{framework.SASLKeytab(staleKeytab)}, framework.ErrKerberosKeyRejected, "carol@"},
 		{"MissingKeytab", krbClient, []framework.SASLOption{framework.SASLKeytab(absent)}, framework.ErrKerberosKeytab, absent},
 		{"KeytabOfAnother", "dave", []framework.SASLOption{framework.SASLKeytab(r.keytab)}, framework.ErrKerberosKeytab, "dave@"},
+		{"TruncatedKeytab", krbClient, []framework.SASLOption{framework.SASLKeytab(truncated)}, framework.ErrKerberosKeytab, truncated},
 		{"NoCredentialsCache", "", []framework.SASLOption{framework.SASLCredentialsCache(absent)}, framework.ErrKerberosNoTicket, absent},
+		{"EmptyCredentialsCache", "", []framework.SASLOption{framework.SASLCredentialsCache(emptyCache)}, framework.ErrKerberosNoTicket, emptyCache},
 		{"CacheOfAnother", krbClient, []framework.SASLOption{framework.SASLCredentialsCache(erinCache)}, framework.ErrKerberosNoTicket, "erin@"},
 		{"ExpiredTicket", "erin", []framework.SASLOption{framework.SASLCredentialsCache(expired)}, framework.ErrKerberosNoTicket, "expired"},
 		{"ClockSkew", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLKrb5Config(noSkew)}, framework.ErrKerberosClockSkew, krbClient},

@@ -102,12 +102,13 @@ func splitPrincipal(p, defaultRealm string) (types.PrincipalName, string) {
 // keytabClient returns a client that logs in with the principal's key in
 // the keytab, checking first that the keytab holds one.
 func (k Kerberos) keytabClient(cfg *config.Config) (*client.Client, error) {
-	kt, err := keytab.Load(k.Keytab)
+	kt, err := parseSafely(func() (*keytab.Keytab, error) { return keytab.Load(k.Keytab) })
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("%w: %v", ErrKeytab, err) // names the file
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrKeytab, k.Keytab, err)
+		// Not gokrb5's words: some print the file's bytes, keys and all.
+		return nil, fmt.Errorf("%w: %s is not a keytab gokrb5 can read (malformed or cut short)", ErrKeytab, k.Keytab)
 	}
 	name, realm := splitPrincipal(k.Principal, cfg.LibDefaults.DefaultRealm)
 	if realm == "" {
@@ -135,7 +136,7 @@ func (k Kerberos) cacheClient(cfg *config.Config) (*client.Client, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%w: no credentials cache %s (run kinit, or give a keytab): %v", ErrNoTicket, path, err)
 	}
-	cc, err := credentials.LoadCCache(path)
+	cc, err := parseSafely(func() (*credentials.CCache, error) { return credentials.LoadCCache(path) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: credentials cache %s: %v", ErrNoTicket, path, err)
 	}
@@ -160,4 +161,21 @@ func (k Kerberos) cacheClient(cfg *config.Config) (*client.Client, error) {
 		return nil, fmt.Errorf("%w: credentials cache %s: %v", ErrNoTicket, path, err)
 	}
 	return cl, nil
+}
+
+// errMalformed is what parseSafely returns for a file gokrb5's parser
+// panicked on.
+var errMalformed = errors.New("malformed or cut short")
+
+// parseSafely runs load, a gokrb5 parse of a file, turning its panic into
+// errMalformed: gokrb5 indexes past the end of a short credentials cache
+// (an empty one, as a kinit cut short leaves), which would end the
+// process.
+func parseSafely[T any](load func() (T, error)) (v T, err error) {
+	defer func() {
+		if recover() != nil {
+			err = errMalformed
+		}
+	}()
+	return load()
 }
