@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,12 @@ func TestSASLPersistentWatchWaitsForTheExchange(t *testing.T) {
 	defer mu.Unlock()
 	if len(order) < 3 || order[0] != opSASL || order[1] != opSASL {
 		t.Fatalf("requests of the new connection: %v; want the two SASL tokens first", order)
+	}
+	// The window the test is about: the client called itself reconnected
+	// (it waited for SetWatches no longer) while the exchange was held.
+	text := log.String()
+	if r, a := strings.Index(text, `"RECONNECTED"`), strings.LastIndex(text, "SASL authenticated"); r < 0 || a < r {
+		t.Fatalf("the exchange ended before the client reported RECONNECTED; the watch had no window to go out early")
 	}
 }
 
