@@ -63,6 +63,11 @@ func TestSASLKerberosFailures(t *testing.T) {
 	if err := os.WriteFile(noSkew, []byte(strings.Replace(string(conf), "[libdefaults]\n", "[libdefaults]\n clockskew = 0s\n", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A krb5.conf caught mid-edit, on which gokrb5's parser panics.
+	badConf := filepath.Join(t.TempDir(), "krb5.conf")
+	if err := os.WriteFile(badConf, []byte("[libdefaults]\n default_realm = ZKTEST.LOCAL\n[realms]\n ZKTEST.LOCAL = {}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	absent := filepath.Join(t.TempDir(), "absent")
 	// A keytab whose last entry is cut short: gokrb5's error would print
 	// the whole file, keys and all.
@@ -100,6 +105,7 @@ func TestSASLKerberosFailures(t *testing.T) {
 		{"CacheOfAnother", krbClient, []framework.SASLOption{framework.SASLCredentialsCache(erinCache)}, framework.ErrKerberosNoTicket, "erin@"},
 		{"ExpiredTicket", "erin", []framework.SASLOption{framework.SASLCredentialsCache(expired)}, framework.ErrKerberosNoTicket, "expired"},
 		{"ClockSkew", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLKrb5Config(noSkew)}, framework.ErrKerberosClockSkew, krbClient},
+		{"MalformedKrb5Conf", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLKrb5Config(badConf)}, framework.ErrKerberosConfig, badConf},
 		{"UnknownService", krbClient, []framework.SASLOption{framework.SASLKeytab(r.keytab), framework.SASLService("nosuch")}, framework.ErrKerberosServiceUnknown, "nosuch/localhost"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

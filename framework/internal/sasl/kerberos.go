@@ -53,7 +53,7 @@ func (k Kerberos) NewGSSAPI(ctx context.Context, service, host string) (*GSSAPI,
 }
 
 func (k Kerberos) newGSSAPI(ctx context.Context, service, host string) (*GSSAPI, error) {
-	cfg, err := config.Load(k.Config)
+	cfg, err := parseSafely(func() (*config.Config, error) { return config.Load(k.Config) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKerberosConfig, k.Config, err)
 	}
@@ -169,8 +169,8 @@ var errMalformed = errors.New("malformed or cut short")
 
 // parseSafely runs load, a gokrb5 parse of a file, turning its panic into
 // errMalformed: gokrb5 indexes past the end of a short credentials cache
-// (an empty one, as a kinit cut short leaves), which would end the
-// process.
+// (an empty one, as a kinit cut short leaves) and of some malformed
+// krb5.conf files, which would end the process.
 func parseSafely[T any](load func() (T, error)) (v T, err error) {
 	defer func() {
 		if recover() != nil {
