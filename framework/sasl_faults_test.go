@@ -43,12 +43,7 @@ func TestSASLReauthenticates(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			srv, sasl, id := m.start(t)
 			p := zktest.StartProxy(t, srv.Addr())
-			var log saslLog
-			defer func() {
-				if t.Failed() {
-					t.Log(log.String())
-				}
-			}()
+			log := newSASLLog(t)
 			p.LoseNextReply(opSASL) // the first token's: not a refusal, the next connection authenticates
 			// Two entries: go-zookeeper reconnects at once to the second, where it
 			// would wait a second before trying its only one again.
@@ -131,22 +126,11 @@ func TestSASLRequiredServer(t *testing.T) {
 func TestSASLStalledExchangeIsNoRefusal(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers), zktest.WithSASLRequired())
 	p := zktest.StartProxy(t, srv.Addr())
-	var log saslLog
-	defer func() {
-		if t.Failed() {
-			t.Log(log.String())
-		}
-	}()
+	log := newSASLLog(t)
 	// A session of 3 s bounds an exchange at 1 s.
 	c := newUnstartedClient(t, p.Addr()+","+p.Addr(), framework.WithLogger(log.logger()),
 		framework.WithSessionTimeout(3*time.Second), framework.WithSASL(framework.SASLDigest("alice", saslAlicePassword)))
-	reported := make(chan error, 4)
-	c.ListenErrors(func(err error) {
-		select {
-		case reported <- err:
-		default:
-		}
-	})
+	reported := reportedErrors(c)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -123,12 +123,7 @@ func TestSASLKerberosFailures(t *testing.T) {
 func TestSASLKerberosKDCDown(t *testing.T) {
 	r := startKerberos(t, zktest.WithSASLRequired())
 	r.kdc.Stop()
-	var log saslLog
-	defer func() {
-		if t.Failed() {
-			t.Log(log.String())
-		}
-	}()
+	log := newSASLLog(t)
 	cl := newUnstartedClient(t, r.srv.Addr(), framework.WithLogger(log.logger()),
 		r.sasl(krbClient, framework.SASLKeytab(r.keytab)))
 	if err := cl.Start(); err != nil {

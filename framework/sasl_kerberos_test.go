@@ -74,12 +74,7 @@ func noKeys(t *testing.T, what, s string, keytabs ...string) {
 // principal is served but refused on the node; no key is in a log line.
 func TestSASLKerberosCreatorOnlyNode(t *testing.T) {
 	r := startKerberos(t, zktest.WithSASLRequired())
-	var log saslLog
-	defer func() {
-		if t.Failed() {
-			t.Log(log.String())
-		}
-	}()
+	log := newSASLLog(t)
 	c := newClient(t, r.srv.Addr(), framework.WithLogger(log.logger()),
 		r.sasl(krbClient, framework.SASLKeytab(r.keytab)))
 	ctx := testCtx(t)

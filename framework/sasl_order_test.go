@@ -19,12 +19,7 @@ import (
 func TestSASLPersistentWatchWaitsForTheExchange(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers), zktest.WithSASLRequired())
 	p := zktest.StartProxy(t, srv.Addr())
-	var log saslLog
-	defer func() {
-		if t.Failed() {
-			t.Log(log.String())
-		}
-	}()
+	log := newSASLLog(t)
 	// A session of 9 s gives an exchange 3 s.
 	c, rec := startRecorded(t, p.Addr()+","+p.Addr(), framework.WithLogger(log.logger()),
 		framework.WithSessionTimeout(9*time.Second),

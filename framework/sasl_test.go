@@ -58,6 +58,30 @@ func (l *saslLog) logger() *zap.Logger {
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(l), zapcore.DebugLevel))
 }
 
+// newSASLLog returns a saslLog that t prints should it fail.
+func newSASLLog(t *testing.T) *saslLog {
+	l := &saslLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(l.String())
+		}
+	})
+	return l
+}
+
+// reportedErrors returns a channel of the first errors c reports to
+// ListenErrors.
+func reportedErrors(c *framework.Client) <-chan error {
+	reported := make(chan error, 4)
+	c.ListenErrors(func(err error) {
+		select {
+		case reported <- err:
+		default:
+		}
+	})
+	return reported
+}
+
 // noPassword fails t if any SASL test password is in s.
 func noPassword(t *testing.T, what, s string) {
 	t.Helper()
@@ -113,15 +137,9 @@ func TestSASLDigestCreatorOnlyNode(t *testing.T) {
 // log (every level) and the error.
 func awaitRefusal(t *testing.T, addr string, sasl framework.Option, names string, want ...error) (*framework.Client, *saslLog, error) {
 	t.Helper()
-	log := &saslLog{}
+	log := newSASLLog(t)
 	cl := newUnstartedClient(t, addr, framework.WithLogger(log.logger()), sasl)
-	reported := make(chan error, 4)
-	cl.ListenErrors(func(err error) {
-		select {
-		case reported <- err:
-		default:
-		}
-	})
+	reported := reportedErrors(cl)
 	if err := cl.Start(); err != nil {
 		t.Fatal(err)
 	}
