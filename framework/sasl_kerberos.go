@@ -117,8 +117,8 @@ var (
 	// ErrKerberosConfig: krb5.conf cannot be read, or names no realm for
 	// the principal.
 	ErrKerberosConfig = sasl.ErrKerberosConfig
-	// ErrKerberosKeytab: the keytab is missing, unreadable or holds no key
-	// of the principal.
+	// ErrKerberosKeytab: the keytab is missing, unreadable, malformed or
+	// holds no key of the principal.
 	ErrKerberosKeytab = sasl.ErrKeytab
 	// ErrKerberosKeyRejected: the KDC did not accept the keytab's key (an
 	// older key version).

@@ -58,6 +58,30 @@ func (l *saslLog) logger() *zap.Logger {
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(l), zapcore.DebugLevel))
 }
 
+// newSASLLog returns a saslLog that t prints should it fail.
+func newSASLLog(t *testing.T) *saslLog {
+	l := &saslLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(l.String())
+		}
+	})
+	return l
+}
+
+// reportedErrors returns a channel of the first errors c reports to
+// ListenErrors.
+func reportedErrors(c *framework.Client) <-chan error {
+	reported := make(chan error, 4)
+	c.ListenErrors(func(err error) {
+		select {
+		case reported <- err:
+		default:
+		}
+	})
+	return reported
+}
+
 // noPassword fails t if any SASL test password is in s.
 func noPassword(t *testing.T, what, s string) {
 	t.Helper()
@@ -106,46 +130,63 @@ func TestSASLDigestCreatorOnlyNode(t *testing.T) {
 	noPassword(t, "the client's log", log.String())
 }
 
+// awaitRefusal starts a client that authenticates by sasl on addr and
+// checks that BlockUntilConnected fails within the connection timeout with
+// an error matching ErrSASLAuthFailed and each of want, naming names, and
+// that ListenErrors and the log are told too; it returns the client, its
+// log (every level) and the error.
+func awaitRefusal(t *testing.T, addr string, sasl framework.Option, names string, want ...error) (*framework.Client, *saslLog, error) {
+	t.Helper()
+	log := newSASLLog(t)
+	cl := newUnstartedClient(t, addr, framework.WithLogger(log.logger()), sasl)
+	reported := reportedErrors(cl)
+	if err := cl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
+	defer cancel()
+	err := cl.BlockUntilConnected(ctx)
+	for _, w := range append([]error{framework.ErrSASLAuthFailed}, want...) {
+		if !errors.Is(err, w) {
+			t.Fatalf("BlockUntilConnected = %v after %v; want ErrSASLAuthFailed and %v", err, time.Since(began), want)
+		}
+	}
+	if !strings.Contains(err.Error(), names) {
+		t.Errorf("error %q does not name %q", err, names)
+	}
+	select {
+	case r := <-reported:
+		if !errors.Is(r, framework.ErrSASLAuthFailed) || r.Error() != err.Error() {
+			t.Errorf("reported %v; want %v", r, err)
+		}
+	case <-time.After(testWait):
+		t.Errorf("no error reported to ListenErrors")
+	}
+	if !strings.Contains(log.String(), "SASL authentication failed") {
+		t.Errorf("the refusal is not in the client's log")
+	}
+	return cl, log, err
+}
+
 // TestSASLWrongPasswordFails: a wrong password, or an unknown user, is
 // refused by the server; BlockUntilConnected returns an error matching
 // ErrSASLAuthFailed within the connection timeout, the same error is
-// reported to ListenErrors and returned by operations, and neither it nor
-// the log holds the password.
+// reported to ListenErrors and returned by operations, the credentials are
+// not sent again, and neither the error nor the log holds the password.
 func TestSASLWrongPasswordFails(t *testing.T) {
 	srv := zktest.StartServer(t, zktest.WithSASLDigest(saslUsers))
 	for _, c := range []struct{ name, user string }{{"WrongPassword", "alice"}, {"UnknownUser", "mallory"}} {
 		t.Run(c.name, func(t *testing.T) {
-			var log saslLog
-			cl := newUnstartedClient(t, srv.Addr(), framework.WithLogger(log.logger()),
-				framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)))
-			reported := make(chan error, 4)
-			cl.ListenErrors(func(err error) {
-				select {
-				case reported <- err:
-				default:
-				}
-			})
-			if err := cl.Start(); err != nil {
-				t.Fatal(err)
-			}
-			began := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), testConnectionTimeout)
-			defer cancel()
-			err := cl.BlockUntilConnected(ctx)
-			if !errors.Is(err, framework.ErrSASLAuthFailed) || !errors.Is(err, zk.ErrAuthFailed) {
-				t.Fatalf("BlockUntilConnected = %v after %v; want ErrSASLAuthFailed and zk.ErrAuthFailed", err, time.Since(began))
-			}
-			if !strings.Contains(err.Error(), c.user) {
-				t.Errorf("error %q does not name the user %q", err, c.user)
-			}
-			select {
-			case r := <-reported:
-				if !errors.Is(r, framework.ErrSASLAuthFailed) {
-					t.Errorf("reported %v; want ErrSASLAuthFailed", r)
-				}
-				noPassword(t, "the reported error", r.Error())
-			case <-time.After(testWait):
-				t.Errorf("no error reported to ListenErrors")
+			p := zktest.StartProxy(t, srv.Addr())
+			// Two entries: go-zookeeper would dial the second at once.
+			cl, log, err := awaitRefusal(t, p.Addr()+","+p.Addr(), framework.WithSASL(framework.SASLDigest(c.user, saslWrongPassword)),
+				c.user, zk.ErrAuthFailed)
+			// The refusal is final: no connection sends the credentials again.
+			tokens := p.RequestCount(opSASL)
+			time.Sleep(time.Second) // the window in which a retry would come
+			if n := p.RequestCount(opSASL); n != tokens {
+				t.Errorf("%d SASL tokens sent after the refusal; want none", n-tokens)
 			}
 			_, opErr := cl.Exists(testCtx(t), "/")
 			if !errors.Is(opErr, framework.ErrSASLAuthFailed) {
@@ -153,9 +194,6 @@ func TestSASLWrongPasswordFails(t *testing.T) {
 			}
 			noPassword(t, "BlockUntilConnected's error", err.Error())
 			noPassword(t, "Exists's error", opErr.Error())
-			if !strings.Contains(log.String(), "SASL authentication failed") {
-				t.Errorf("the refusal is not in the client's log")
-			}
 			noPassword(t, "the client's log", log.String())
 		})
 	}

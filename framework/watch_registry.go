@@ -139,6 +139,11 @@ func (r *watchRegistry) ensure(ctx context.Context, e *watchEntry) error {
 	if err != nil {
 		return err
 	}
+	// Not before the connection authenticated: a server that requires SASL
+	// closes the session of a request that comes first.
+	if err := l.Ready(ctx); err != nil {
+		return err
+	}
 	return r.add(ctx, e, l, false)
 }
 

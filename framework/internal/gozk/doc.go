@@ -24,7 +24,8 @@
 //   - Hooks.Exchange runs on each new connection once its session is
 //     established and before go-zookeeper's first request, which waits for
 //     it: the framework sets its persistent watches again there, and an
-//     authentication exchange (SASL) can run there too.
+//     authentication exchange (SASL) can run there too. A request of the
+//     owner's on the connection waits for it with Link.Ready.
 //   - Before ZooKeeper 3.9 a connection holds one watch mode per path, so
 //     the Gate follows go-zookeeper's one-shot watches from its requests
 //     (oneshot.go) for the framework to keep both kinds apart.

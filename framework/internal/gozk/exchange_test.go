@@ -138,3 +138,41 @@ func TestNotifyThenGoZookeeper(t *testing.T) {
 	}
 	_ = g
 }
+
+// Link.Ready waits for the connection's Exchange: it returns nil once the
+// Exchange ended well, and a connection loss once a failed Exchange ended
+// the connection, so that a request of the owner's never goes out ahead of
+// an authentication.
+func TestLinkReadyWaitsForTheExchange(t *testing.T) {
+	p := zktest.StartProxy(t, sharedServer(t).Addr())
+	release := make(chan error)
+	_, g := gozkConn(t, p.Addr(), Hooks{Exchange: func(ctx context.Context, _ *Link) error {
+		select {
+		case err := <-release:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	l := link(t, g)
+	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := l.Ready(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Ready during the Exchange = %v; want it to wait until ctx ends", err)
+	}
+	release <- nil
+	if err := l.Ready(zktest.Context(t, testWait)); err != nil {
+		t.Fatalf("Ready after the Exchange = %v", err)
+	}
+
+	p.Sever()
+	var next *Link
+	zktest.Eventually(t, testWait, "a new connection", func() bool {
+		next, _ = g.Link()
+		return next != nil && next != l
+	})
+	release <- errors.New("refused")
+	if err := next.Ready(zktest.Context(t, testWait)); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("Ready after a failed Exchange = %v; want a connection loss", err)
+	}
+}

@@ -108,7 +108,8 @@ func (g *Gate) Shut() {
 }
 
 // Link returns the connection that has a session now, or an error matching
-// ErrNoLink and zk.ErrConnectionClosed when there is none.
+// ErrNoLink and zk.ErrConnectionClosed when there is none. Its Exchange
+// may still be under way: a request of the owner's waits for Link.Ready.
 func (g *Gate) Link() (*Link, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

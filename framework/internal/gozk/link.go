@@ -77,6 +77,31 @@ func (l *Link) Addr() string { return l.c.addr }
 // Done returns a channel that is closed when the connection ends.
 func (l *Link) Done() <-chan struct{} { return l.done }
 
+// Ready waits until the connection's Exchange has ended well, so that a
+// request sent after it goes out behind the Exchange's (a SASL
+// authentication's): nil then; an error matching zk.ErrConnectionClosed
+// when the connection ended first, or ctx's error.
+func (l *Link) Ready(ctx context.Context) error {
+	select {
+	case <-l.c.released:
+	case <-l.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-l.done: // a failed Exchange ends the connection before the release
+		return l.endedErr()
+	default:
+		return nil
+	}
+}
+
+func (l *Link) endedErr() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended
+}
+
 // Send writes a request whole between two of go-zookeeper's, and calls done
 // exactly once: with the reply, on the goroutine that reads the connection
 // (before the bytes after the reply are read, so that done orders the reply

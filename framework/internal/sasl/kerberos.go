@@ -30,16 +30,18 @@ type Kerberos struct {
 // krb5.conf maps host to (its default realm unless domain_realm says
 // otherwise), logging in from the keytab or reading the cache, and returns
 // a GSSAPI client presenting it. Its errors match the sentinels of
-// errors.go; none holds a key. ctx bounds the whole call (the KDC's answer
-// is abandoned when ctx ends).
+// errors.go; none holds a key. ctx bounds the whole call, and the KDC
+// requests end with it (kdc_relay.go).
 func (k Kerberos) NewGSSAPI(ctx context.Context, service, host string) (*GSSAPI, error) {
 	type result struct {
 		g   *GSSAPI
 		err error
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the KDC requests of a call that returns on ctx
 	done := make(chan result, 1)
 	go func() {
-		g, err := k.newGSSAPI(service, host)
+		g, err := k.newGSSAPI(ctx, service, host)
 		done <- result{g, err}
 	}()
 	select {
@@ -50,8 +52,8 @@ func (k Kerberos) NewGSSAPI(ctx context.Context, service, host string) (*GSSAPI,
 	}
 }
 
-func (k Kerberos) newGSSAPI(service, host string) (*GSSAPI, error) {
-	cfg, err := config.Load(k.Config)
+func (k Kerberos) newGSSAPI(ctx context.Context, service, host string) (*GSSAPI, error) {
+	cfg, err := parseSafely(func() (*config.Config, error) { return config.Load(k.Config) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKerberosConfig, k.Config, err)
 	}
@@ -65,6 +67,11 @@ func (k Kerberos) newGSSAPI(service, host string) (*GSSAPI, error) {
 		return nil, err
 	}
 	defer cl.Destroy() // stops the renewal of the TGT of a keytab login
+	relay, err := relayKDCs(ctx, cl.Config, cl.Credentials.Realm())
+	if err != nil {
+		return nil, fmt.Errorf("%w: relaying to the KDC: %v", ErrKDCUnreachable, err)
+	}
+	defer relay.stop()
 	if k.Keytab != "" {
 		if err := cl.Login(); err != nil {
 			return nil, classify(err, "logging in as "+k.principalName(cl))
@@ -95,12 +102,13 @@ func splitPrincipal(p, defaultRealm string) (types.PrincipalName, string) {
 // keytabClient returns a client that logs in with the principal's key in
 // the keytab, checking first that the keytab holds one.
 func (k Kerberos) keytabClient(cfg *config.Config) (*client.Client, error) {
-	kt, err := keytab.Load(k.Keytab)
+	kt, err := parseSafely(func() (*keytab.Keytab, error) { return keytab.Load(k.Keytab) })
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("%w: %v", ErrKeytab, err) // names the file
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrKeytab, k.Keytab, err)
+		// Not gokrb5's words: some print the file's bytes, keys and all.
+		return nil, fmt.Errorf("%w: %s is not a keytab gokrb5 can read (malformed or cut short)", ErrKeytab, k.Keytab)
 	}
 	name, realm := splitPrincipal(k.Principal, cfg.LibDefaults.DefaultRealm)
 	if realm == "" {
@@ -128,7 +136,7 @@ func (k Kerberos) cacheClient(cfg *config.Config) (*client.Client, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%w: no credentials cache %s (run kinit, or give a keytab): %v", ErrNoTicket, path, err)
 	}
-	cc, err := credentials.LoadCCache(path)
+	cc, err := parseSafely(func() (*credentials.CCache, error) { return credentials.LoadCCache(path) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: credentials cache %s: %v", ErrNoTicket, path, err)
 	}
@@ -153,4 +161,21 @@ func (k Kerberos) cacheClient(cfg *config.Config) (*client.Client, error) {
 		return nil, fmt.Errorf("%w: credentials cache %s: %v", ErrNoTicket, path, err)
 	}
 	return cl, nil
+}
+
+// errMalformed is what parseSafely returns for a file gokrb5's parser
+// panicked on.
+var errMalformed = errors.New("malformed or cut short")
+
+// parseSafely runs load, a gokrb5 parse of a file, turning its panic into
+// errMalformed: gokrb5 indexes past the end of a short credentials cache
+// (an empty one, as a kinit cut short leaves) and of some malformed
+// krb5.conf files, which would end the process.
+func parseSafely[T any](load func() (T, error)) (v T, err error) {
+	defer func() {
+		if recover() != nil {
+			err = errMalformed
+		}
+	}()
+	return load()
 }
