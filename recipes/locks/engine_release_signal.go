@@ -212,6 +212,8 @@ func (h releaseSignals) fireLater(stale []string) {
 			select {
 			case <-changed:
 			case <-wake:
+			case <-session.Done():
+				return // the watches died with their session
 			case <-li.client.Done():
 				return
 			case <-time.After(li.client.SessionTimeout()):
