@@ -66,7 +66,7 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 		}
 		if stat != nil && d.ours(r.inst.ServiceType, owner) {
 			d.mu.Lock()
-			r.owner = owner
+			r.made, r.owner = true, owner
 			d.mu.Unlock()
 			if base := d.pathFor(r.inst.Name, r.inst.ID); r.path != base {
 				// A sweep cut short by the connection loss is done now.
