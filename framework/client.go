@@ -166,6 +166,7 @@ func (k *core) close() {
 	k.mu.Lock()
 	conn, gate, cancelDial := k.sess.conn, k.sess.gate, k.sess.cancelDial
 	k.connClosed = true
+	k.endSessionLocked()
 	k.endStateLocked()
 	k.stopSuspendTimerLocked()
 	k.sess.readiness.stopRewatch()

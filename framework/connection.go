@@ -25,6 +25,7 @@ type session struct {
 	suspendTimer  *time.Timer   // the simulated expiry, or after Lost the retry of a failed connect; nil once fired or stopped
 	suspendEpoch  uint64        // increments each time suspendTimer is stopped, so that a stopped timer's event is ignored
 	readiness     readiness     // when conn's session may serve operations
+	current       *sessionRec   // the session values hand out; see session.go
 }
 
 type loopEventKind int
@@ -141,6 +142,7 @@ func (k *core) handle(ev loopEvent) {
 		if s.state == Suspended && !k.closed {
 			k.log.Warn("suspended for the session timeout: the session is considered lost; starting a new one",
 				zap.Duration("sessionTimeout", k.sessionTimeoutLocked()), zap.Int64("sessionID", s.lastSessionID))
+			k.endSessionLocked() // given up: Done closes before LOST is reported
 			k.publishLocked(Lost)
 			k.replaceConnLocked()
 		}
@@ -162,6 +164,7 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	case zk.StateHasSession:
 		k.stopSuspendTimerLocked() // the server has spoken; a later loss arms it anew
 		sid := s.conn.SessionID()
+		k.advanceSessionLocked() // a new session has ended the old one: Done closes before LOST is reported
 		if s.lastSessionID != 0 && sid != s.lastSessionID && s.state != 0 && s.state != Lost {
 			// go-zookeeper opened a new session by itself: the old one expired.
 			k.log.Warn("session replaced by a new one: the old session expired",
@@ -180,6 +183,7 @@ func (k *core) handleZKLocked(ev zk.Event) {
 	case zk.StateExpired:
 		s.readiness.sessionDown()
 		k.stopSuspendTimerLocked()
+		k.advanceSessionLocked() // go-zookeeper has dropped the expired id: Done closes before LOST is reported
 		switch s.state {
 		case 0:
 			// Nothing ran on that session and nothing was reported yet:
@@ -270,6 +274,7 @@ func (k *core) replaceConnLocked() {
 		k.spawnLocked(func() { closeConn(old, gate, cancel) })
 	}
 	s.readiness.notReady()
+	k.endSessionLocked() // given up, if not already
 	if err := k.connectLocked(); err != nil {
 		k.log.Error("cannot open a new connection; retrying in 1s", zap.Error(err))
 		s.gen++ // ignore the old connection's events

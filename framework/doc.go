@@ -27,6 +27,11 @@
 // successful connection reports RECONNECTED with a different SessionID. READ_ONLY is
 // defined for completeness; go-zookeeper never connects read-only.
 //
+// Session hands out the current session as a value, as etcd's concurrency.Session:
+// its ID and a Done channel closed once the client has moved on from it (an expiry,
+// reported or simulated, or Close), before LOST is reported. A reconnect within
+// the session leaves it open. Recipes keep the value beside the nodes they create.
+//
 // ErrorPolicy tells recipes which states mean that what they hold is lost:
 // StandardErrorPolicy (SUSPENDED or LOST, Curator's default) or SessionErrorPolicy (LOST).
 //

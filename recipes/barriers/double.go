@@ -27,10 +27,10 @@ type DistributedDoubleBarrier struct {
 	readyPath string
 
 	mu      sync.Mutex
-	ourName string   // our member node's name
-	used    bool     // an Enter has used ourName: the next one takes a new name
-	owner   int64    // session that owns our node, once entered; 0 when not
-	stale   []string // names of our earlier nodes that may still stand
+	ourName string            // our member node's name
+	used    bool              // an Enter has used ourName: the next one takes a new name
+	owner   framework.Session // session that owns our node, once entered; of id 0 when not
+	stale   []string          // names of our earlier nodes that may still stand
 }
 
 // NewDistributedDoubleBarrier returns a member of the double barrier at path
@@ -128,13 +128,13 @@ func (b *DistributedDoubleBarrier) newMember() *member {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used {
-		if b.owner != 0 {
+		if b.owner.ID() != 0 {
 			b.stale = append(b.stale, b.ourName)
 		}
 		b.ourName = uuid.New().String()
 	}
 	b.used = true
-	b.owner = 0
+	b.owner = framework.Session{}
 	return b.memberLocked()
 }
 

@@ -22,9 +22,9 @@ import (
 func (b *DistributedDoubleBarrier) Leave(ctx context.Context) (err error) {
 	b.mu.Lock()
 	m := b.memberLocked()
-	b.owner = 0
+	b.owner = framework.Session{}
 	b.mu.Unlock()
-	if m.owner == 0 {
+	if m.owner.ID() == 0 {
 		return fmt.Errorf("%w: %s", ErrNotEntered, m.path)
 	}
 	holding := true // our node should exist (Curator's ourNodeShouldExist)

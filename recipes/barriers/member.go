@@ -18,13 +18,13 @@ type member struct {
 	b     *DistributedDoubleBarrier
 	name  string
 	path  string
-	owner int64 // 0 until the node is created
+	owner framework.Session // the zero Session (id 0) until the node is created
 }
 
 // create creates our ephemeral node and returns the session that owns it
 // (owned.Create), creating it again if it turns out to belong to an old
 // session.
-func (m *member) create(ctx context.Context) (int64, error) {
+func (m *member) create(ctx context.Context) (framework.Session, error) {
 	c := m.b.c
 	create := func(ctx context.Context) (string, error) {
 		_, err := c.Create(ctx, m.path, nil, framework.WithMode(framework.Ephemeral), framework.CreatingParentContainersIfNeeded())
@@ -41,34 +41,34 @@ func (m *member) create(ctx context.Context) (int64, error) {
 			owner, err = m.readOwner(ctx)
 		}
 		if err != nil {
-			return 0, err
+			return framework.Session{}, err
 		}
-		if owned.IsCurrent(c, owner) {
+		if owner.IsCurrent() {
 			return owner, nil
 		}
-		if owner != 0 {
+		if owner.ID() != 0 {
 			if err := c.Delete(ctx, m.path, framework.Quietly()); err != nil {
-				return 0, err
+				return framework.Session{}, err
 			}
 		}
 	}
-	return 0, fmt.Errorf("%w: %s keeps belonging to an old session", ErrMembershipLost, m.path)
+	return framework.Session{}, fmt.Errorf("%w: %s keeps belonging to an old session", ErrMembershipLost, m.path)
 }
 
 // errExists marks a create that found our node there already.
 var errExists = errors.New("our member node exists")
 
-// readOwner returns the session that owns our node; 0 when it is gone.
-func (m *member) readOwner(ctx context.Context) (int64, error) {
+// readOwner returns the session that owns our node; of id 0 when it is gone.
+func (m *member) readOwner(ctx context.Context) (framework.Session, error) {
 	stat, err := m.b.c.Exists(ctx, m.path)
 	if err != nil || stat == nil {
-		return 0, err
+		return framework.Session{}, err
 	}
-	return stat.EphemeralOwner, nil
+	return m.b.c.SessionOf(stat.EphemeralOwner), nil
 }
 
 // isCurrent reports whether the session that owns our node is the client's.
-func (m *member) isCurrent() bool { return owned.IsCurrent(m.b.c, m.owner) }
+func (m *member) isCurrent() bool { return m.owner.IsCurrent() }
 
 // failed reports err from a step of op (what it was doing), as a lost
 // membership when the session that owns our node is gone by now: a call
@@ -91,7 +91,7 @@ func (m *member) lost(cause error) error {
 		return fmt.Errorf("barriers: member %s: %w", m.path, framework.ErrClosed)
 	default:
 	}
-	err := fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, m.path, m.owner)
+	err := fmt.Errorf("%w: %s belongs to session 0x%x, which the client no longer has", ErrMembershipLost, m.path, m.owner.ID())
 	if m.isCurrent() {
 		err = fmt.Errorf("%w: %s is gone", ErrMembershipLost, m.path)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // poke asks the keeper to check the registrations; it never blocks.
@@ -58,9 +60,13 @@ func (d *ServiceDiscovery[T]) check(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("discovery: check %s: %w", r.path, err)
 		}
-		if stat != nil && d.ours(r.inst.ServiceType, stat.EphemeralOwner) {
+		var owner framework.Session
+		if stat != nil {
+			owner = d.c.SessionOf(stat.EphemeralOwner)
+		}
+		if stat != nil && d.ours(r.inst.ServiceType, owner) {
 			d.mu.Lock()
-			r.owner = stat.EphemeralOwner
+			r.made, r.owner = true, owner
 			d.mu.Unlock()
 			if base := d.pathFor(r.inst.Name, r.inst.ID); r.path != base {
 				// A sweep cut short by the connection loss is done now.

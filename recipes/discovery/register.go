@@ -13,13 +13,14 @@ import (
 )
 
 // registration is an instance this ServiceDiscovery registered: what it
-// wrote, the node that holds it, and the session that created the node (0
-// for a persistent node).
+// wrote, the node that holds it, whether that node was made, and the session
+// that created the node (of id 0 for a persistent node).
 type registration[T any] struct {
 	inst  ServiceInstance[T]
 	data  []byte
 	path  string
-	owner int64
+	made  bool
+	owner framework.Session
 }
 
 // RegisterService registers inst (or registers it again, replacing what was
@@ -61,7 +62,7 @@ func (d *ServiceDiscovery[T]) RegisterService(ctx context.Context, inst ServiceI
 			return err
 		}
 	}
-	r := &registration[T]{inst: inst, data: data, path: d.pathFor(inst.Name, inst.ID), owner: -1}
+	r := &registration[T]{inst: inst, data: data, path: d.pathFor(inst.Name, inst.ID)}
 	d.mu.Lock()
 	d.regs[inst.ID] = r
 	d.mu.Unlock()
@@ -152,14 +153,14 @@ func (d *ServiceDiscovery[T]) IsRegistered(id string) bool {
 	if r == nil {
 		return false
 	}
-	return r.owner != -1 && d.ours(r.inst.ServiceType, r.owner)
+	return r.made && d.ours(r.inst.ServiceType, r.owner)
 }
 
 // ours reports whether a registration's node of type t owned by owner is
 // this client's: a persistent node always, an ephemeral one only in the
 // client's current session.
-func (d *ServiceDiscovery[T]) ours(t ServiceType, owner int64) bool {
-	return !t.ephemeral() || owned.IsCurrent(d.c, owner)
+func (d *ServiceDiscovery[T]) ours(t ServiceType, owner framework.Session) bool {
+	return !t.ephemeral() || owner.IsCurrent()
 }
 
 // outlives returns the node of r that creating a node of type t at base
@@ -182,7 +183,7 @@ func (d *ServiceDiscovery[T]) outlives(r *registration[T], base string, t Servic
 func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T]) error {
 	base := d.pathFor(r.inst.Name, r.inst.ID)
 	d.mu.Lock()
-	r.owner = -1 // not made yet
+	r.made = false
 	d.mu.Unlock()
 	mode := r.inst.ServiceType.mode()
 	for try := 0; ; try++ {
@@ -191,7 +192,7 @@ func (d *ServiceDiscovery[T]) create(ctx context.Context, r *registration[T]) er
 		})
 		if err == nil {
 			d.mu.Lock()
-			r.path, r.owner = path, owner
+			r.path, r.made, r.owner = path, true, owner
 			d.mu.Unlock()
 			d.c.Logger().Debug("discovery: registered", zap.String("path", path))
 			if mode.IsSequential() {

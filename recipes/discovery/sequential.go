@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // sequenceDigits is the width of the server's sequence suffix.
@@ -38,7 +37,7 @@ func (d *ServiceDiscovery[T]) sweepSequential(ctx context.Context, base, keep st
 		if err != nil {
 			return fmt.Errorf("discovery: look at stray node %s: %w", path, err)
 		}
-		if stat == nil || !owned.IsCurrent(d.c, stat.EphemeralOwner) {
+		if stat == nil || !d.c.SessionOf(stat.EphemeralOwner).IsCurrent() {
 			continue
 		}
 		err = d.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())

@@ -8,7 +8,6 @@ import (
 	"github.com/zkcurator/zkcurator/framework"
 	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // latchName is the name of LeaderLatch nodes, as in Curator.
@@ -66,7 +65,7 @@ type LeaderLatch struct {
 	mu            sync.Mutex
 	life          lifecycle.Lifecycle // moved under mu
 	node          string              // our latch node, "" when none
-	owner         int64               // the session that owns node
+	owner         framework.Session   // the session that owns node
 	term          *term               // the current term, nil when not leading
 	last          *term               // the latest term, ended or not, for StepDown
 	changed       chan struct{}
@@ -222,7 +221,7 @@ func (l *LeaderLatch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	l.endTermLocked(ErrClosed, l.mode == CloseNotifyLeader)
 	node := l.node
-	l.node, l.owner = "", 0
+	l.node, l.owner = "", framework.Session{}
 	l.changesClosed = true
 	close(l.changes)
 	l.broadcastLocked()
@@ -265,7 +264,7 @@ func (l *LeaderLatch) onState(s framework.ConnectionState) {
 		switch {
 		case l.client.ErrorPolicy().IsErrorState(s):
 			l.endTermLocked(lost("connection "+s.String()), true)
-		case !owned.IsCurrent(l.client, t.owner):
+		case !t.owner.IsCurrent():
 			l.endTermLocked(lost("the session that owns the latch node is gone"), true)
 		}
 	}

@@ -61,7 +61,7 @@ func (l *LeaderLatch) round(ctx context.Context) error {
 	if node == "" {
 		return l.createNode(ctx)
 	}
-	if !owned.IsCurrent(l.client, owner) {
+	if !owner.IsCurrent() {
 		l.dropNode(ctx, node, "it belongs to a session the client gave up")
 		return nil
 	}
@@ -89,7 +89,7 @@ func (l *LeaderLatch) createNode(ctx context.Context) error {
 			framework.CreatingParentContainersIfNeeded())
 	})
 	if node != "" {
-		// Even when its owner could not be read: the next round (owner 0)
+		// Even when its owner could not be read: the next round (owner of id 0)
 		// or Close deletes it.
 		l.mu.Lock()
 		l.node, l.owner = node, owner
@@ -119,12 +119,12 @@ func (l *LeaderLatch) waitFor(ctx context.Context, pred string) error {
 // lead leads through node for as long as that is certain, then gives the
 // node up so that the next term, ours or another's, comes with a higher
 // token.
-func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error {
+func (l *LeaderLatch) lead(ctx context.Context, node string, owner framework.Session) error {
 	stat, w, err := l.client.ExistsW(ctx, node)
 	if err != nil {
 		return err
 	}
-	if stat == nil || stat.EphemeralOwner != owner {
+	if stat == nil || stat.EphemeralOwner != owner.ID() {
 		l.dropNode(ctx, node, "it is gone")
 		return nil
 	}
@@ -141,7 +141,7 @@ func (l *LeaderLatch) lead(ctx context.Context, node string, owner int64) error 
 	switch s := l.client.State(); {
 	case l.client.ErrorPolicy().IsErrorState(s):
 		l.endTermLocked(lost("connection "+s.String()), false)
-	case !owned.IsCurrent(l.client, owner):
+	case !owner.IsCurrent():
 		l.endTermLocked(lost("the session that owns the latch node is gone"), false)
 	default:
 		l.publishLocked(t.Term)
@@ -201,7 +201,7 @@ func (l *LeaderLatch) endTerm(cause error) {
 func (l *LeaderLatch) dropNode(ctx context.Context, node, why string) {
 	l.mu.Lock()
 	if l.node == node {
-		l.node, l.owner = "", 0
+		l.node, l.owner = "", framework.Session{}
 	}
 	l.mu.Unlock()
 	l.client.Logger().Info("leader latch gives up its node", zap.String("path", l.path), zap.String("node", node), zap.String("reason", why))

@@ -7,21 +7,24 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
+	"github.com/zkcurator/zkcurator/framework"
 )
 
 // armNodeWatch sets the watch on the lock node that ends a term when the
 // node is deleted, and returns the session that owns the node. ok is false
 // when the node is gone, belongs to a session the client no longer has, or
 // cannot be read before the hold becomes uncertain or ctx ends.
-func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner int64, w <-chan zk.Event, ok bool) {
+func (s *LeaderSelector) armNodeWatch(ctx context.Context, node string) (owner framework.Session, w <-chan zk.Event, ok bool) {
 	ctx, stop := until(ctx, s.mutex.Lost(), nil, nil)
 	defer stop()
 	stat, w, err := s.client.ExistsW(ctx, node)
-	if err != nil || stat == nil || !owned.IsCurrent(s.client, stat.EphemeralOwner) {
-		return 0, nil, false
+	if err != nil || stat == nil {
+		return framework.Session{}, nil, false
 	}
-	return stat.EphemeralOwner, w, true
+	if owner = s.client.SessionOf(stat.EphemeralOwner); !owner.IsCurrent() {
+		return framework.Session{}, nil, false
+	}
+	return owner, w, true
 }
 
 // watchHold ends t when the mutex's hold is no longer certain or ctx (the

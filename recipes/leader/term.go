@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Term is one stretch of leadership, or, with Leader false, the news that
@@ -51,7 +50,7 @@ var endedCtx = func() context.Context {
 // term is a Term together with the function that ends it.
 type term struct {
 	Term
-	owner  int64 // the session that owns the leading node
+	owner  framework.Session // the session that owns the leading node
 	cancel context.CancelCauseFunc
 	began  time.Time
 	met    *termMetrics
@@ -62,7 +61,7 @@ type term struct {
 }
 
 // newTerm begins a term through node, owned by session owner, with token.
-func newTerm(node string, owner, token int64, met *termMetrics) *term {
+func newTerm(node string, owner framework.Session, token int64, met *termMetrics) *term {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	met.begin()
 	return &term{Term: Term{Leader: true, Token: token, Node: node, ctx: ctx}, owner: owner, cancel: cancel, began: time.Now(), met: met, stepped: make(chan struct{})}
@@ -75,7 +74,7 @@ func (t *term) live() bool { return t != nil && t.ctx.Err() == nil }
 // through a node of c's current session, on a connection in no error state
 // of c's error policy.
 func (t *term) certain(c *framework.Client) bool {
-	return t.live() && owned.IsCurrent(c, t.owner) && !c.ErrorPolicy().IsErrorState(c.State())
+	return t.live() && t.owner.IsCurrent() && !c.ErrorPolicy().IsErrorState(c.State())
 }
 
 // end ends the term with cause; later calls keep the first cause.

@@ -40,9 +40,9 @@ func (d readLockDriver) downgrade(ctx context.Context, c *framework.Client, lock
 		return readPath, createChecked(ctx, c, readPath, data, write.path)
 	})
 	switch {
-	case err == nil && owner == 0:
+	case err == nil && owner.ID() == 0:
 		err = vanished(readPath)
-	case err == nil && owner != write.owner:
+	case err == nil && owner.ID() != write.owner.ID():
 		err = errorf("%w: downgrade: the session that held %s is gone", ErrLockLost, write.path)
 	}
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // closedChan is what Lost returns when nothing is held.
@@ -79,7 +78,7 @@ func (h *hold) check(s framework.ConnectionState) {
 	switch {
 	case c.ErrorPolicy().IsErrorState(s):
 		h.markLost("connection " + s.String())
-	case h.li.caps.sessionBound && !owned.IsCurrent(c, h.node.owner):
+	case h.li.caps.sessionBound && !h.node.owner.IsCurrent():
 		h.markLost("the session that owns the lock node is gone")
 	}
 }

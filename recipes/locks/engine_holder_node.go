@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -72,9 +71,9 @@ func (li *lockInternals) holderToken(ctx context.Context, n *lockNode) (int64, e
 // ownedByUs reports whether a holder node belongs to the session of our node.
 func (li *lockInternals) ownedByUs(stat *zk.Stat, n *lockNode) bool {
 	if li.caps.sessionBound {
-		return stat.EphemeralOwner == n.owner
+		return stat.EphemeralOwner == n.owner.ID()
 	}
-	return stat.EphemeralOwner == li.client.SessionID()
+	return li.client.SessionOf(stat.EphemeralOwner).IsCurrent()
 }
 
 // yieldToFair completes a claim of a driver that yields to fair contenders:
@@ -204,11 +203,13 @@ func (li *lockInternals) releaseHoldingLater(n lockNode) {
 				return
 			default:
 			}
-			if !owned.IsCurrent(li.client, n.owner) || li.releaseHolding(ctx, n) == nil {
+			if !n.owner.IsCurrent() || li.releaseHolding(ctx, n) == nil {
 				return
 			}
 			select {
 			case <-li.client.Done():
+				return
+			case <-n.owner.Done():
 				return
 			case <-time.After(li.client.SessionTimeout() / 4):
 			}
@@ -234,7 +235,7 @@ func (li *lockInternals) releaseWithHolder(ctx context.Context, n lockNode, held
 	}
 	err := li.releaseHolding(ctx, n)
 	if err != nil {
-		if n.owner == 0 { // a node whose create did not report it: no claim can have applied
+		if n.owner.ID() == 0 { // a node whose create did not report it: no claim can have applied
 			return li.client.Delete(ctx, n.path, framework.Guaranteed(), framework.Quietly())
 		}
 		li.releaseHoldingLater(n)

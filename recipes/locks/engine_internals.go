@@ -49,8 +49,8 @@ func newLockInternals(c *framework.Client, driver LockInternalsDriver, basePath,
 // (see engine_release_signal.go).
 type lockNode struct {
 	path  string
-	owner int64 // the session that owns the node; 0 for a NodeKeeper's node
-	token int64 // the hold's fencing token: known at creation (a downgrade), else read while acquiring
+	owner framework.Session // the session that owns the node; of id 0 for a NodeKeeper's node
+	token int64             // the hold's fencing token: known at creation (a downgrade), else read while acquiring
 	// ownWatch watches our node from the first listing on, while it has
 	// not fired: a hold learns through it that its node was deleted.
 	ownWatch  <-chan zk.Event
@@ -121,7 +121,7 @@ func (li *lockInternals) attemptOnce(tw *timedWait, data []byte, stale []string)
 		p, token, err = li.caps.create(ctx, li.client, framework.JoinPath(li.basePath, li.lockName), data)
 		return p, err
 	})
-	if err == nil && owner == 0 {
+	if err == nil && owner.ID() == 0 {
 		err = vanished(ourPath)
 	}
 	if err != nil {
@@ -137,7 +137,7 @@ func (li *lockInternals) attemptOnce(tw *timedWait, data []byte, stale []string)
 	}
 	fired, ok := li.abandon(ctx, n)
 	stale = slices.DeleteFunc(slices.Clone(stale), func(s string) bool { return slices.Contains(fired, s) })
-	if !ok && owned.IsCurrent(li.client, owner) { // else the watches died with their session
+	if !ok && owner.IsCurrent() { // else the watches died with their session
 		stale = append(stale, n.signals...)
 	}
 	return lockNode{owner: owner}, false, stale, err

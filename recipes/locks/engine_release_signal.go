@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // Release signals carry the one-step hand-off down the whole queue of a fair
@@ -85,7 +84,7 @@ func (h releaseSignals) release(ctx context.Context, n lockNode, held bool, g gr
 	if err == nil {
 		return true, nil
 	}
-	if held && owned.IsCurrent(h.li.client, n.owner) { // else the watches died with their session
+	if held && n.owner.IsCurrent() { // else the watches died with their session
 		if armed := append(slices.Clip(n.signals), n.inherited...); len(armed) > 0 {
 			h.fireLater(armed)
 		}
@@ -176,7 +175,7 @@ const maxStaleWaits = 1 << 16
 // up with the session that armed the watches, or when the client closes.
 func (h releaseSignals) fireLater(stale []string) {
 	li := h.li
-	session := li.client.SessionID()
+	session := li.client.Session()
 	wake := make(chan struct{}, 1)
 	stop := li.client.Listen(func(framework.ConnectionState) {
 		select {
@@ -188,7 +187,7 @@ func (h releaseSignals) fireLater(stale []string) {
 		defer stop()
 		ctx := context.Background()
 		for range maxStaleWaits {
-			if !owned.IsCurrent(li.client, session) {
+			if !session.IsCurrent() {
 				return // the watches died with their session
 			}
 			names, err := li.contenders(ctx)
@@ -213,6 +212,8 @@ func (h releaseSignals) fireLater(stale []string) {
 			select {
 			case <-changed:
 			case <-wake:
+			case <-session.Done():
+				return // the watches died with their session
 			case <-li.client.Done():
 				return
 			case <-time.After(li.client.SessionTimeout()):

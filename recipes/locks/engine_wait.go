@@ -9,7 +9,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // waiter is one contender waiting for the lock in waitToHold, and what it
@@ -229,7 +228,7 @@ func (w *waiter) watchedChanged(ev zk.Event, onDeleted []string) []string {
 // session the client no longer has: such a node never grants a hold, so the
 // attempt gives it up and queues again on the current session.
 func (w *waiter) current() error {
-	if w.li.caps.sessionBound && !owned.IsCurrent(w.li.client, w.n.owner) {
+	if w.li.caps.sessionBound && !w.n.owner.IsCurrent() {
 		return sessionGone(w.n.path, w.n.owner)
 	}
 	return nil

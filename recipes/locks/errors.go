@@ -105,8 +105,8 @@ func errorf(format string, args ...any) error {
 // sessionGone reports that the node at path belongs to a session the client
 // no longer has. It matches errVanished, so the attempt deletes the node and
 // queues again on the current session as far as the retry policy allows.
-func sessionGone(path string, owner int64) error {
-	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner)
+func sessionGone(path string, owner framework.Session) error {
+	return errorf("%w: %s belongs to session 0x%x, which the client no longer has", errVanished, path, owner.ID())
 }
 
 // joinErrors is errors.Join on one line: the messages of the errors that are

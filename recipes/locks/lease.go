@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // errNilLease reports a call on a nil *Lease.
@@ -25,8 +24,8 @@ var errNilLease = errorf("%w: nil *Lease", ErrInvalidArgument)
 type Lease struct {
 	client *framework.Client
 	path   string
-	owner  int64 // the session that created the node
-	token  int64 // the node's creation zxid, read when the lease was granted
+	owner  framework.Session // the session that created the node
+	token  int64             // the node's creation zxid, read when the lease was granted
 	closed atomic.Bool
 	began  time.Time
 	met    *lockMetrics
@@ -41,7 +40,7 @@ type Lease struct {
 // newLease starts watching a lease that has just been granted: the client's
 // connection and session, and the lease node itself, whose first watch
 // (events) was set when the node was read for its creation zxid (token).
-func newLease(c *framework.Client, p string, owner, token int64, events <-chan zk.Event, met *lockMetrics) *Lease {
+func newLease(c *framework.Client, p string, owner framework.Session, token int64, events <-chan zk.Event, met *lockMetrics) *Lease {
 	l := &Lease{client: c, path: p, owner: owner, token: token, began: time.Now(), met: met, lost: make(chan struct{})}
 	met.leases.Add(1)
 	l.stopListen = c.Listen(l.check)
@@ -75,7 +74,7 @@ func (l *Lease) Lost() <-chan struct{} {
 	if l == nil {
 		return closedChan
 	}
-	if !l.closed.Load() && !owned.IsCurrent(l.client, l.owner) {
+	if !l.closed.Load() && !l.owner.IsCurrent() {
 		l.markLost("the session that created the lease node is gone")
 	}
 	return l.lost
@@ -87,7 +86,7 @@ func (l *Lease) check(s framework.ConnectionState) {
 	switch {
 	case l.client.ErrorPolicy().IsErrorState(s):
 		l.markLost("connection " + s.String())
-	case !owned.IsCurrent(l.client, l.owner):
+	case !l.owner.IsCurrent():
 		l.markLost("the session that created the lease node is gone")
 	}
 }
@@ -165,7 +164,7 @@ func (l *Lease) watchNode(ctx context.Context, events <-chan zk.Event) {
 		case stat == nil:
 			l.markLost("lease node deleted")
 			return
-		case stat.EphemeralOwner != l.owner:
+		case stat.EphemeralOwner != l.owner.ID():
 			l.markLost("the lease node belongs to another session")
 			return
 		}

@@ -281,7 +281,7 @@ func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcess
 	switch {
 	case err != nil && p != "":
 		err = errorf("semaphore %s: %w", s.path, err)
-	case err == nil && owner == 0:
+	case err == nil && owner.ID() == 0:
 		err = vanished(p)
 	case err == nil:
 		granted, err = s.awaitGrant(tw, p, owner, lock)
@@ -298,14 +298,14 @@ func (s *InterProcessSemaphoreV2) acquireLease(tw *timedWait, lock *InterProcess
 // grant makes the granted lease node p a Lease: it reads the node's creation
 // zxid, the lease's fencing token, and sets the lease's first watch on it. On
 // failure the lease it returns is the node to delete.
-func (s *InterProcessSemaphoreV2) grant(ctx context.Context, p string, owner int64) (*Lease, bool, error) {
+func (s *InterProcessSemaphoreV2) grant(ctx context.Context, p string, owner framework.Session) (*Lease, bool, error) {
 	stat, events, err := s.client.ExistsW(ctx, p)
 	switch {
 	case err != nil:
 		err = errorf("semaphore %s: read lease node %s: %w", s.path, p, err)
 	case stat == nil:
 		err = vanished(p)
-	case stat.EphemeralOwner != owner:
+	case stat.EphemeralOwner != owner.ID():
 		err = sessionGone(p, owner)
 	default:
 		return newLease(s.client, p, owner, stat.Czxid, events, s.met), true, nil

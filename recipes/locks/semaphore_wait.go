@@ -10,7 +10,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // awaitGrant waits until the leases path has no more children than the
@@ -26,7 +25,7 @@ import (
 // no longer has (see sessionGone). A waiter
 // wakes when the children change, when the shared count changes and on every
 // connection state change (go-zookeeper fires no watch on a plain disconnect).
-func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner int64, lock *InterProcessMutex) (bool, error) {
+func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner framework.Session, lock *InterProcessMutex) (bool, error) {
 	ctx := tw.ctx
 	wake := make(chan struct{}, 1)
 	stop := s.client.Listen(func(framework.ConnectionState) {
@@ -49,7 +48,7 @@ func (s *InterProcessSemaphoreV2) awaitGrant(tw *timedWait, p string, owner int6
 			return false, errorf("semaphore %s: %w", s.path, err)
 		case !slices.Contains(children, name):
 			return false, vanished(p)
-		case !owned.IsCurrent(s.client, owner):
+		case !owner.IsCurrent():
 			return false, sessionGone(p, owner)
 		}
 		if readLimit {

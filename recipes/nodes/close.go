@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -26,7 +25,7 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 	path, owner, foreign, unverified := p.path, p.owner, p.foreign, p.unverified
 	p.mu.Unlock()
 	if path == "" && p.id == "" && !p.mode.IsSequential() {
-		path, owner = p.base, p.c.SessionID()
+		path, owner = p.base, p.c.Session()
 	}
 	if path == "" {
 		return nil
@@ -39,7 +38,7 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 		return nil
 	}
 	err := p.deleteIfOwned(ctx, path, owner, unverified)
-	if err != nil && (owner != 0 || unverified) && transient(err) {
+	if err != nil && (owner.ID() != 0 || unverified) && transient(err) {
 		// The session may outlive the partition that cut Close short, and
 		// its node with it: the delete goes on, as a guaranteed one does.
 		go p.deleteLater(path, owner, unverified)
@@ -51,15 +50,15 @@ func (p *PersistentNode) deleteNode(ctx context.Context) error {
 }
 
 // deleteIfOwned deletes the ephemeral node at path if owner (a session of
-// this client's, 0 if none) or the current session owns it, or, when our
+// this client's, of id 0 if none) or the current session owns it, or, when our
 // create made it but its owner is not known (unverified), any session.
-func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner int64, unverified bool) error {
+func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner framework.Session, unverified bool) error {
 	for {
 		stat, err := p.c.Exists(ctx, path)
 		if err != nil || stat == nil || stat.EphemeralOwner == 0 {
 			return err
 		}
-		if !madeHere(stat.EphemeralOwner, owner, unverified) && !owned.IsCurrent(p.c, stat.EphemeralOwner) {
+		if !madeHere(stat.EphemeralOwner, owner, unverified) && !p.c.SessionOf(stat.EphemeralOwner).IsCurrent() {
 			return nil
 		}
 		err = p.c.Delete(ctx, path, framework.WithVersion(stat.Version), framework.Quietly())
@@ -73,7 +72,7 @@ func (p *PersistentNode) deleteIfOwned(ctx context.Context, path string, owner i
 // deleteLater goes on deleting the ephemeral node after a Close that its
 // context or a partition cut short, until the node is gone or not ours, or
 // the client closes.
-func (p *PersistentNode) deleteLater(path string, owner int64, unverified bool) {
+func (p *PersistentNode) deleteLater(path string, owner framework.Session, unverified bool) {
 	delay := minRetry
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), p.c.SessionTimeout())

@@ -62,11 +62,11 @@ func (p *PersistentNode) keep(ctx context.Context) {
 type armed struct {
 	ch      <-chan zk.Event
 	path    string
-	session int64
+	session framework.Session
 }
 
-func (a *armed) holds(path string, session int64) bool {
-	return a.ch != nil && a.path == path && a.session == session
+func (a *armed) holds(path string, session framework.Session) bool {
+	return a.ch != nil && a.path == path && a.session.ID() == session.ID()
 }
 
 // isPermanent reports a failure no retry can mend.
@@ -104,7 +104,7 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 	}
 	var stat *zk.Stat
 	var err error
-	if session := p.c.SessionID(); w.holds(path, session) {
+	if session := p.c.Session(); w.holds(path, session) {
 		stat, err = p.c.Exists(ctx, path)
 	} else {
 		var ch <-chan zk.Event
@@ -117,7 +117,7 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 		return err
 	case stat == nil:
 		return p.create(ctx)
-	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || owned.IsCurrent(p.c, stat.EphemeralOwner):
+	case !p.mode.IsEphemeral() || stat.EphemeralOwner == 0 || p.c.SessionOf(stat.EphemeralOwner).IsCurrent():
 		p.takeOver(path, stat)
 		held, err := p.applyData(ctx)
 		if held {
@@ -141,11 +141,11 @@ func (p *PersistentNode) step(ctx context.Context, w *armed) error {
 }
 
 // madeHere reports whether the ephemeral node of session eo is the one this
-// keeper's create made: owner is the session that create reported (0 when
-// none), and a node whose owner could not be read (unverified) is ours in
-// whatever session.
-func madeHere(eo, owner int64, unverified bool) bool {
-	return unverified || (owner != 0 && eo == owner)
+// keeper's create made: owner is the session that create reported (of id 0
+// when none), and a node whose owner could not be read (unverified) is ours
+// in whatever session.
+func madeHere(eo int64, owner framework.Session, unverified bool) bool {
+	return unverified || (owner.ID() != 0 && eo == owner.ID())
 }
 
 // takeOver records the node at path as the one kept: this session's
@@ -168,7 +168,7 @@ func (p *PersistentNode) takeOver(path string, stat *zk.Stat) {
 	}
 	p.foreign, p.unverified = foreign, false
 	if p.mode.IsEphemeral() {
-		p.owner = stat.EphemeralOwner
+		p.owner = p.c.SessionOf(stat.EphemeralOwner)
 	}
 }
 
@@ -187,7 +187,7 @@ func (p *PersistentNode) create(ctx context.Context) error {
 	}
 	create := func(ctx context.Context) (string, error) { return p.c.Create(ctx, target, data, opts...) }
 	var made string
-	var owner int64
+	var owner framework.Session
 	var err error
 	if mode.IsEphemeral() {
 		made, owner, err = owned.Create(ctx, p.c, create)
@@ -195,7 +195,7 @@ func (p *PersistentNode) create(ctx context.Context) error {
 			// Made, but the session changed and reading its owner failed
 			// (Close may have cut the read short): keep its path, so that
 			// the next look or Close settles it, rather than lose it.
-			p.record(made, 0, gen, true)
+			p.record(made, framework.Session{}, gen, true)
 			return err
 		}
 	} else {
@@ -220,9 +220,9 @@ func (p *PersistentNode) adopt(ctx context.Context, path string) error {
 	if err != nil || stat == nil {
 		return err
 	}
-	var owner int64
-	if p.mode.IsEphemeral() && owned.IsCurrent(p.c, stat.EphemeralOwner) {
-		owner = stat.EphemeralOwner
+	var owner framework.Session
+	if s := p.c.SessionOf(stat.EphemeralOwner); p.mode.IsEphemeral() && s.IsCurrent() {
+		owner = s
 	}
 	p.record(path, owner, 0, false) // its data is not known to be ours
 	return nil
@@ -231,7 +231,7 @@ func (p *PersistentNode) adopt(ctx context.Context, path string) error {
 // record makes the node at path the one kept, as a create or adopt found
 // it (not taken over yet): owner and unverified as described on the
 // fields, applied the data generation it holds (0 when not known).
-func (p *PersistentNode) record(path string, owner int64, applied uint64, unverified bool) {
+func (p *PersistentNode) record(path string, owner framework.Session, applied uint64, unverified bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.path, p.owner, p.applied, p.foreign, p.unverified = path, owner, applied, false, unverified

@@ -10,7 +10,6 @@ import (
 	"github.com/zkcurator/zkcurator/protection"
 	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // PersistentNode keeps one node on the server while it runs, as Curator's
@@ -38,10 +37,10 @@ type PersistentNode struct {
 	mu      sync.Mutex
 	life    lifecycle.Lifecycle // moved under mu, so that Close finds what Start set up
 	data    []byte
-	gen     uint64 // the data's generation: 1 for the first, one more per SetData
-	applied uint64 // the generation the node holds, 0 when not known
-	path    string // the node's path once created
-	owner   int64  // the session that created an ephemeral node, 0 if not ours
+	gen     uint64            // the data's generation: 1 for the first, one more per SetData
+	applied uint64            // the generation the node holds, 0 when not known
+	path    string            // the node's path once created
+	owner   framework.Session // the session that created an ephemeral node, of id 0 if not ours
 	// foreign marks a persistent node taken over in an ephemeral mode: it
 	// stands for this client whatever the session, and Close deletes it.
 	foreign bool
@@ -149,7 +148,7 @@ func (p *PersistentNode) WaitForInitialCreate(ctx context.Context) error {
 func (p *PersistentNode) Path() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.mode.IsEphemeral() && !p.foreign && !owned.IsCurrent(p.c, p.owner) {
+	if p.mode.IsEphemeral() && !p.foreign && !p.owner.IsCurrent() {
 		return ""
 	}
 	return p.path

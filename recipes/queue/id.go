@@ -8,7 +8,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // DistributedIDQueue is Curator's DistributedIDQueue: a DistributedQueue
@@ -93,7 +92,7 @@ func (e *engine) remove(ctx context.Context, name string) (bool, error) {
 	lockNode := framework.JoinPath(e.cfg.lockPath, name)
 	l, busy, err := e.lock(ctx, lockNode)
 	owner := l.owner
-	if err != nil || busy != nil || !owned.IsCurrent(e.c, owner) {
+	if err != nil || busy != nil || !owner.IsCurrent() {
 		return false, err
 	}
 	defer e.unlock(ctx, l)

@@ -33,7 +33,7 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 		return busy, err
 	}
 	owner := l.owner
-	if !owned.IsCurrent(e.c, owner) {
+	if !owner.IsCurrent() {
 		return closedEvents(), nil // the lock went, or the session changed, at once: look again
 	}
 	defer e.unlock(ctx, l)
@@ -52,7 +52,7 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 	e.hold = &hold{cancel: lost}
 	e.mu.Unlock()
 	res, rest := itemLost, []byte(nil)
-	if owned.IsCurrent(e.c, owner) && e.c.State().IsConnected() {
+	if owner.IsCurrent() && e.c.State().IsConnected() {
 		res, rest = e.consume(itemCtx, name, data)
 	}
 	e.mu.Lock()
@@ -75,10 +75,10 @@ func (e *engine) takeLocked(ctx context.Context, name string) (<-chan zk.Event, 
 }
 
 // itemLock is a lock node this consumer created: its path, the session
-// that owns it (0 when the item was not locked) and the token in its data.
+// that owns it (of id 0 when the item was not locked) and the token in its data.
 type itemLock struct {
 	node  string
-	owner int64
+	owner framework.Session
 	token []byte
 }
 
@@ -95,7 +95,7 @@ func (e *engine) lock(ctx context.Context, lockNode string) (l itemLock, busy <-
 // reply was lost is told from a lock another consumer on the same client
 // (the same session) holds: both have our session as owner, only ours has
 // our token. Curator writes its client's address there and never reads it.
-func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, remade bool) (owner int64, busy <-chan zk.Event, err error) {
+func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, remade bool) (owner framework.Session, busy <-chan zk.Event, err error) {
 	_, owner, err = owned.Create(ctx, e.c, func(ctx context.Context) (string, error) {
 		return e.c.Create(ctx, lockNode, token, framework.WithMode(framework.Ephemeral))
 	})
@@ -105,23 +105,24 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, re
 	case errors.Is(err, zk.ErrNoNode) && !remade:
 		// The lock path was deleted: make it again, as Start did.
 		if err := e.ensure(ctx, e.cfg.lockPath); err != nil {
-			return 0, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
+			return framework.Session{}, nil, fmt.Errorf("queue: creating the lock path %s: %w", e.cfg.lockPath, err)
 		}
 		return e.lockOnce(ctx, lockNode, token, true)
 	case !errors.Is(err, zk.ErrNodeExists):
-		return 0, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
+		return framework.Session{}, nil, fmt.Errorf("queue: creating the lock node %s: %w", lockNode, err)
 	}
 	// Held by another consumer, or our own create whose reply was lost.
 	data, stat, watch, err := e.c.GetDataW(ctx, lockNode)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return 0, closedEvents(), nil // already released: look again
+		return framework.Session{}, closedEvents(), nil // already released: look again
 	case err != nil:
-		return 0, nil, fmt.Errorf("queue: watching the lock node %s: %w", lockNode, err)
-	case owned.IsCurrent(e.c, stat.EphemeralOwner) && bytes.Equal(data, token):
-		return stat.EphemeralOwner, nil, nil
+		return framework.Session{}, nil, fmt.Errorf("queue: watching the lock node %s: %w", lockNode, err)
 	}
-	return 0, watch, nil
+	if owner = e.c.SessionOf(stat.EphemeralOwner); owner.IsCurrent() && bytes.Equal(data, token) {
+		return owner, nil, nil
+	}
+	return framework.Session{}, watch, nil
 }
 
 // finish deletes (or requeues, or, for itemRest, rewrites with data) a
@@ -130,7 +131,7 @@ func (e *engine) lockOnce(ctx context.Context, lockNode string, token []byte, re
 // is the client's current one. A lost reply is retried: the second attempt
 // finds the item gone and counts as done, so an item is never requeued
 // twice.
-func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64, data []byte, res itemResult) error {
+func (e *engine) finish(ctx context.Context, name, lockNode string, owner framework.Session, data []byte, res itemResult) error {
 	itemPath := framework.JoinPath(e.path, name)
 	ops := []any{
 		&zk.CheckVersionRequest{Path: lockNode, Version: -1},
@@ -144,7 +145,7 @@ func (e *engine) finish(ctx context.Context, name, lockNode string, owner int64,
 	}
 	retried := false
 	err := e.c.RetryLoop(ctx, func(ctx context.Context) error {
-		if !owned.IsCurrent(e.c, owner) {
+		if !owner.IsCurrent() {
 			return errLockGone
 		}
 		_, err := e.c.TransactionOnce(ctx, ops...)

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
-	"github.com/zkcurator/zkcurator/recipes/internal/owned"
 )
 
 // A lock node is named after its item, so once its session is gone another
@@ -68,7 +67,7 @@ func (e *engine) sweep(ctx context.Context) {
 // the item since under the same name. It returns nil when l is gone.
 func (e *engine) deleteLock(ctx context.Context, l itemLock, unsure bool) error {
 	return e.c.RetryLoop(ctx, func(ctx context.Context) error {
-		if !owned.IsCurrent(e.c, l.owner) {
+		if !l.owner.IsCurrent() {
 			return nil // it went, or goes, with its session
 		}
 		version := int32(-1)
@@ -79,7 +78,7 @@ func (e *engine) deleteLock(ctx context.Context, l itemLock, unsure bool) error 
 				return nil
 			case err != nil:
 				return err
-			case stat.EphemeralOwner != l.owner || !bytes.Equal(data, l.token):
+			case stat.EphemeralOwner != l.owner.ID() || !bytes.Equal(data, l.token):
 				return nil // ours is gone: this is another consumer's
 			}
 			version = stat.Version

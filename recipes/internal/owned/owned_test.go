@@ -64,10 +64,10 @@ func TestCreateInTheCurrentSessionCostsNoRequest(t *testing.T) {
 	proxy.ResetCounts()
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-current", func() {}))
 	if err != nil || p != "/owned-current" {
-		t.Fatalf("Create = %q, %d, %v; want /owned-current", p, owner, err)
+		t.Fatalf("Create = %q, %d, %v; want /owned-current", p, owner.ID(), err)
 	}
-	if owner != c.SessionID() || !owned.IsCurrent(c, owner) {
-		t.Errorf("owner 0x%x, client session 0x%x: want the node to count", owner, c.SessionID())
+	if owner.ID() != c.SessionID() || !owner.IsCurrent() {
+		t.Errorf("owner 0x%x, client session 0x%x: want the node to count", owner.ID(), c.SessionID())
 	}
 	if n := proxy.RequestCount(zktest.OpExists); n != 0 {
 		t.Errorf("Create sent %d exists requests; want none", n)
@@ -84,13 +84,18 @@ func TestCreateAcrossASessionChangeReportsTheOldOwner(t *testing.T) {
 	old := c.SessionID()
 	p, owner, err := owned.Create(ctx, c, createEphemeral(c, "/owned-old", func() { giveUpSession(t, proxy, c) }))
 	if err != nil || p != "/owned-old" {
-		t.Fatalf("Create = %q, %d, %v; want /owned-old", p, owner, err)
+		t.Fatalf("Create = %q, %d, %v; want /owned-old", p, owner.ID(), err)
 	}
 	if c.SessionID() == old {
 		t.Fatal("the client kept its session: the test did not give it up")
 	}
-	if owner != old || owned.IsCurrent(c, owner) {
-		t.Errorf("owner 0x%x (old session 0x%x, current 0x%x): want the old session, which does not count", owner, old, c.SessionID())
+	if owner.ID() != old || owner.IsCurrent() {
+		t.Errorf("owner 0x%x (old session 0x%x, current 0x%x): want the old session, which does not count", owner.ID(), old, c.SessionID())
+	}
+	select {
+	case <-owner.Done():
+	default:
+		t.Error("the old session's Done is open")
 	}
 }
 
@@ -108,10 +113,10 @@ func TestCreateOfANodeFoundGoneReportsNoOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 	}))
-	if err != nil || p != "/owned-gone" || owner != 0 {
-		t.Fatalf("Create = %q, 0x%x, %v; want /owned-gone with owner 0 and no error", p, owner, err)
+	if err != nil || p != "/owned-gone" || owner.ID() != 0 {
+		t.Fatalf("Create = %q, 0x%x, %v; want /owned-gone with owner 0 and no error", p, owner.ID(), err)
 	}
-	if owned.IsCurrent(c, owner) {
+	if owner.IsCurrent() {
 		t.Error("an owner of 0 counts as current")
 	}
 }
@@ -122,7 +127,7 @@ func TestCreateReportsTheCreateError(t *testing.T) {
 	c := zkclient.New(t, srv.ConnectString())
 	failed := errors.New("create failed")
 	p, owner, err := owned.Create(zktest.TestContext(t), c, func(context.Context) (string, error) { return "", failed })
-	if !errors.Is(err, failed) || p != "" || owner != 0 {
-		t.Errorf("Create = %q, %d, %v; want no node and the create's error", p, owner, err)
+	if !errors.Is(err, failed) || p != "" || owner.ID() != 0 {
+		t.Errorf("Create = %q, %d, %v; want no node and the create's error", p, owner.ID(), err)
 	}
 }
