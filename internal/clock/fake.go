@@ -13,6 +13,7 @@ type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*fakeTimer // running ones
+	armed  int
 }
 
 // NewFake returns a Fake that reads now until it is advanced.
@@ -68,6 +69,15 @@ func (f *Fake) Timers() []time.Time {
 	return at
 }
 
+// Armed counts the timers armed so far (by NewTimer, After and Reset): a
+// test that makes the code under test look again knows it has looked once
+// the count has grown.
+func (f *Fake) Armed() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.armed
+}
+
 // fireLocked sends the time on t's channel, as a time.Timer would (a value
 // not received yet stays), and stops t.
 func (f *Fake) fireLocked(t *fakeTimer) {
@@ -109,6 +119,7 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 	was := f.stopLocked(t)
 	t.at = f.now.Add(d)
 	f.timers = append(f.timers, t)
+	f.armed++
 	if d <= 0 {
 		f.fireLocked(t)
 	}

@@ -86,6 +86,9 @@ func TestFakeTimerStopResetAndTimers(t *testing.T) {
 	if got := f.Timers(); len(got) != 0 {
 		t.Fatalf("Timers() = %v; want none running", got)
 	}
+	if n := f.Armed(); n != 5 {
+		t.Fatalf("Armed() = %d after two timers, two resets and a timer of 0; want 5", n)
+	}
 }
 
 // The real clock's timers fire on the wall clock.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/clock"
 )
 
 // ErrorMode says what a lock-path consumer does with an item whose consumer
@@ -43,6 +44,9 @@ type config struct {
 	maxItemsSet  bool
 	errorMode    ErrorMode
 	errorModeSet bool
+	// clock times the delay queue's due items and the pause after a failed
+	// listing or take; nil is the wall clock. Only tests set it.
+	clock clock.Clock
 }
 
 // Consumer is called with each item a queue takes. In lock path mode the
