@@ -15,6 +15,9 @@ type Clock interface {
 	After(d time.Duration) <-chan time.Time
 	// NewTimer returns a timer that fires once d has passed.
 	NewTimer(d time.Duration) Timer
+	// AfterFunc calls f in its own goroutine once d has passed, unless the
+	// timer it returns is stopped first; that timer's C is nil.
+	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // Timer is a *time.Timer of a Clock.
@@ -36,6 +39,9 @@ func (Real) Since(t time.Time) time.Duration        { return time.Since(t) }
 func (Real) Until(t time.Time) time.Duration        { return time.Until(t) }
 func (Real) After(d time.Duration) <-chan time.Time { return time.After(d) }
 func (Real) NewTimer(d time.Duration) Timer         { return realTimer{time.NewTimer(d)} }
+func (Real) AfterFunc(d time.Duration, f func()) Timer {
+	return realTimer{time.AfterFunc(d, f)}
+}
 
 type realTimer struct{ t *time.Timer }
 

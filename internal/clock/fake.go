@@ -43,6 +43,14 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 	return t
 }
 
+// AfterFunc returns a timer that calls f in its own goroutine once the
+// fake time is d later than now.
+func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer {
+	t := &fakeTimer{f: f, fn: fn}
+	t.Reset(d)
+	return t
+}
+
 // Advance moves the fake time on by d and fires, in the order of their
 // times, the timers whose time has come.
 func (f *Fake) Advance(d time.Duration) {
@@ -78,10 +86,14 @@ func (f *Fake) Armed() int {
 	return f.armed
 }
 
-// fireLocked sends the time on t's channel, as a time.Timer would (a value
-// not received yet stays), and stops t.
+// fireLocked stops t and sends the time on its channel, as a time.Timer
+// would (a value not received yet stays), or starts its function.
 func (f *Fake) fireLocked(t *fakeTimer) {
 	f.stopLocked(t)
+	if t.fn != nil {
+		go t.fn()
+		return
+	}
 	select {
 	case t.c <- f.now:
 	default:
@@ -100,8 +112,9 @@ func (f *Fake) stopLocked(t *fakeTimer) bool {
 
 type fakeTimer struct {
 	f  *Fake
-	c  chan time.Time
-	at time.Time // under f.mu
+	c  chan time.Time // nil for AfterFunc
+	fn func()         // AfterFunc's
+	at time.Time      // under f.mu
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }

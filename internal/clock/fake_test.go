@@ -113,3 +113,38 @@ func TestRealTimerFires(t *testing.T) {
 		t.Fatal("After(1ms) did not fire in 10s")
 	}
 }
+
+// An AfterFunc timer calls its function once Advance reaches its time, and
+// never once stopped.
+func TestFakeAfterFunc(t *testing.T) {
+	f := clock.NewFake(t0)
+	called := make(chan struct{}, 2)
+	tm := f.AfterFunc(time.Second, func() { called <- struct{}{} })
+	stopped := f.AfterFunc(time.Second, func() { called <- struct{}{} })
+	if tm.C() != nil {
+		t.Fatal("an AfterFunc timer has a channel")
+	}
+	f.Advance(999 * time.Millisecond)
+	if !stopped.Stop() {
+		t.Fatal("Stop of a running AfterFunc timer reported it stopped")
+	}
+	select {
+	case <-called:
+		t.Fatal("an AfterFunc timer fired before its time")
+	default:
+	}
+	f.Advance(time.Millisecond)
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an AfterFunc timer did not call its function at its time")
+	}
+	if len(f.Timers()) != 0 {
+		t.Fatalf("Timers() = %v after every timer fired or stopped", f.Timers())
+	}
+	select {
+	case <-called:
+		t.Fatal("a stopped AfterFunc timer called its function")
+	default:
+	}
+}
