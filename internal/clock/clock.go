@@ -1,7 +1,8 @@
-// Package clock is the time this module's recipes wait on for their own
-// timers (a delay queue's due times, a pause between retries), so that a
-// test can move that time on instead of waiting for it. Timers the server
-// keeps (session timeouts, TTLs) are not ours to move and do not use it.
+// Package clock is the time this module's clients and recipes wait on for
+// their own timers (a delay queue's due times, a pause between retries, the
+// simulated session expiry), so that a test can move that time on instead
+// of waiting for it. Timers the server keeps (session timeouts, TTLs) are
+// not ours to move and do not use it.
 package clock
 
 import "time"
