@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework/internal/gozk"
+	"github.com/zkcurator/zkcurator/internal/clock"
 )
 
 // session is the connection state the event loop maintains; guarded by core.mu.
@@ -22,7 +23,7 @@ type session struct {
 	stateSince    time.Time       // when state was published; zero once its time is counted
 	lastSessionID int64
 	negotiated    time.Duration // the session timeout the server granted, once known
-	suspendTimer  *time.Timer   // the simulated expiry, or after Lost the retry of a failed connect; nil once fired or stopped
+	suspendTimer  clock.Timer   // the simulated expiry, or after Lost the retry of a failed connect; nil once fired or stopped
 	suspendEpoch  uint64        // increments each time suspendTimer is stopped, so that a stopped timer's event is ignored
 	readiness     readiness     // when conn's session may serve operations
 	current       *sessionRec   // the session values hand out; see session.go
@@ -248,7 +249,7 @@ func (k *core) armSuspendTimerLocked() {
 	}
 	d := k.sessionTimeoutLocked() * time.Duration(k.cfg.simulatedPercent) / 100
 	gen, epoch := s.gen, s.suspendEpoch
-	s.suspendTimer = time.AfterFunc(d, func() {
+	s.suspendTimer = k.cfg.clock.AfterFunc(d, func() {
 		k.events.Push(loopEvent{kind: evSuspendExpired, gen: gen, epoch: epoch})
 	})
 }
@@ -279,7 +280,7 @@ func (k *core) replaceConnLocked() {
 		k.log.Error("cannot open a new connection; retrying in 1s", zap.Error(err))
 		s.gen++ // ignore the old connection's events
 		gen := s.gen
-		t := time.AfterFunc(time.Second, func() { k.events.Push(loopEvent{kind: evReconnect, gen: gen}) })
+		t := k.cfg.clock.AfterFunc(time.Second, func() { k.events.Push(loopEvent{kind: evReconnect, gen: gen}) })
 		s.suspendTimer = t
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/zap"
 
+	"github.com/zkcurator/zkcurator/internal/clock"
 	"github.com/zkcurator/zkcurator/retry"
 )
 
@@ -52,6 +53,9 @@ type config struct {
 	metrics           Metrics
 	compression       CompressionProvider
 	sasl              *saslAuth // set by WithSASL
+	// clock times the simulated session expiry and the retry of a failed
+	// connect; the wall clock unless a test sets another.
+	clock clock.Clock
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default 60 s); the
@@ -132,6 +136,7 @@ func newConfig(connectString string, policy retry.Policy, opts []Option) (config
 		simulatedPercent:  defaultSimulatedPercent,
 		aclProvider:       openACLProvider{},
 		compression:       GzipCompression{},
+		clock:             clock.Real{},
 	}
 	for i, opt := range opts {
 		if opt == nil {

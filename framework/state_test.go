@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/clock"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 )
 
@@ -518,13 +520,13 @@ func TestReconnectRunsOperationsOnlyAfterWatchesAreSetAgain(t *testing.T) {
 	}
 }
 
-// lostTimes returns a channel that receives the time of every LOST the client reports.
-func lostTimes(c *framework.Client) <-chan time.Time {
+// lostTimes returns a channel that receives the time on clk of every LOST the client reports.
+func lostTimes(c *framework.Client, clk clock.Clock) <-chan time.Time {
 	ch := make(chan time.Time, 8)
 	c.Listen(func(s framework.ConnectionState) {
 		if s == L {
 			select {
-			case ch <- time.Now():
+			case ch <- clk.Now():
 			default:
 			}
 		}
@@ -541,30 +543,40 @@ func lostTimes(c *framework.Client) <-chan time.Time {
 // handshake) does not postpone it.
 func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
 	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
-	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(2*time.Second))
+	// The simulated expiry runs on a clock the test moves, so that when it
+	// counts from is exact rather than measured.
+	clk := clock.NewFake(time.Now())
+	c, r := startRecorded(t, p.Addr(), framework.WithSessionTimeout(2*time.Second), framework.WithClock(clk))
 	sid := c.SessionID()
 	timeout := c.SessionTimeout()
-	lost := lostTimes(c)
+	lost := lostTimes(c, clk)
 
 	p.Pause()
 	r.await(t, C, S)
-	// Let a third of the timeout pass, so that counting from the first loss
-	// would report LOST measurably sooner than counting from the second.
-	time.Sleep(timeout / 3)
-	second := time.Now()
+	first := clk.Now()
+	awaitExpiryAt(t, clk, first.Add(timeout))
+	// A third of the timeout passes, so that counting from the first loss
+	// would report LOST a third of a timeout sooner than counting from the
+	// second.
+	clk.Advance(timeout / 3)
+	second := clk.Now()
 	framework.InjectSessionEvent(c, zk.StateHasSession)
 	framework.InjectSessionEvent(c, zk.StateDisconnected)
-	time.Sleep(timeout / 2)
+	awaitExpiryAt(t, clk, second.Add(timeout))
+	clk.Advance(timeout / 2)
 	framework.InjectSessionEvent(c, zk.StateDisconnected)
-
+	clk.Advance(second.Add(timeout).Sub(clk.Now()) - time.Millisecond)
+	if got := clk.Timers(); len(got) != 1 || !got[0].Equal(second.Add(timeout)) {
+		t.Fatalf("a millisecond before the session timeout since the second loss the expiry runs at %v; want it at %v", got, second.Add(timeout))
+	}
+	clk.Advance(time.Millisecond)
 	select {
 	case at := <-lost:
-		if d := at.Sub(second); d < timeout || d > timeout+timeout/4 {
-			t.Fatalf("LOST %v after the second connection loss, want within [%v, %v]", d, timeout, timeout+timeout/4)
+		if d := at.Sub(second); d != timeout {
+			t.Fatalf("LOST %v after the second connection loss, want the session timeout %v", d, timeout)
 		}
-		t.Logf("LOST %v after the second connection loss (session timeout %v)", at.Sub(second), timeout)
-	case <-time.After(2 * timeout):
-		t.Fatalf("no LOST within %v of a connection loss while still partitioned; states %s", 2*timeout, statesString(r.get()))
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no LOST within 20s of the simulated expiry's time; states %s", statesString(r.get()))
 	}
 	r.await(t, C, S, L)
 	p.Resume()
@@ -572,6 +584,16 @@ func TestDisconnectBeforeReadyAgainRearmsSimulatedExpiry(t *testing.T) {
 	if got := c.SessionID(); got == sid || got == 0 {
 		t.Fatalf("SessionID after LOST = %#x, want a new session (old %#x)", got, sid)
 	}
+}
+
+// awaitExpiryAt waits until the client's only timer on clk is a simulated
+// expiry due at at.
+func awaitExpiryAt(t *testing.T, clk *clock.Fake, at time.Time) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("the simulated expiry armed for %v", at), func() bool {
+		timers := clk.Timers()
+		return len(timers) == 1 && timers[0].Equal(at)
+	})
 }
 
 // Curator reports nothing before the first connection: a connection loss

@@ -46,7 +46,7 @@ func (e *engine) round(ctx context.Context) {
 		if ctx.Err() == nil {
 			e.log.Warn("queue: listing the items failed", zap.Error(err))
 		}
-		e.pause(ctx, nil, nil, time.Now().Add(retryPause))
+		e.pause(ctx, nil, nil, e.clock.Now().Add(retryPause))
 		return
 	}
 	freed := make(chan struct{}, 1)
@@ -55,14 +55,14 @@ func (e *engine) round(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if due := e.naming.due(name); !due.IsZero() && time.Now().Before(due) {
+		if due := e.naming.due(name); !due.IsZero() && e.clock.Now().Before(due) {
 			next = earliest(next, due) // sorted by due time: the rest are later still
 			break
 		}
 		busy, err := e.take(ctx, name)
 		if err != nil && ctx.Err() == nil {
 			e.log.Warn("queue: taking an item failed", zap.String("item", name), zap.Error(err))
-			next = earliest(next, time.Now().Add(retryPause))
+			next = earliest(next, e.clock.Now().Add(retryPause))
 		}
 		if busy != nil {
 			go signalWhen(round, busy, freed)
@@ -84,9 +84,9 @@ func (e *engine) round(ctx context.Context) {
 func (e *engine) pause(ctx context.Context, watch <-chan zk.Event, freed <-chan struct{}, at time.Time) {
 	var timer <-chan time.Time
 	if !at.IsZero() {
-		t := time.NewTimer(time.Until(at))
+		t := e.clock.NewTimer(e.clock.Until(at))
 		defer t.Stop()
-		timer = t.C
+		timer = t.C()
 	}
 	select {
 	case <-watch:

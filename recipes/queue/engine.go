@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/clock"
 	"github.com/zkcurator/zkcurator/recipes/internal/lifecycle"
 )
 
@@ -27,6 +28,7 @@ type engine struct {
 	// were.
 	consume func(ctx context.Context, name string, data []byte) (res itemResult, rest []byte)
 	log     *zap.Logger
+	clock   clock.Clock // cfg.clock, or the wall clock
 
 	mu         sync.Mutex
 	life       lifecycle.Lifecycle // moved under mu
@@ -41,7 +43,7 @@ type engine struct {
 }
 
 func newEngine(kind string, c *framework.Client, path string, cfg config, n naming) *engine {
-	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n,
+	return &engine{c: c, kind: kind, path: path, cfg: cfg, naming: n, clock: clock.Or(cfg.clock),
 		log:  c.Logger().With(zap.String("recipe", kind), zap.String("path", path)),
 		life: lifecycle.New(&lifeErrors),
 		wake: make(chan struct{}, 1), stale: make(map[string]itemLock)}

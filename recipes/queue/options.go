@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/zkcurator/zkcurator/framework"
+	"github.com/zkcurator/zkcurator/internal/clock"
 	"github.com/zkcurator/zkcurator/recipes/internal/apply"
 )
 
@@ -44,6 +45,9 @@ type config struct {
 	maxItemsSet  bool
 	errorMode    ErrorMode
 	errorModeSet bool
+	// clock times the delay queue's due items and the pause after a failed
+	// listing or take; nil is the wall clock. Only tests set it.
+	clock clock.Clock
 }
 
 // Consumer is called with each item a queue takes. In lock path mode the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcurator/zkcurator/internal/clock"
 	"github.com/zkcurator/zkcurator/recipes/queue"
 	"github.com/zkcurator/zkcurator/testing/zktest"
 	"github.com/zkcurator/zkcurator/testing/zktest/zkclient"
@@ -71,25 +72,30 @@ func TestPriorityOrder(t *testing.T) {
 	}
 }
 
+// A delay queue takes an item no earlier than its time by the queue's
+// clock, due items in due-time order, and waits for the next item's time on
+// a timer: a look at the items a millisecond short of an item's time takes
+// nothing, and the item is taken once the clock reaches it.
 func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 	srv := zktest.StartServer(t)
 	ctx := zktest.Context(t, queueWait)
 	c := zkclient.New(t, srv.ConnectString())
+	start := time.Now().Truncate(time.Millisecond) // due times are whole milliseconds
+	clk := clock.NewFake(start)
 	type taken struct {
 		item string
 		at   time.Time
 	}
 	got := make(chan taken, 10)
-	q, err := queue.NewDistributedDelayQueue(c, "/delay", queue.JSON[string](),
+	q, err := queue.NewDistributedDelayQueue(c, "/delay", queue.JSON[string](), queue.WithClock(clk),
 		queue.WithConsumer(func(_ context.Context, item string) error {
-			got <- taken{item, time.Now()}
+			got <- taken{item, clk.Now()}
 			return nil
 		}))
 	zktest.Must(t, err)
 	zktest.Must(t, q.Start(ctx))
 	defer q.Close()
-	now := time.Now()
-	later, soon, past := now.Add(1500*time.Millisecond), now.Add(700*time.Millisecond), now.Add(-time.Hour)
+	later, soon, past := start.Add(1500*time.Millisecond), start.Add(700*time.Millisecond), start.Add(-time.Hour)
 	for _, p := range []struct {
 		item string
 		at   time.Time
@@ -97,22 +103,52 @@ func TestDelayedItemNotBeforeItsTime(t *testing.T) {
 		_, err := q.Put(ctx, p.item, p.at)
 		zktest.Must(t, err)
 	}
-	due := map[string]time.Time{"later": later, "soon": soon, "past": past}
-	var order []string
-	for range 3 {
+	expect := func(item string, due time.Time) {
+		t.Helper()
 		select {
 		case tk := <-got:
-			order = append(order, tk.item)
-			if tk.at.Before(due[tk.item].Truncate(time.Millisecond)) {
-				t.Errorf("%s taken at %v, before its time %v", tk.item, tk.at, due[tk.item])
+			if tk.item != item {
+				t.Fatalf("took %q; want %q next", tk.item, item)
+			}
+			if tk.at.Before(due) {
+				t.Fatalf("%s taken at %v, before its time %v", tk.item, tk.at, due)
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatalf("only %q taken", order)
+			t.Fatalf("%q not taken within 20s", item)
 		}
 	}
-	if want := []string{"past", "soon", "later"}; !slices.Equal(order, want) {
-		t.Errorf("taken in order %q, want %q", order, want)
+	expect("past", past)
+	for _, next := range []struct {
+		item string
+		due  time.Time
+	}{{"soon", soon}, {"later", later}} {
+		awaitTimer(t, clk, next.due)
+		clk.Advance(clk.Until(next.due) - time.Millisecond)
+		// A new item makes the queue look again a millisecond early; it
+		// takes nothing and waits on a new timer.
+		armed := clk.Armed()
+		_, err := q.Put(ctx, "wake-"+next.item, start.Add(time.Hour))
+		zktest.Must(t, err)
+		zktest.Eventually(t, 20*time.Second, "the queue looking again", func() bool {
+			return clk.Armed() > armed || len(got) > 0
+		})
+		select {
+		case tk := <-got:
+			t.Fatalf("%s taken a millisecond before %s's time", tk.item, next.item)
+		default:
+		}
+		clk.Advance(time.Millisecond)
+		expect(next.item, next.due)
 	}
+}
+
+// awaitTimer waits until the queue's only running timer is the one for at.
+func awaitTimer(t *testing.T, clk *clock.Fake, at time.Time) {
+	t.Helper()
+	zktest.Eventually(t, 20*time.Second, fmt.Sprintf("the queue waiting on a timer for %v", at), func() bool {
+		timers := clk.Timers()
+		return len(timers) == 1 && timers[0].Equal(at)
+	})
 }
 
 func TestIdQueueRemove(t *testing.T) {
