@@ -74,35 +74,6 @@ func TestSessionOutlivesAReconnect(t *testing.T) {
 	}
 }
 
-// The server's expiry, heard once the partition heals, ends the session
-// by the time LOST is reported; the new session's value is open.
-func TestSessionDoneOnServerExpiry(t *testing.T) {
-	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
-	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0))
-	watcher := newClient(t, sharedServer(t).ConnectString())
-	ctx := testCtx(t)
-	s := c.Session()
-	eph, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	p.Pause()
-	r.await(t, C, S)
-	eventually(t, "the server to expire the session", func() bool {
-		st, err := watcher.Exists(ctx, eph)
-		return err == nil && st == nil
-	})
-	p.Resume()
-	r.await(t, C, S, L, R)
-	if !isDone(s) || s.IsCurrent() {
-		t.Fatalf("expired session 0x%x after LOST: done %v, current %v; want done", s.ID(), isDone(s), s.IsCurrent())
-	}
-	if next := c.Session(); next.ID() == s.ID() || next.ID() != c.SessionID() || isDone(next) {
-		t.Fatalf("the new session 0x%x (SessionID 0x%x, done %v): want a new, open session", next.ID(), c.SessionID(), isDone(next))
-	}
-}
-
 // A simulated expiry gives the session up while still partitioned: it is
 // done by the time LOST is reported.
 func TestSessionDoneOnSimulatedExpiry(t *testing.T) {

@@ -198,11 +198,14 @@ func TestLongPauseSimulatesExpiry(t *testing.T) {
 	r.quiet(t, 2*testSessionTimeout)
 }
 
-// With the simulation off, LOST comes from the server's verdict after the partition.
+// With the simulation off, LOST comes from the server's verdict after the
+// partition; the expired session's value is done by then and the new
+// session's is open.
 func TestServerReportedExpiry(t *testing.T) {
 	p := zktest.StartProxy(t, sharedServer(t).ConnectString())
 	c, r := startRecorded(t, p.Addr(), framework.WithSimulatedSessionExpirationPercent(0))
 	sid := c.SessionID()
+	s := c.Session()
 	watcher := newClient(t, sharedServer(t).ConnectString())
 	ctx := testCtx(t)
 	eph, err := c.Create(ctx, testRoot(t), nil, framework.WithMode(framework.Ephemeral))
@@ -223,6 +226,12 @@ func TestServerReportedExpiry(t *testing.T) {
 	r.await(t, C, S, L, R)
 	if got := c.SessionID(); got == sid {
 		t.Fatalf("SessionID still %#x after expiry", got)
+	}
+	if !isDone(s) || s.IsCurrent() {
+		t.Fatalf("expired session 0x%x after LOST: done %v, current %v; want done", s.ID(), isDone(s), s.IsCurrent())
+	}
+	if next := c.Session(); next.ID() == s.ID() || next.ID() != c.SessionID() || isDone(next) {
+		t.Fatalf("the new session 0x%x (SessionID 0x%x, done %v): want a new, open session", next.ID(), c.SessionID(), isDone(next))
 	}
 	r.quiet(t, 2*testSessionTimeout)
 }
