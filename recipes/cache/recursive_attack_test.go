@@ -37,6 +37,12 @@ func startRestoreRace(t *testing.T, srv *zktest.Server, writer *framework.Client
 	return &restoreRace{p: p, c: c, root: root, cc: cc, replayed: replayed}
 }
 
+// readRequests counts the proxy's data reads: a getData, or a multiRead
+// (a load under the recursive watch reads in multiRead batches).
+func readRequests(p *zktest.Proxy) int64 {
+	return p.RequestCount(zktest.OpGetData) + p.RequestCount(zktest.OpMultiRead)
+}
+
 // sever cuts the connection and waits until the proxy has read the
 // addWatch that sets the watch again on the next one.
 func (r *restoreRace) sever(t *testing.T) {
@@ -118,10 +124,10 @@ func TestCuratorCacheChangesWhileTheWatchIsSetAgain(t *testing.T) {
 		r := startRestoreRace(t, srv, writer, "/reload")
 		r.p.SetLatency(20 * time.Millisecond) // the reload's reads take a few round trips
 		for step := range 3 {
-			reads := r.p.RequestCount(zktest.OpGetData)
+			reads := readRequests(r.p)
 			r.sever(t)
 			zktest.Eventually(t, 20*time.Second, "the reload under way", func() bool {
-				return r.p.RequestCount(zktest.OpGetData) > reads
+				return readRequests(r.p) > reads
 			})
 			change(t, writer, r.root, step)
 		}
@@ -132,10 +138,10 @@ func TestCuratorCacheChangesWhileTheWatchIsSetAgain(t *testing.T) {
 	t.Run("close during the reload", func(t *testing.T) {
 		r := startRestoreRace(t, srv, writer, "/closereload")
 		r.p.SetLatency(20 * time.Millisecond)
-		reads := r.p.RequestCount(zktest.OpGetData)
+		reads := readRequests(r.p)
 		r.sever(t)
 		zktest.Eventually(t, 20*time.Second, "the reload under way", func() bool {
-			return r.p.RequestCount(zktest.OpGetData) > reads
+			return readRequests(r.p) > reads
 		})
 		must(t, r.cc.Close())
 		zktest.Eventually(t, 20*time.Second, "no watch at or below "+r.root, func() bool {
