@@ -1,9 +1,9 @@
 package cache_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,15 +148,18 @@ func TestBatchedLoadThroughExpiryAndRestart(t *testing.T) {
 }
 
 // A node the cache's client may not read (a digest ACL of another user)
-// among the nodes of a batch: the load does as the one-shot load does.
+// among the nodes of a batch fails the load as the one-shot load does: with
+// an error matching zk.ErrNoAuth that names the node, so that whoever reads
+// it knows which ACL to look at.
 func TestBatchedLoadUnreadableNode(t *testing.T) {
 	srv := zktest.StartServer(t)
 	writer := zkclient.New(t, srv.ConnectString())
 	ctx := testCtx(t)
 	const root = "/unreadable"
 	must(t, buildTreeOf(ctx, writer, root, 1, 5))
+	const secret = root + "/p000/secret"
 	acl := zk.DigestACL(zk.PermAll, "owner", "secret")
-	_, err := writer.Create(ctx, root+"/p000/secret", []byte("s"), framework.WithACL(acl...))
+	_, err := writer.Create(ctx, secret, []byte("s"), framework.WithACL(acl...))
 	must(t, err)
 	for _, m := range curatorModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -164,10 +167,38 @@ func TestBatchedLoadUnreadableNode(t *testing.T) {
 			cc, err := cache.NewCuratorCache(c, root, m.opts...)
 			must(t, err)
 			t.Cleanup(func() { cc.Close() })
-			sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			defer cancel()
-			err = cc.Start(sctx)
-			t.Logf("%s: Start = %v; %d nodes held", m.name, err, len(cc.Snapshot()))
+			err = cc.Start(zktest.Context(t, 5*time.Second))
+			if !errors.Is(err, zk.ErrNoAuth) || !strings.Contains(err.Error(), secret) {
+				t.Fatalf("Start = %v, want an error matching zk.ErrNoAuth naming %s", err, secret)
+			}
+		})
+	}
+}
+
+// Nodes of long names (10,500 bytes each, as ZooKeeper allows) fill one
+// batch's request past ZooKeeper's 1 MB limit: the batched load still
+// reads them all, as the one-shot load does.
+func TestBatchedLoadLongNames(t *testing.T) {
+	srv := zktest.StartServer(t)
+	writer := zkclient.New(t, srv.ConnectString())
+	ctx := testCtx(t)
+	const root = "/longnames"
+	_, err := writer.Create(ctx, root, nil)
+	must(t, err)
+	for i := range cache.BatchReads + 1 {
+		_, err := writer.Create(ctx, fmt.Sprintf("%s/%03d%s", root, i, strings.Repeat("n", 10500)), []byte{byte(i)})
+		must(t, err)
+	}
+	for _, m := range curatorModes {
+		t.Run(m.name, func(t *testing.T) {
+			c := zkclient.New(t, srv.ConnectString())
+			cc, err := cache.NewCuratorCache(c, root, m.opts...)
+			must(t, err)
+			t.Cleanup(func() { cc.Close() })
+			replayed := &changeReplayer{tree: map[string]cache.Node{}}
+			cc.Listen(replayed)
+			must(t, cc.Start(zktest.Context(t, 10*time.Second)))
+			awaitReplayedTree(t, writer, root, cc, replayed)
 		})
 	}
 }
