@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,11 +96,18 @@ func TestBatchedLoadLeavesChangingDuringTheLoad(t *testing.T) {
 // A batch's reply lost (the connection cut in its place) during the load,
 // twice, and the connection severed once mid-load: the batches are sent
 // again, and the cache holds every node once, as the server has it, with
-// no node told twice.
+// no node told twice. GetData and Children calls of the same client run
+// throughout, and each gets its own reply, never a batch's.
 func TestBatchedLoadLostRepliesAndSever(t *testing.T) {
 	srv := zktest.StartServer(t)
 	const root = "/lostbatch"
 	p, c, writer := slowLoad(t, srv, root, 6, 150)
+	stop, crossed := make(chan struct{}), make(chan error, 1)
+	go func() { crossed <- readAlongside(testCtx(t), c, root, stop) }()
+	defer func() {
+		close(stop)
+		must(t, <-crossed)
+	}()
 	cc, replayed, started := startAsync(t, c, root)
 	awaitBatches(t, p, 3)
 	p.LoseNextReply(zktest.OpMultiRead)
@@ -115,6 +123,32 @@ func TestBatchedLoadLostRepliesAndSever(t *testing.T) {
 	must(t, err)
 	must(t, <-started)
 	awaitReplayedTree(t, writer, root, cc, replayed)
+}
+
+// readAlongside reads root's third parent and its listing through c until
+// stop, and reports the first answer that is not the node's (a reply handed
+// to the wrong request); a connection loss is no such answer.
+func readAlongside(ctx context.Context, c *framework.Client, root string, stop <-chan struct{}) error {
+	p := root + "/p002"
+	for i := 0; i < 100000; i++ {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		data, stat, err := c.GetData(ctx, p)
+		if err == nil && (string(data) != "parent" || stat.NumChildren < 150) {
+			return fmt.Errorf("GetData(%s) = %q, %d children: not the node's", p, data, stat.NumChildren)
+		}
+		names, _, err := c.Children(ctx, p)
+		if err == nil && (len(names) < 150 || !strings.HasPrefix(names[0], "c")) {
+			return fmt.Errorf("Children(%s) = %d names (%.20q...): not the node's", p, len(names), names)
+		}
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // The cache's session expires while the load reads, and the server restarts
