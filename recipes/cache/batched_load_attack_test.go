@@ -54,8 +54,9 @@ func awaitBatches(t *testing.T, p *zktest.Proxy, n int64) {
 }
 
 // While a batched load reads, leaves get a child created and deleted
-// again at once, get a child that stays, and are deleted and created again
-// with children and grandchildren: after it, the cache and the replay of
+// again at once, get a child that stays, are deleted and created again
+// with children and grandchildren, or are deleted (a NoNode inside a
+// batch when read after the listing that named them): after it, the cache and the replay of
 // its listener's changes both hold the server's tree.
 func TestBatchedLoadLeavesChangingDuringTheLoad(t *testing.T) {
 	srv := zktest.StartServer(t)
@@ -64,10 +65,10 @@ func TestBatchedLoadLeavesChangingDuringTheLoad(t *testing.T) {
 	ctx := testCtx(t)
 	cc, replayed, started := startAsync(t, c, root)
 	awaitBatches(t, p, 2)
-	for i := range 60 {
+	for i := range 80 {
 		leaf := fmt.Sprintf("%s/p%03d/c%03d", root, i%6, 149-i)
 		var err error
-		switch i % 3 {
+		switch i % 4 {
 		case 0: // a child that comes and goes
 			_, err = writer.Transaction(ctx,
 				&zk.CreateRequest{Path: leaf + "/flash", Data: []byte("f")},
@@ -80,6 +81,8 @@ func TestBatchedLoadLeavesChangingDuringTheLoad(t *testing.T) {
 			}
 		case 1: // a child that stays
 			_, err = writer.Create(ctx, leaf+"/kid", []byte("k"))
+		case 3:
+			err = writer.Delete(ctx, leaf)
 		default: // the leaf replaced by a parent of the same name
 			_, err = writer.Transaction(ctx,
 				&zk.DeleteRequest{Path: leaf, Version: -1},
