@@ -44,9 +44,11 @@ func GetDataOp(path string) ReadOp { return ReadOp{path: path} }
 func ChildrenOp(path string) ReadOp { return ReadOp{path: path, children: true} }
 
 // ReadResult is what one ReadOp of a MultiRead found: Data and Stat for a
-// GetDataOp, Children for a ChildrenOp, or Err (zk.ErrNoNode when the node
-// does not exist; for a GetDataOp on a Compressed view, the Stat and an error
-// matching ErrDecompression when the data does not decompress).
+// GetDataOp, Children for a ChildrenOp, or Err, naming the op's path as
+// GetData's and Children's errors do (matching zk.ErrNoNode when the node
+// does not exist, zk.ErrNoAuth when the client may not read it; for a
+// GetDataOp on a Compressed view, the Stat and an error matching
+// ErrDecompression when the data does not decompress).
 type ReadResult struct {
 	Data     []byte
 	Stat     *zk.Stat
@@ -106,9 +108,17 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 		return nil, wrapErr("multi read", ops[0].path, err)
 	}
 	for i := range out {
-		if r := &out[i]; r.Err == nil && !ops[i].children {
-			if r.Data, r.Err = c.decompress(ops[i].path, r.Data); r.Err != nil {
-				r.Data = nil
+		r := &out[i]
+		switch {
+		case r.Err != nil && ops[i].children:
+			r.Err = wrapErr("children", ops[i].path, r.Err)
+		case r.Err != nil:
+			r.Err = wrapErr("get data", ops[i].path, r.Err)
+		default:
+			if !ops[i].children {
+				if r.Data, r.Err = c.decompress(ops[i].path, r.Data); r.Err != nil {
+					r.Data = nil
+				}
 			}
 		}
 	}

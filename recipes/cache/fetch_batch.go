@@ -101,6 +101,11 @@ func (f *fetcher) readMany(paths []string, children bool) ([]framework.ReadResul
 			}
 		}
 		found, err := e.c.MultiRead(f.ctx, ops...)
+		if errors.Is(err, framework.ErrInvalidArgument) && len(paths) > 1 {
+			// Long paths put the request above ZooKeeper's limit (refused
+			// before any request): read the batch in two halves.
+			return f.readHalves(paths, children)
+		}
 		if !errors.Is(err, framework.ErrMultiReadUnsupported) {
 			return found, err
 		}
@@ -120,4 +125,18 @@ func (f *fetcher) readMany(paths []string, children bool) ([]framework.ReadResul
 		}
 	}
 	return found, nil
+}
+
+// readHalves is readMany of the two halves of paths, one after the other.
+func (f *fetcher) readHalves(paths []string, children bool) ([]framework.ReadResult, error) {
+	half := len(paths) / 2
+	first, err := f.readMany(paths[:half], children)
+	if err != nil {
+		return nil, err
+	}
+	second, err := f.readMany(paths[half:], children)
+	if err != nil {
+		return nil, err
+	}
+	return append(first, second...), nil
 }
