@@ -18,12 +18,14 @@ read -r -a extra <<<"${TEST_ARGS:-}"
 # The library and the modules beside it run as one go test over a workspace
 # made for the run (nothing is written into the tree), so that go test keeps
 # both CPUs busy from the first package to the last instead of running each
-# module alone after the library: the two slowest packages go first.
+# module alone after the library: the slowest packages go first.
 suite() {
-	local rc=0 work patterns=(./testing/campaign/... ./recipes/locks/... ./...) dirs=(.)
+	local rc=0 work dirs=(.) first=(testing/campaign recipes/locks testing/interop recipes/cache framework)
+	local patterns=("${first[@]/#/./}")
+	patterns=("${patterns[@]/%//...}" ./...)
 	for m in ${MODULES:-metrics/prometheus metrics/otel testing/interop testing/recipebench testing/campaign}; do
 		dirs+=("./$m")
-		[[ $m == testing/campaign ]] || patterns+=("./$m/...")
+		[[ " ${first[*]} " == *" $m "* ]] || patterns+=("./$m/...")
 	done
 	work=$(mktemp -d)/go.work
 	GOWORK=$work "$GO" work init "${dirs[@]}" || return 1
