@@ -15,22 +15,12 @@ timeout=${TEST_TIMEOUT:-25m}
 read -r -a extra <<<"${TEST_ARGS:-}"
 
 # suite fails when any go test run does, even one that printed no JSON (a module error).
-# The library and the modules beside it run as one go test over a workspace
-# made for the run (nothing is written into the tree), so that go test keeps
-# both CPUs busy from the first package to the last instead of running each
-# module alone after the library: the slowest packages go first.
 suite() {
-	local rc=0 work dirs=(.) first=(testing/campaign recipes/locks testing/interop recipes/cache framework)
-	local patterns=("${first[@]/#/./}")
-	patterns=("${patterns[@]/%//...}" ./...)
+	local rc=0
+	"$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./... || rc=1
 	for m in ${MODULES:-metrics/prometheus metrics/otel testing/interop testing/recipebench testing/campaign}; do
-		dirs+=("./$m")
-		[[ " ${first[*]} " == *" $m "* ]] || patterns+=("./$m/...")
+		(cd "$m" && "$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" ./...) || rc=1
 	done
-	work=$(mktemp -d)/go.work
-	GOWORK=$work "$GO" work init "${dirs[@]}" || return 1
-	GOWORK=$work "$GO" test -race -count=1 -timeout "$timeout" -json "${extra[@]}" "${patterns[@]}" || rc=1
-	rm -rf "$(dirname "$work")"
 	(cd scripts/testreport && "$GO" test -count=1 -json "${extra[@]}" ./...) || rc=1
 	return $rc
 }
