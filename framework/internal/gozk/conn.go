@@ -25,6 +25,8 @@ const (
 	// connectResponseMin is the least a connect response holds: protocol
 	// version, timeout, session id and the password's length.
 	connectResponseMin = 4 + 4 + 8 + 4
+	// minHandshakeWait is the least a connect response is waited for.
+	minHandshakeWait = time.Second
 )
 
 // errNoSetWatches ends a connection whose reply was held back for
@@ -61,8 +63,10 @@ type conn struct {
 
 	// Reads of the connect response (go-zookeeper's handshake, on its own
 	// goroutine, before the receive loop starts).
-	handshake    []byte // the length prefix and the response, as far as read
-	handshakeRem int64  // bytes of the response body still to come, once the prefix is read
+	handshake    []byte       // the length prefix and the response, as far as read
+	handshakeRem int64        // bytes of the response body still to come, once the prefix is read
+	handshakeBy  atomic.Int64 // when the connect response is given up (UnixNano, 0 until the request is written)
+	zkReadBy     atomic.Int64 // go-zookeeper's read deadline (UnixNano, 0 for none)
 
 	// Reads of the receive loop, one goroutine.
 	decided bool   // whether replies are held was decided
@@ -88,6 +92,12 @@ func (c *conn) Close() error {
 		}
 	})
 	return err
+}
+
+// SetReadDeadline records go-zookeeper's read deadline and applies it.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.zkReadBy.Store(unixNano(t))
+	return c.Conn.SetReadDeadline(t)
 }
 
 // SetWriteDeadline records go-zookeeper's deadline, applied to its next write
@@ -126,6 +136,9 @@ func (c *conn) Write(p []byte) (int, error) {
 }
 
 func (c *conn) write(p []byte) (int, error) {
+	if len(p) >= 20 && binary.BigEndian.Uint32(p[4:8]) == 0 && c.handshakeBy.Load() == 0 {
+		c.boundHandshake(time.Duration(int32(binary.BigEndian.Uint32(p[16:20]))) * time.Millisecond)
+	}
 	if c.link.Load() != nil {
 		select {
 		case <-c.released:
@@ -277,6 +290,12 @@ func (c *conn) writeOwn(frame []byte, timeout time.Duration) error {
 // connect response with exact lengths, so counting its bytes finds its end.
 func (c *conn) Read(p []byte) (int, error) {
 	if c.handshakeRem > 0 || len(c.handshake) < 4 {
+		if by := c.handshakeBy.Load(); by != 0 {
+			if zk := c.zkReadBy.Load(); zk != 0 && zk < by {
+				by = zk
+			}
+			c.Conn.SetReadDeadline(time.Unix(0, by))
+		}
 		n, err := c.Conn.Read(p)
 		c.countHandshake(p[:n])
 		return n, err
@@ -393,4 +412,14 @@ func (c *conn) countHandshake(b []byte) {
 			return
 		}
 	}
+}
+
+// boundHandshake bounds the wait for the connect response by half the
+// session timeout go-zookeeper asked for (at least minHandshakeWait), where
+// go-zookeeper waits ten times its receive timeout: a server that accepted
+// the connection while it was starting and never answers it (ZooKeeper 3.8
+// does that) would otherwise hold a client off a server that is up by then
+// until its session is given up.
+func (c *conn) boundHandshake(sessionTimeout time.Duration) {
+	c.handshakeBy.Store(time.Now().Add(max(sessionTimeout/2, minHandshakeWait)).UnixNano())
 }
