@@ -72,7 +72,7 @@ func TestClusterPartitionsAndPauses(t *testing.T) {
 	if cut := c.Cut(); !slices.Equal(cut[old], rest) || !slices.Equal(cut[rest[0]], []int{old}) {
 		t.Fatalf("Cut() = %v after isolating member %d", cut, old)
 	}
-	leader := awaitLeaderAmong(t, c, rest, 20*time.Second)
+	leader := awaitLeaderAmong(t, c, rest, max(20*time.Second, c.ElectionBudget()))
 	await(t, 10*time.Second, "the isolated old leader to stop serving", func() bool {
 		return modes(c)[old] == ""
 	})
@@ -113,12 +113,12 @@ func TestClusterPartitionsAndPauses(t *testing.T) {
 
 	// A frozen leader: the followers elect another; once resumed it
 	// follows and has the writes made while it slept.
-	old = awaitLeaderAmong(t, c, []int{0, 1, 2}, 20*time.Second)
+	old = awaitLeaderAmong(t, c, []int{0, 1, 2}, max(20*time.Second, c.ElectionBudget()))
 	rest = others(3, old)
 	if err := c.Pause(old); err != nil {
 		t.Fatal(err)
 	}
-	leader = awaitLeaderAmong(t, c, rest, 20*time.Second)
+	leader = awaitLeaderAmong(t, c, rest, max(20*time.Second, c.ElectionBudget()))
 	after := connect(t, c.Server(leader).Addr(), 4*time.Second)
 	createRetrying(t, after, "/while-paused", nil, 10*time.Second)
 	if err := c.Resume(old); err != nil {
