@@ -2,7 +2,7 @@
 # The README's test command (make test): every package of the library and of the
 # modules beside it (metrics adapters, test harnesses) with the race detector,
 # against real ZooKeeper servers.
-# Output reads as go test's, followed by the ten slowest tests (so the 20-minute budget
+# Output reads as go test's, followed by the ten slowest tests (so the 25-minute budget
 # stays visible), the failed tests by name, and "tests: N passed, N failed in <the
 # run's wall-clock time>", the figure README.md quotes.
 #
